@@ -1,0 +1,90 @@
+"""glowir: the address-only instruction level. Buffers are memrefs; instructions have
+no results, and every buffer operand has a role: @in (read), @out (written), @inout.
+
+Declarations (``weight_var``, ``alloc_activation``, ``tensor_view``) yield the buffers
+that instructions read and write.
+"""
+
+from __future__ import annotations
+
+from . import shapes as S
+from mlir import ir
+
+from .optable import Attr, Dialect, OpDef, OpInfo, Operand, VerifyError
+
+_INSTR = frozenset({"instruction"})
+_DEST = Operand("dest", role="out")
+
+
+def _instr(name: str, doc: str, ins: tuple[str, ...], rule: S.Rule, attrs: tuple[Attr, ...] = (),
+           traits: frozenset[str] = _INSTR) -> OpDef:
+    return OpDef(name, doc, (_DEST, *(Operand(i) for i in ins)), attrs, results=(),
+                 check=S.instruction(rule), traits=traits)
+
+
+def _check_weight(info: OpInfo) -> None:
+    """A const weight carries a value of its buffer's shape; a mutable one carries none."""
+    mut, value = info.attrs["mutability"], info.attrs.get("value")
+    if mut not in ("const", "mutable"):
+        raise VerifyError(f"mutability must be 'const' or 'mutable', got '{mut}'")
+    if mut == "const" and value is None:
+        raise VerifyError("a const weight_var needs a 'value'")
+    if value is not None:
+        vt = ir.ShapedType(ir.DenseElementsAttr(value).type)
+        bt = ir.ShapedType(info.result_types[0])
+        if list(vt.shape) != list(bt.shape) or vt.element_type != bt.element_type:
+            raise VerifyError(f"value of type {vt} does not fit the buffer {bt}")
+
+
+def _check_view(info: OpInfo) -> None:
+    """A view keeps the element type and does not read past its source."""
+    src, view = ir.ShapedType(info.operand_types[0]), ir.ShapedType(info.result_types[0])
+    if src.element_type != view.element_type:
+        raise VerifyError(f"view element type {view.element_type} differs from the source's {src.element_type}")
+    offsets = info.attrs.get("offsets") or []
+    src_n = 1
+    for d in src.shape:
+        src_n *= d
+    view_n = 1
+    for d in view.shape:
+        view_n *= d
+    flat_offset = 0
+    if offsets:
+        if len(offsets) != src.rank:
+            raise VerifyError(f"offsets {offsets} must have one entry per source dimension ({src.rank})")
+        stride = 1
+        for d, o in zip(reversed(src.shape), reversed(offsets)):
+            flat_offset += o * stride
+            stride *= d
+    if flat_offset + view_n > src_n:
+        raise VerifyError(f"view of {view_n} elements at offset {flat_offset} reads past the {src_n}-element source")
+
+
+_EWI = frozenset({"instruction", "elementwise"})
+
+OPS: list[OpDef] = [
+    OpDef("weight_var", "A weight: a constant (with its value) or a mutable input/output buffer.", (),
+          (Attr("name", "str"), Attr("mutability", "str", doc="'const' or 'mutable'"),
+           Attr("value", "elements", optional=True, doc="the data of a const weight")),
+          results=("buffer",), check=_check_weight, traits=frozenset({"declaration"})),
+    OpDef("alloc_activation", "Allocate an activation buffer; its live range ends at dealloc_activation.", (),
+          (Attr("name", "str", optional=True),), results=("buffer",), traits=frozenset({"declaration"})),
+    OpDef("dealloc_activation", "End the live range of an activation buffer.",
+          (Operand("buffer", role="out"),), results=(), traits=frozenset({"dealloc"})),
+    OpDef("tensor_view", "Reinterpret a buffer under another shape (no data moves).",
+          (Operand("src", role="in"),), (Attr("offsets", "i64s", optional=True),), results=("view",),
+          check=_check_view, traits=frozenset({"declaration", "view"})),
+    _instr("copy", "dest = src.", ("src",), S.same_as_first),
+    OpDef("splat", "Fill dest with one value.", (_DEST,), (Attr("value", "f32"),), results=(), traits=_INSTR),
+    _instr("fully_connected", "dest = src * weights + bias.", ("src", "weights", "bias"), S.fully_connected),
+    _instr("matmul", "dest = lhs * rhs.", ("lhs", "rhs"), S.matmul),
+    _instr("batched_add", "dest[n] = batch[n] + slice for every n.", ("batch", "slice"), S.batched_add),
+    *(_instr("element_" + n, f"Elementwise {n}.", ("lhs", "rhs"), S.same_as_first, traits=_EWI)
+      for n in ("add", "sub", "mul", "div", "max", "min")),
+    *(_instr(n, f"Elementwise {n}.", ("src",), S.float_unary, traits=_EWI) for n in ("relu", "sigmoid", "tanh")),
+    _instr("transpose", "dest = transpose(src, shuffle).", ("src",), S.transpose, (Attr("shuffle", "i64s"),)),
+    _instr("broadcast", "dest = broadcast(src) to dest's shape.", ("src",), S.broadcast, (Attr("shape", "i64s"),)),
+]
+
+DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")
+DIALECT.register_python(globals())

@@ -1,0 +1,138 @@
+"""Shape rules: the typing of every node, shared by glowgraph (result inference and
+verification) and glowir (checking an instruction's @out operand against its @in operands).
+
+A rule takes an :class:`OpInfo` and returns the result types, or raises VerifyError.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from mlir import ir
+
+from .optable import OpInfo, VerifyError, tensor_like
+
+Rule = Callable[[OpInfo], list[ir.Type]]
+
+
+def _fmt(shape: list[int]) -> str:
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def _float(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if not isinstance(info.elem(i), ir.FloatType):
+            raise VerifyError(f"operand #{i} must have a float element type, got {info.elem(i)}")
+
+
+def _rank(info: OpInfo, i: int, rank: int, what: str) -> list[int]:
+    s = info.shape(i)
+    if len(s) != rank:
+        raise VerifyError(f"{what} must have rank {rank}, got {_fmt(s)}")
+    return s
+
+
+def same_as_first(info: OpInfo) -> list[ir.Type]:
+    """Elementwise: every operand has the type of the first; the result too."""
+    if info.n == 0:
+        raise VerifyError("expects at least one operand")
+    t0 = info.operand_types[0]
+    for i, t in enumerate(info.operand_types[1:], 1):
+        if t != t0:
+            raise VerifyError(f"operand #{i} has type {t}, expected {t0} like operand #0")
+    return [t0]
+
+
+def float_unary(info: OpInfo) -> list[ir.Type]:
+    """Unary float op: the result has the operand's type."""
+    _float(info, 0)
+    return same_as_first(info)
+
+
+def same_as_first_bool(info: OpInfo) -> list[ir.Type]:
+    """Comparison: operands of one type, an i1 result of that shape."""
+    same_as_first(info)
+    return [tensor_like(info.operand_types[0], info.shape(0), ir.IntegerType.get_signless(1))]
+
+
+def constant(info: OpInfo) -> list[ir.Type]:
+    """Constant: the type of its value."""
+    return [ir.DenseElementsAttr(info.attrs["value"]).type]
+
+
+def matmul(info: OpInfo) -> list[ir.Type]:
+    """MatMul(A[M,K], B[K,N]) -> [M,N]."""
+    _float(info, 0, 1)
+    m, k = _rank(info, 0, 2, "lhs")
+    k2, n = _rank(info, 1, 2, "rhs")
+    if k != k2:
+        raise VerifyError(f"inner dimensions differ: lhs {_fmt([m, k])}, rhs {_fmt([k2, n])}")
+    return [tensor_like(info.operand_types[0], [m, n])]
+
+
+def fully_connected(info: OpInfo) -> list[ir.Type]:
+    """FullyConnected(X[N,K], W[K,M], B[M]) -> [N,M]."""
+    _float(info, 0, 1, 2)
+    n, k = _rank(info, 0, 2, "input")
+    k2, m = _rank(info, 1, 2, "weights")
+    (mb,) = _rank(info, 2, 1, "bias")
+    if k != k2 or m != mb:
+        raise VerifyError(f"shapes do not agree: input {_fmt([n, k])}, weights {_fmt([k2, m])}, bias {_fmt([mb])}")
+    return [tensor_like(info.operand_types[0], [n, m])]
+
+
+def batched_add(info: OpInfo) -> list[ir.Type]:
+    """BatchedAdd(batch[N,...], slice[...]) -> batch: adds slice to every batch entry."""
+    b, s = info.shape(0), info.shape(1)
+    if b[1:] != s or info.elem(0) != info.elem(1):
+        raise VerifyError(f"slice {_fmt(s)} must match the batch {_fmt(b)} without its first dimension")
+    return [info.operand_types[0]]
+
+
+def reshape(info: OpInfo) -> list[ir.Type]:
+    """Reshape(x) {shape} -> shape, same number of elements."""
+    new = info.attrs["shape"]
+    if any(d < 0 for d in new):
+        raise VerifyError(f"shape {new} has a negative dimension")
+    if int(np.prod(new)) != int(np.prod(info.shape(0))):
+        raise VerifyError(f"cannot reshape {_fmt(info.shape(0))} into {_fmt(new)}: element counts differ")
+    return [tensor_like(info.operand_types[0], new)]
+
+
+def transpose(info: OpInfo) -> list[ir.Type]:
+    """Transpose(x) {shuffle} -> x's dims permuted: result[i] = x[shuffle[i]]."""
+    s, perm = info.shape(0), info.attrs["shuffle"]
+    if sorted(perm) != list(range(len(s))):
+        raise VerifyError(f"shuffle {perm} is not a permutation of the {len(s)} dimensions")
+    return [tensor_like(info.operand_types[0], [s[p] for p in perm])]
+
+
+def broadcast(info: OpInfo) -> list[ir.Type]:
+    """Broadcast(x) {shape} -> shape, numpy rules (right-aligned, size-1 dims stretch)."""
+    s, new = info.shape(0), info.attrs["shape"]
+    if len(new) < len(s) or any(a not in (1, b) for a, b in zip(s[::-1], new[::-1])):
+        raise VerifyError(f"cannot broadcast {_fmt(s)} to {_fmt(new)}")
+    return [tensor_like(info.operand_types[0], new)]
+
+
+def no_rule(info: OpInfo) -> list[ir.Type]:
+    """Ops whose result type is given by the builder (splat)."""
+    raise VerifyError("this op's result type must be given")
+
+
+def instruction(rule: Rule, n_out: int = 1) -> Callable[[OpInfo], None]:
+    """A check for an address-only instruction: the first ``n_out`` operands are the
+    @out buffers, whose types must equal what ``rule`` infers from the rest."""
+
+    def check(info: OpInfo) -> None:
+        ins = OpInfo(info.operand_types[n_out:], info.attrs, [])
+        want = rule(ins)
+        got = info.operand_types[:n_out]
+        if [str(t) for t in want] != [str(t) for t in got]:
+            raise VerifyError(
+                f"@out buffer {', '.join(map(str, got))} does not match the type {', '.join(map(str, want))} computed from the @in operands"
+            )
+
+    check.__doc__ = rule.__doc__
+    return check

@@ -1,0 +1,59 @@
+"""Named pipelines, as data. Each entry is (pipeline element, why it sits there);
+``pipeline_text`` of a list gives the one string that ``glow-opt -p`` accepts."""
+
+from __future__ import annotations
+
+from .pipeline import Element, parse_pipeline, pipeline_text
+
+Entry = tuple[str, str]
+
+#: glowgraph -> glowgraph: domain optimizations on the high-level graph.
+GRAPH_OPTIMIZATION: list[Entry] = [
+    ("glowgraph-constant-fold", "evaluate nodes whose inputs are all constants (weight transposes, shape math)"),
+    ("glowgraph-cse", "merge identical nodes, constants included, so later passes see one value"),
+    ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
+]
+
+#: glowgraph -> glowgraph: node lowering to the primitive set the backend wants.
+NODE_LOWERING: list[Entry] = [
+    ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
+    ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
+    ("glowgraph-dce", "remove what lowering made dead"),
+]
+
+#: glowgraph -> glowir: Glow's IRGen, the bufferization step.
+IR_GENERATION: list[Entry] = [
+    ("convert-glowgraph-to-glowir", "give every value a buffer: weights, activations with alloc/dealloc"),
+]
+
+#: glowir -> LLVM dialect: code generation.
+CODEGEN: list[Entry] = [
+    ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs; weight vars become arguments"),
+    ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
+    ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
+    ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),
+    ("lower-affine", "affine.apply/min from linalg become arith"),
+    ("convert-scf-to-cf", "structured loops become branches"),
+    ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
+    ("convert-math-to-libm", "the rest of math (tanh, erf) call libm"),
+    ("convert-to-llvm", "everything left: func, arith, cf, memref, index"),
+    ("reconcile-unrealized-casts", "remove the casts the partial conversions left"),
+]
+
+PIPELINES: dict[str, list[Entry]] = {
+    "graph-optimization": GRAPH_OPTIMIZATION,
+    "node-lowering": NODE_LOWERING,
+    "ir-generation": IR_GENERATION,
+    "codegen": CODEGEN,
+    "lower-to-llvm": GRAPH_OPTIMIZATION + NODE_LOWERING + IR_GENERATION + CODEGEN,
+}
+
+
+def elements(name: str) -> list[Element]:
+    """The parsed elements of a named pipeline."""
+    return parse_pipeline(",".join(spec for spec, _ in PIPELINES[name]))
+
+
+def text(name: str) -> str:
+    """A named pipeline as one textual pipeline."""
+    return pipeline_text(elements(name))

@@ -1,0 +1,52 @@
+"""Small helpers shared by passes: iterating graphs and ops, reading constants."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+from mlir import ir
+
+from ..dialects import opdef_of
+from ..dialects.optable import elements_to_numpy
+
+
+def functions(module: ir.Operation) -> Iterator[ir.Operation]:
+    """The func.func ops of a module."""
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func":
+            yield op.operation
+
+
+def body_ops(func: ir.Operation) -> list[ir.Operation]:
+    """The ops of a function's entry block, as a list (safe to mutate the block while iterating)."""
+    if not func.regions[0].blocks:
+        return []
+    return [op.operation for op in func.regions[0].blocks[0].operations]
+
+
+def has_trait(op: ir.Operation, trait: str) -> bool:
+    """Whether ``op`` is a glowgraph/glowir op whose table row has ``trait``."""
+    d = opdef_of(op)
+    return d is not None and trait in d.traits
+
+
+def constant_value(value: ir.Value) -> np.ndarray | None:
+    """The numpy value of a glowgraph.constant result, else None."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
+        return None
+    op = owner.operation
+    if op.name != "glowgraph.constant":
+        return None
+    return elements_to_numpy(op.attributes["value"])
+
+
+def is_constant(value: ir.Value) -> bool:
+    """Whether ``value`` is produced by a glowgraph.constant."""
+    owner = value.owner
+    return isinstance(owner, (ir.OpView, ir.Operation)) and owner.operation.name == "glowgraph.constant"
+
+
+def has_uses(op: ir.Operation) -> bool:
+    return any(True for r in op.results for _ in r.uses)

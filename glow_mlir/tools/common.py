@@ -1,0 +1,35 @@
+"""What every command-line tool shares: one-line errors and exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Callable
+
+from ..errors import GlowError
+
+
+def run_tool(name: str, main: Callable[[list[str]], int], argv: list[str] | None = None) -> int:
+    """Run a tool's ``main``; a GlowError becomes ``name: error: ...`` and exit code 1.
+    An internal error is reported in one line too (set GLOW_DEBUG=1 for the traceback)."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return main(argv)
+    except GlowError as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # a bug in glow_mlir: still one line for the user
+        if os.environ.get("GLOW_DEBUG"):
+            traceback.print_exc()
+        print(f"{name}: internal error: {type(e).__name__}: {e} (set GLOW_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 2
+
+
+def exit_with(name: str, main: Callable[[list[str]], int]) -> None:
+    """Entry point helper for console scripts."""
+    sys.exit(run_tool(name, main))
