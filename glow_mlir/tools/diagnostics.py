@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-_EXPECT = re.compile(r"//\s*expected-(error|warning|note|remark)(@[+-]?\d+|@above|@below)?\s*\{\{(.*?)\}\}")
+_EXPECT = re.compile(r"//\s*expected-(error|warning|note|remark)\s*(@[+-]?\d+|@above|@below)?\s*\{\{(.*?)\}\}")
 
 
 @dataclass
