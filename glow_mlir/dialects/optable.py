@@ -373,7 +373,9 @@ def numpy_dtype(t: ir.Type) -> np.dtype:
 
 def numpy_to_elements(value: np.ndarray) -> ir.Attribute:
     """A dense elements attribute holding ``value`` (bool is stored as i1)."""
-    value = np.ascontiguousarray(value)
+    value = np.asarray(value)
+    if not value.flags.c_contiguous:  # np.ascontiguousarray would turn a 0-d array into 1-d
+        value = value.copy(order="C")
     ttype = ir.RankedTensorType.get(list(value.shape), mlir_type(value.dtype))
     if value.size > 0 and np.all(value.reshape(-1) == value.reshape(-1)[0]):
         v0 = value.reshape(-1)[0]

@@ -1,0 +1,270 @@
+"""One handler per ONNX op, registered by (op_type, since_opset) with ``@onnx_op``.
+
+A handler gets a :class:`NodeContext` and returns the node's output: an MLIR value built with
+the glowgraph builders (which infer result types and raise VerifyError on bad shapes), or a
+:class:`Const` when the value is known at import.
+
+Folding at import: data movement of known tensors (Gemm's transA/transB, Transpose, Reshape,
+Flatten) and Gemm's alpha/beta scalings are done here in numpy, so weights arrive in the graph
+ready to use (a constant in the layout ``fully_connected`` wants) instead of as a chain for the
+constant-folding pass. Arithmetic between tensors is never folded here: that is the pass's work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mlir import ir
+from onnx import AttributeProto
+
+from ..dialects import glowgraph as gg
+from .builder import Const, NodeContext, Tensor, onnx_op, shape_of
+from .model import fmt_shape, tensor_to_array
+
+FLOAT, INT, INTS, FLOATS, TENSOR = (
+    AttributeProto.FLOAT,
+    AttributeProto.INT,
+    AttributeProto.INTS,
+    AttributeProto.FLOATS,
+    AttributeProto.TENSOR,
+)
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _reshape(ctx: NodeContext, x: Tensor, shape: Sequence[int]) -> Tensor:
+    """``x`` under a new shape with the same element count (checked by the caller)."""
+    shape = [int(d) for d in shape]
+    if shape == shape_of(x):
+        return x
+    if isinstance(x, Const):
+        return ctx.const(x.array.reshape(shape))
+    return gg.reshape(x, shape=shape)
+
+
+def _transpose(ctx: NodeContext, x: Tensor, perm: Sequence[int]) -> Tensor:
+    """``x`` with its dims permuted: result dim i is input dim perm[i]."""
+    perm = [int(p) for p in perm]
+    rank = len(shape_of(x))
+    if sorted(perm) != list(range(rank)):
+        raise ctx.error(f"perm {perm} is not a permutation of the {rank} dimensions of the input")
+    if perm == list(range(rank)):
+        return x
+    if isinstance(x, Const):
+        return ctx.const(x.array.transpose(perm))
+    return gg.transpose(x, shuffle=perm)
+
+
+def _scale(ctx: NodeContext, x: Tensor, factor: float) -> Tensor:
+    """``x * factor``: folded for a known tensor, a multiply by a splat otherwise."""
+    if factor == 1.0:
+        return x
+    if isinstance(x, Const):
+        return ctx.const((x.array * factor).astype(x.array.dtype))
+    return gg.mul(x, gg.splat(value=factor, result_types=[x.type]))
+
+
+def _broadcast_shape(ctx: NodeContext, *shapes: Sequence[int]) -> list[int]:
+    """The numpy broadcast of ``shapes``."""
+    try:
+        return list(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise ctx.error(f"shapes {', '.join(fmt_shape(s) for s in shapes)} do not broadcast together") from None
+
+
+def _expand(ctx: NodeContext, x: Tensor, shape: Sequence[int]) -> ir.Value:
+    """``x`` broadcast to ``shape`` (numpy rules) as an explicit ``glowgraph.broadcast``; known
+    tensors are not inflated at import."""
+    v = ctx.value(x)
+    return v if shape_of(v) == list(shape) else gg.broadcast(v, shape=list(shape))
+
+
+def _binary(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+    """An elementwise op with ONNX (numpy) broadcasting made explicit on the operands."""
+    a, b = ctx.input(0), ctx.input(1)
+    shape = _broadcast_shape(ctx, shape_of(a), shape_of(b))
+    return build(_expand(ctx, a, shape), _expand(ctx, b, shape))
+
+
+# --------------------------------------------------------------------------- matrix products
+
+
+@onnx_op("Gemm", since=7, inputs=(2, 3), attrs=("alpha", "beta", "transA", "transB"))
+def gemm(ctx: NodeContext) -> Tensor:
+    """Y = alpha * A' * B' + beta * C, C broadcastable to [M, N]. A C that is the same for every row
+    ([N], [1, N], [1] or a scalar) becomes the bias of a fully_connected; any other C is added
+    after a matmul."""
+    a, b = ctx.input(0), ctx.input(1)
+    if len(shape_of(a)) != 2 or len(shape_of(b)) != 2:
+        raise ctx.error(f"A and B must be 2-D, got {fmt_shape(shape_of(a))} and {fmt_shape(shape_of(b))}")
+    if ctx.attr("transA", INT, 0):
+        a = _transpose(ctx, a, [1, 0])
+    if ctx.attr("transB", INT, 0):
+        b = _transpose(ctx, b, [1, 0])
+    # Scaling B rather than the product folds alpha into constant weights.
+    b = _scale(ctx, b, ctx.attr("alpha", FLOAT, 1.0))
+    m, n = shape_of(a)[0], shape_of(b)[1]
+    a_value, b_value = ctx.value(a), ctx.value(b)
+    c = ctx.optional_input(2)
+    if c is None:
+        return gg.matmul(a_value, b_value)
+    c = _scale(ctx, c, ctx.attr("beta", FLOAT, 1.0))
+    c_shape = shape_of(c)
+    if _broadcast_shape(ctx, c_shape, [m, n]) != [m, n]:
+        raise ctx.error(f"C of shape {fmt_shape(c_shape)} does not broadcast to the product's {fmt_shape([m, n])}")
+    if len(c_shape) < 2 or c_shape[0] == 1:
+        bias = _expand(ctx, _reshape(ctx, c, [math.prod(c_shape)]), [n])
+        return gg.fully_connected(a_value, b_value, bias)
+    return gg.add(gg.matmul(a_value, b_value), _expand(ctx, c, [m, n]))
+
+
+@onnx_op("MatMul", since=1, inputs=(2, 2))
+def matmul(ctx: NodeContext) -> Tensor:
+    """numpy matmul with a 1-D or 2-D B: A's leading dims are folded into the rows of one
+    2-D matmul and restored after it. A batched B (rank > 2) is not supported yet."""
+    a, b = ctx.input(0), ctx.input(1)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        raise ctx.error(f"operands must have rank 1 or more, got {fmt_shape(sa)} and {fmt_shape(sb)}")
+    if len(sb) > 2:
+        raise ctx.unsupported(f"batched MatMul (B of shape {fmt_shape(sb)}) is not supported yet")
+    lhs = _reshape(ctx, a, [math.prod(sa[:-1]), sa[-1]])
+    rhs = b if len(sb) == 2 else _reshape(ctx, b, [sb[0], 1])
+    y = gg.matmul(ctx.value(lhs), ctx.value(rhs))
+    # numpy drops the dims it added to 1-D operands.
+    return _reshape(ctx, y, sa[:-1] + sb[1:])
+
+
+# --------------------------------------------------------------------------- elementwise
+
+
+@onnx_op("Add", since=7, inputs=(2, 2))
+def add(ctx: NodeContext) -> Tensor:
+    """A + B, numpy broadcasting."""
+    return _binary(ctx, gg.add)
+
+
+@onnx_op("Sub", since=7, inputs=(2, 2))
+def sub(ctx: NodeContext) -> Tensor:
+    """A - B, numpy broadcasting."""
+    return _binary(ctx, gg.sub)
+
+
+@onnx_op("Mul", since=7, inputs=(2, 2))
+def mul(ctx: NodeContext) -> Tensor:
+    """A * B, numpy broadcasting."""
+    return _binary(ctx, gg.mul)
+
+
+@onnx_op("Div", since=7, inputs=(2, 2))
+def div(ctx: NodeContext) -> Tensor:
+    """A / B, numpy broadcasting."""
+    return _binary(ctx, gg.div)
+
+
+@onnx_op("Relu", since=6, inputs=(1, 1))
+def relu(ctx: NodeContext) -> Tensor:
+    """max(X, 0)."""
+    return gg.relu(ctx.operand(0))
+
+
+@onnx_op("Sigmoid", since=6, inputs=(1, 1))
+def sigmoid(ctx: NodeContext) -> Tensor:
+    """1 / (1 + exp(-X))."""
+    return gg.sigmoid(ctx.operand(0))
+
+
+@onnx_op("Tanh", since=6, inputs=(1, 1))
+def tanh(ctx: NodeContext) -> Tensor:
+    """tanh(X)."""
+    return gg.tanh(ctx.operand(0))
+
+
+# --------------------------------------------------------------------------- shapes and layout
+
+
+@onnx_op("Reshape", since=5, inputs=(2, 2))
+@onnx_op("Reshape", since=14, inputs=(2, 2), attrs=("allowzero",))
+def reshape(ctx: NodeContext) -> Tensor:
+    """Reshape to a constant shape: 0 copies the input's dim at that position (a literal 0 with
+    allowzero=1), and one -1 takes the remaining elements."""
+    x = ctx.input(0)
+    spec = ctx.constant_input(1, "shape")
+    if spec.ndim != 1 or spec.dtype.kind not in "iu":
+        raise ctx.error(f"the shape input must be a 1-D integer tensor, got {fmt_shape(spec.shape)} {spec.dtype}")
+    requested = [int(d) for d in spec]
+    in_shape = shape_of(x)
+    allowzero = ctx.attr("allowzero", INT, 0)
+    out = []
+    for i, d in enumerate(requested):
+        if d == 0 and not allowzero:
+            if i >= len(in_shape):
+                raise ctx.error(f"shape {requested} copies dim {i} of a rank-{len(in_shape)} input")
+            d = in_shape[i]
+        out.append(d)
+    if out.count(-1) > 1 or any(d < -1 for d in out):
+        raise ctx.error(f"shape {requested} must hold dims >= -1 with at most one -1")
+    total = math.prod(in_shape)
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        if known == 0 or total % known:
+            raise ctx.error(f"cannot reshape {fmt_shape(in_shape)} into {requested}")
+        out[out.index(-1)] = total // known
+    if math.prod(out) != total:
+        raise ctx.error(f"cannot reshape {fmt_shape(in_shape)} into {requested}: element counts differ")
+    return _reshape(ctx, x, out)
+
+
+@onnx_op("Flatten", since=1, inputs=(1, 1), attrs=("axis",))
+def flatten(ctx: NodeContext) -> Tensor:
+    """Reshape to 2-D: [prod(dims before axis), prod(dims from axis)]."""
+    x = ctx.input(0)
+    shape = shape_of(x)
+    axis = ctx.attr("axis", INT, 1)
+    if not -len(shape) <= axis <= len(shape):
+        raise ctx.error(f"axis {axis} is out of range for a rank-{len(shape)} input")
+    if axis < 0:
+        axis += len(shape)
+    return _reshape(ctx, x, [math.prod(shape[:axis]), math.prod(shape[axis:])])
+
+
+@onnx_op("Transpose", since=1, inputs=(1, 1), attrs=("perm",))
+def transpose(ctx: NodeContext) -> Tensor:
+    """Permute dims; the default perm reverses them."""
+    x = ctx.input(0)
+    return _transpose(ctx, x, ctx.attr("perm", INTS, list(reversed(range(len(shape_of(x)))))))
+
+
+@onnx_op("Identity", since=1, inputs=(1, 1))
+def identity(ctx: NodeContext) -> Tensor:
+    """The input itself: no op is built."""
+    return ctx.input(0)
+
+
+# --------------------------------------------------------------------------- constants
+
+#: Constant's scalar and list attributes: attribute type and numpy dtype.
+_CONSTANT_LISTS: dict[str, tuple[int, type]] = {
+    "value_float": (FLOAT, np.float32),
+    "value_floats": (FLOATS, np.float32),
+    "value_int": (INT, np.int64),
+    "value_ints": (INTS, np.int64),
+}
+
+
+@onnx_op("Constant", since=1, inputs=(0, 0), attrs=("value",))
+@onnx_op("Constant", since=12, inputs=(0, 0), attrs=("value", *_CONSTANT_LISTS))
+def constant(ctx: NodeContext) -> Tensor:
+    """A known tensor, from one of the value attributes. Its constant op is located at the output's
+    name, as an initializer's is at the initializer's."""
+    if len(ctx.node.attribute) != 1:
+        raise ctx.error(f"expects exactly one value attribute, got {len(ctx.node.attribute)}")
+    name = ctx.node.attribute[0].name
+    if name == "value":
+        array = tensor_to_array(ctx.attr(name, TENSOR, None), f"{ctx.where}: attribute 'value'")
+    else:
+        kind, dtype = _CONSTANT_LISTS[name]
+        array = np.array(ctx.attr(name, kind, None), dtype=dtype)
+    return ctx.const(array, name=ctx.output_name)

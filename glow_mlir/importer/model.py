@@ -1,0 +1,412 @@
+"""Loading and validating an ONNX model before import: decoding, external data, node order,
+tensor data, and the static shapes of the graph inputs (with user overrides) through ONNX
+shape inference. Nothing here knows MLIR; every failure is a one-line ModelError or
+UnsupportedError naming the model, and the node or tensor at fault."""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError, Message
+from onnx import TensorProto, numpy_helper
+
+from ..errors import ModelError, UnsupportedError
+
+#: The element types glow_mlir handles: float32 for compute, int64/int32 for shapes and indices, bool.
+ELEMENT_TYPES: dict[int, np.dtype] = {
+    TensorProto.FLOAT: np.dtype(np.float32),
+    TensorProto.INT64: np.dtype(np.int64),
+    TensorProto.INT32: np.dtype(np.int32),
+    TensorProto.BOOL: np.dtype(np.bool_),
+}
+
+#: Where a tensor of each supported element type keeps its values when it has no raw_data.
+_TYPED_FIELD: dict[int, str] = {
+    TensorProto.FLOAT: "float_data",
+    TensorProto.INT64: "int64_data",
+    TensorProto.INT32: "int32_data",
+    TensorProto.BOOL: "int32_data",
+}
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+#: What ONNX shape inference raises on a model it cannot type: C++ errors surface as the first three,
+#: a model too large to serialize as ValueError.
+_INFERENCE_ERRORS = (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError, ValueError)
+
+#: Inferred type of an ONNX value: element dtype (None when unsupported) and dims (None when unknown).
+ValueType = tuple[np.dtype | None, tuple[int | None, ...]]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A graph input or output: its ONNX name, static shape and numpy dtype."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+@dataclass
+class LoadedModel:
+    """A decoded and validated model, its nodes in topological order."""
+
+    proto: onnx.ModelProto
+    #: how messages name the model: the path as given, or the graph name of a ModelProto
+    label: str
+    #: the file's stem, or the graph name of a ModelProto
+    name: str
+    #: opset of the default ONNX domain
+    opset: int
+    #: (label, node) in topological order; the label is the node name or ``<op>#<index>``
+    nodes: list[tuple[str, onnx.NodeProto]]
+    initializers: dict[str, np.ndarray]
+
+
+def type_name(elem_type: int) -> str:
+    """The ONNX name of an element type (``FLOAT``, ``DOUBLE``...)."""
+    try:
+        return TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return f"<element type {elem_type}>"
+
+
+def fmt_shape(shape: Sequence[int | str | None]) -> str:
+    """A shape as messages write it: ``3x10``, ``batchx3`` or ``scalar``."""
+    return "x".join("?" if d is None else str(d) for d in shape) if len(shape) else "scalar"
+
+
+def node_where(model_label: str, node_label: str, op_type: str) -> str:
+    """The prefix of a message about one node."""
+    return f"{model_label}: node '{node_label}' ({op_type})"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_model(model: str | os.PathLike | onnx.ModelProto) -> LoadedModel:
+    """Decode ``model`` (a path or a ModelProto, which is copied, not changed), load its external
+    data, check its structure, order its nodes and read its initializers."""
+    if isinstance(model, onnx.ModelProto):
+        label = name = model.graph.name or "model"
+        proto = onnx.ModelProto()
+        # A copy: external data and input shapes are written into the proto.
+        proto.CopyFrom(model)
+        base_dir = None
+    elif isinstance(model, (str, os.PathLike)):
+        path = Path(model)
+        label, name = os.fspath(model), path.stem
+        proto = _decode(path, label)
+        base_dir = path.parent
+    else:
+        raise TypeError(f"expected a path or an onnx.ModelProto, got {type(model).__name__}")
+    opset = _check_structure(proto, label)
+    _load_external_data(proto, base_dir, label)
+    graph = proto.graph
+    nodes = topological_order(graph, label)
+    initializers = {t.name: tensor_to_array(t, f"{label}: initializer '{t.name}'") for t in graph.initializer}
+    for node_label, node in nodes:
+        # Constant values are checked now so that bad data is reported before anything is built.
+        for attr in node.attribute:
+            if node.op_type == "Constant" and attr.type == onnx.AttributeProto.TENSOR:
+                tensor_to_array(attr.t, f"{node_where(label, node_label, node.op_type)}: attribute '{attr.name}'")
+    return LoadedModel(proto, label, name, opset, nodes, initializers)
+
+
+def _decode(path: Path, label: str) -> onnx.ModelProto:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelError(f"{label}: no such file") from None
+    except OSError as e:
+        raise ModelError(f"{label}: cannot read the model: {e.strerror}") from None
+    try:
+        # Always binary protobuf, whatever the file's extension (onnx.load guesses text formats from it).
+        return onnx.ModelProto.FromString(data)
+    except DecodeError:
+        raise ModelError(
+            f"{label}: not an ONNX model (the file does not decode as ONNX protobuf; is it truncated?)"
+        ) from None
+
+
+def _check_structure(proto: onnx.ModelProto, label: str) -> int:
+    """Check what every model needs; return the opset of the default domain."""
+    # Protobuf decodes some garbage (and some truncated files) without error: an empty graph or
+    # a missing IR version is how they show.
+    if not proto.HasField("graph") or proto.ir_version <= 0:
+        raise ModelError(f"{label}: not an ONNX model (no graph or no IR version; is the file truncated?)")
+    bad = _non_utf8_field(proto)
+    if bad:
+        raise ModelError(
+            f"{label}: not an ONNX model: field {bad} holds text that is not valid UTF-8 (is the file corrupted?)"
+        )
+    opsets = [o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS]
+    if not opsets:
+        raise ModelError(f"{label}: the model imports no opset of the default ONNX domain")
+    graph = proto.graph
+    if not graph.output:
+        raise ModelError(f"{label}: the graph has no outputs")
+    for i, node in enumerate(graph.node):
+        if not node.op_type:
+            raise ModelError(f"{label}: node #{i} ('{node.name}') has no op_type")
+    if graph.sparse_initializer:
+        raise UnsupportedError(
+            f"{label}: sparse initializers are not supported ('{graph.sparse_initializer[0].values.name}')"
+        )
+    return opsets[0]
+
+
+def _non_utf8_field(msg: Message) -> str | None:
+    """The full name of a string field holding bytes that are not UTF-8 (protobuf hands those over as
+    ``bytes`` instead of failing), or None."""
+    for field, value in msg.ListFields():
+        # A singular field's value is the str, bytes or message itself; a repeated one is a container.
+        if field.type == field.TYPE_STRING:
+            if any(isinstance(v, bytes) for v in ([value] if isinstance(value, (str, bytes)) else value)):
+                return field.full_name
+        elif field.type == field.TYPE_MESSAGE:
+            for sub in [value] if isinstance(value, Message) else value:
+                bad = _non_utf8_field(sub)
+                if bad:
+                    return bad
+    return None
+
+
+def _graph_tensors(graph: onnx.GraphProto) -> Iterator[TensorProto]:
+    """Every tensor stored in ``graph``: initializers and node attributes, subgraphs included."""
+    yield from graph.initializer
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.HasField("t"):
+                yield attr.t
+            yield from attr.tensors
+            if attr.HasField("g"):
+                yield from _graph_tensors(attr.g)
+            for g in attr.graphs:
+                yield from _graph_tensors(g)
+
+
+def _load_external_data(proto: onnx.ModelProto, base_dir: Path | None, label: str) -> None:
+    """Read external tensor data into raw_data, refusing any file outside the model's folder."""
+    for t in _graph_tensors(proto.graph):
+        if t.data_location != TensorProto.EXTERNAL:
+            continue
+        what = f"{label}: tensor '{t.name}'"
+        if base_dir is None:
+            raise ModelError(
+                f"{what} keeps its data in an external file: import the model from its path, not as a ModelProto"
+            )
+        info = {e.key: e.value for e in t.external_data}
+        location = info.get("location", "")
+        target = base_dir / location
+        root = base_dir.resolve()
+        # resolve() follows symbolic links too, so a link pointing out of the folder is refused as well.
+        if not location or Path(location).is_absolute() or not target.resolve().is_relative_to(root):
+            raise ModelError(f"{what}: external data location '{location}' is not a file inside the model's folder")
+        try:
+            offset = int(info.get("offset", "0"))
+            length = int(info.get("length", "-1"))
+        except ValueError:
+            raise ModelError(f"{what}: external data offset or length is not an integer") from None
+        if offset < 0:
+            raise ModelError(f"{what}: external data offset {offset} is negative")
+        try:
+            with target.open("rb") as f:
+                f.seek(offset)
+                data = f.read(length if length >= 0 else -1)
+        except OSError as e:
+            raise ModelError(f"{what}: cannot read external data file '{location}': {e.strerror}") from None
+        if length >= 0 and len(data) != length:
+            raise ModelError(
+                f"{what}: external data file '{location}' has {len(data)} bytes at offset {offset}, {length} expected"
+            )
+        t.raw_data = data
+        del t.external_data[:]
+        t.data_location = TensorProto.DEFAULT
+
+
+def topological_order(graph: onnx.GraphProto, label: str) -> list[tuple[str, onnx.NodeProto]]:
+    """The nodes of ``graph`` in topological order, keeping the file's order where it is already
+    valid (ONNX requires sorted nodes; unsorted acyclic graphs are accepted). Raises ModelError
+    for values nothing produces, values produced twice, and cycles."""
+    nodes = list(graph.node)
+    labels = [n.name or f"{n.op_type}#{i}" for i, n in enumerate(nodes)]
+    available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    problems: list[str] = []
+    producer: dict[str, int] = {}
+    for i, n in enumerate(nodes):
+        for out in n.output:
+            if out in available or out in producer:
+                problems.append(f"node '{labels[i]}' ({n.op_type}): output '{out}' is already defined")
+            elif out:
+                producer[out] = i
+    users: list[list[int]] = [[] for _ in nodes]
+    pending = [0] * len(nodes)
+    for i, n in enumerate(nodes):
+        deps = set()
+        for name in n.input:
+            if not name or name in available:
+                continue
+            if name in producer:
+                deps.add(producer[name])
+            else:
+                problems.append(
+                    f"node '{labels[i]}' ({n.op_type}): input '{name}' is not produced by any node "
+                    "and is not a graph input or initializer"
+                )
+        pending[i] = len(deps)
+        for d in deps:
+            users[d].append(i)
+    for out in graph.output:
+        if out.name not in available and out.name not in producer:
+            problems.append(f"graph output '{out.name}' is not produced by any node")
+    if problems:
+        raise ModelError(f"{label}: " + "; ".join(problems))
+    # Kahn's algorithm, taking ready nodes lowest index first so a sorted graph keeps its order.
+    ready = [i for i in range(len(nodes)) if pending[i] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) < len(nodes):
+        stuck = ", ".join(labels[i] for i in range(len(nodes)) if pending[i] > 0)
+        raise ModelError(f"{label}: the graph has a cycle: nodes {stuck} cannot be ordered")
+    return [(labels[i], nodes[i]) for i in order]
+
+
+def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
+    """The value of a stored tensor, after checking its element type and that its data fills its
+    shape exactly. ``what`` starts every message (model, and tensor or node)."""
+    dtype = ELEMENT_TYPES.get(t.data_type)
+    if dtype is None:
+        raise UnsupportedError(f"{what}: unsupported element type {type_name(t.data_type)}")
+    dims = list(t.dims)
+    if any(d < 0 for d in dims):
+        raise ModelError(f"{what}: shape {dims} has a negative dimension")
+    count = math.prod(dims)
+    typed = getattr(t, _TYPED_FIELD[t.data_type])
+    if t.HasField("raw_data"):
+        if len(typed):
+            raise ModelError(f"{what}: holds both raw_data and {_TYPED_FIELD[t.data_type]}")
+        got, want, unit = len(t.raw_data), count * dtype.itemsize, "bytes"
+    else:
+        got, want, unit = len(typed), count, "values"
+    if got != want:
+        size = "too long" if got > want else "too short"
+        raise ModelError(
+            f"{what}: data is {size}: {got} {unit} for shape {fmt_shape(dims)} of "
+            f"{type_name(t.data_type)}, {want} expected"
+        )
+    return numpy_helper.to_array(t).astype(dtype, copy=False)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """Parse ``--input-shape`` options, ``NAME=DxDx...xD`` each, into ``{NAME: dims}``."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        # rpartition: a name may contain '=', dims never do.
+        name, sep, dims = spec.rpartition("=")
+        name, dims = name.strip(), dims.strip()
+        if not sep or not name or not re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*)*", dims):
+            raise ModelError(
+                f"--input-shape '{spec}': expected NAME=DxDx...xD with positive integer dimensions, "
+                "e.g. input=1x3x224x224"
+            )
+        if name in shapes:
+            raise ModelError(f"--input-shape: input '{name}' is given twice")
+        shapes[name] = tuple(int(d) for d in dims.split("x"))
+    return shapes
+
+
+def _dims(shape: onnx.TensorShapeProto) -> list[int | str | None]:
+    """Dims of a shape: an int when static, the symbolic name or None when not."""
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in shape.dim]
+
+
+def _hint(name: str, dims: Sequence[int | str | None]) -> str:
+    example = "x".join(str(d) if isinstance(d, int) and d > 0 else "D" for d in dims) or "D"
+    return f"give it with --input-shape {name}={example} (input_shapes={{'{name}': [...]}})"
+
+
+def resolve_shapes(
+    loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
+) -> tuple[list[TensorSpec], dict[str, ValueType]]:
+    """Fix the graph inputs' shapes (``input_shapes`` overrides the model's dims), run ONNX shape
+    inference, and return the inputs (initializers excluded) and the inferred type of every value."""
+    label, graph = loaded.label, loaded.proto.graph
+    overrides = dict(input_shapes or {})
+    inputs = [i for i in graph.input if i.name not in loaded.initializers]
+    names = [i.name for i in inputs]
+    unknown = [n for n in overrides if n not in names]
+    if unknown:
+        raise ModelError(
+            f"{label}: input_shapes names {', '.join(repr(n) for n in unknown)}, which "
+            f"{'is' if len(unknown) == 1 else 'are'} not a graph input (inputs: {', '.join(names) or 'none'})"
+        )
+    specs: list[TensorSpec] = []
+    for inp in inputs:
+        if not inp.type.HasField("tensor_type"):
+            raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor")
+        tt = inp.type.tensor_type
+        dtype = ELEMENT_TYPES.get(tt.elem_type)
+        if dtype is None:
+            raise UnsupportedError(
+                f"{label}: graph input '{inp.name}' has unsupported element type {type_name(tt.elem_type)}"
+            )
+        declared = _dims(tt.shape) if tt.HasField("shape") else None
+        if inp.name in overrides:
+            dims = list(overrides[inp.name])
+            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0 for d in dims):
+                raise ModelError(f"{label}: input_shapes['{inp.name}'] = {dims} must hold positive integers")
+            if declared is not None and len(dims) != len(declared):
+                raise ModelError(
+                    f"{label}: input_shapes['{inp.name}'] has rank {len(dims)} ({fmt_shape(dims)}) but "
+                    f"the model's input has rank {len(declared)} ({fmt_shape(declared)})"
+                )
+            tt.shape.ClearField("dim")
+            for d in dims:
+                tt.shape.dim.add().dim_value = int(d)
+        elif declared is None:
+            raise ModelError(f"{label}: graph input '{inp.name}' has no shape: {_hint(inp.name, [])}")
+        elif not all(isinstance(d, int) and d > 0 for d in declared):
+            raise ModelError(
+                f"{label}: graph input '{inp.name}' has a dynamic shape {fmt_shape(declared)}: "
+                f"{_hint(inp.name, declared)}"
+            )
+        specs.append(TensorSpec(inp.name, tuple(int(d.dim_value) for d in tt.shape.dim), dtype))
+    if overrides:
+        # Shapes the file records for other values were computed from the old input shapes and
+        # would contradict the new ones: let inference recompute them.
+        del graph.value_info[:]
+        for out in graph.output:
+            if out.type.HasField("tensor_type"):
+                out.type.tensor_type.ClearField("shape")
+    try:
+        inferred = onnx.shape_inference.infer_shapes(loaded.proto, check_type=False, strict_mode=False)
+    except _INFERENCE_ERRORS as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelError(f"{label}: ONNX shape inference failed: {first}") from None
+    g = inferred.graph
+    types: dict[str, ValueType] = {}
+    for vi in [*g.input, *g.value_info, *g.output]:
+        tt = vi.type.tensor_type
+        if vi.type.HasField("tensor_type") and tt.HasField("shape"):
+            dims = tuple(d if isinstance(d, int) and d > 0 else None for d in _dims(tt.shape))
+            types[vi.name] = (ELEMENT_TYPES.get(tt.elem_type), dims)
+    return specs, types
