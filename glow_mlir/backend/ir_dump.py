@@ -1,0 +1,196 @@
+"""A glowir program as Glow prints it (``-dump-ir``), and statistics about it.
+
+The text has Glow's two sections: ``declare`` lists the weight vars with their sizes and users and
+closes with their total size; ``code`` numbers the instructions, and each buffer an instruction
+declares (``allocactivation``, ``tensorview``) lists its users as ``@role instruction-number``:
+
+    function main
+    declare {
+      %weights = WeightVar float<10 x 5> const // size: 200 // Users: @in 1
+      ...
+      ; size = 400 bytes
+    }
+
+    code {
+      0 %fc = allocactivation  { Ty: float<3 x 5>} // size: 60 // Users: @out 1, @in 2, @out 3
+      1 %fc_res = fullyconnected @out %fc, @in %input_1, @in %weights, @in %bias
+      ...
+    }
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..dialects import opdef_of
+from ..dialects.optable import attr_to_python
+from ..passes.conversion.ir_program import UniqueNames, operand_roles, read_program, size_in_bytes
+
+#: MLIR element type -> Glow's element kind name
+_ELEMENT_NAMES = {"f32": "float", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
+                  "i64": "index64", "i32": "int32", "i8": "int8", "i1": "bool"}
+
+#: glowir ops that declare a buffer in the code section: their users are listed, as Glow does
+_DECLARING = ("glowir.alloc_activation", "glowir.tensor_view")
+
+
+def glow_type(t: ir.Type) -> str:
+    """Glow's spelling of a buffer type: ``float<3 x 5>``."""
+    st = ir.ShapedType(t)
+    elem = str(st.element_type)
+    return f"{_ELEMENT_NAMES.get(elem, elem)}<{' x '.join(str(d) for d in st.shape)}>"
+
+
+def _kind_name(op_name: str) -> str:
+    """Glow's instruction kind name: ``glowir.fully_connected`` -> ``fullyconnected``."""
+    return op_name.removeprefix("glowir.").replace("_", "")
+
+
+def _code_ops(func_op: ir.Operation) -> list[ir.Operation]:
+    """The ops after the weight vars, return excluded; ValueError for anything that is not glowir."""
+    ops = []
+    for op in func_op.operation.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name in ("glowir.weight_var", "func.return"):
+            continue
+        if not op.name.startswith("glowir.") or opdef_of(op) is None:
+            raise ValueError(f"'{op.name}' at {op.location} is not a glowir op; the dump shows glowir programs only")
+        ops.append(op)
+    return ops
+
+
+def _users(code: list[ir.Operation]) -> dict[ir.Value, list[str]]:
+    """Each buffer's uses as ``@role number``, in instruction order."""
+    users: dict[ir.Value, list[str]] = {}
+    for number, op in enumerate(code):
+        for value, role in zip(op.operands, operand_roles(op), strict=True):
+            users.setdefault(value, []).append(f"@{role} {number}")
+    return users
+
+
+def _users_text(users: list[str]) -> str:
+    return f" // Users: {', '.join(users)}" if users else ""
+
+
+def _members(op: ir.Operation) -> list[str]:
+    """The op's table attributes as Glow prints an instruction's members: ``Shuffle: [1, 0]``."""
+    items = []
+    for a in opdef_of(op).attrs:
+        if a.name in op.attributes and a.name != "name":  # the name is printed as the %name
+            value = attr_to_python(a.kind, op.attributes[a.name])
+            text = "[" + ", ".join(str(x) for x in value) + "]" if isinstance(value, list) else str(value)
+            items.append(f"{''.join(p.capitalize() for p in a.name.split('_'))}: {text}")
+    return items
+
+
+def _braces(items: list[str]) -> str:
+    return "{ " + ", ".join(items) + "}"
+
+
+def _view_name(op: ir.Operation, source: str) -> str:
+    """A view has no name attribute: it takes its location's name (the reshape's), else its source's."""
+    loc = op.location
+    return loc.name_str if loc.is_a_name() and loc.name_str else f"{source}_view"
+
+
+def format_program(func_op: ir.Operation) -> str:
+    """The Glow-style text of a glowir program (a ``func.func`` that convert-glowgraph-to-glowir produced)."""
+    program = read_program(func_op)
+    code = _code_ops(func_op)
+    users = _users(code)
+    # Glow prints buffers and instructions in one namespace
+    namer = UniqueNames()
+    names: dict[ir.Value, str] = {w.buffer: namer.take(w.name) for w in program.weights}
+
+    lines = [f"function {program.name}", "declare {"]
+    for w in program.weights:
+        lines.append(f"  %{names[w.buffer]} = WeightVar {glow_type(w.type)} {w.mutability}"
+                     f" // size: {w.size_in_bytes}{_users_text(users.get(w.buffer, []))}")
+    lines += ["", f"  ; size = {sum(w.size_in_bytes for w in program.weights)} bytes", "}", "", "code {"]
+
+    def name_of(v: ir.Value) -> str:
+        if v not in names:
+            raise ValueError(f"an operand of @{program.name} is not a glowir buffer: {v}")
+        return names[v]
+
+    for number, op in enumerate(code):
+        if op.name in _DECLARING:
+            buf = op.results[0]
+            if op.name == "glowir.alloc_activation":
+                given = ir.StringAttr(op.attributes["name"]).value if "name" in op.attributes else ""
+                names[buf] = namer.take(given or "allo")
+                head, size = "allocactivation ", f" // size: {size_in_bytes(buf.type)}"
+            else:
+                src = name_of(op.operands[0])
+                names[buf] = namer.take(_view_name(op, src))
+                head, size = f"tensorview @in %{src}", ""
+            members = _braces([f"Ty: {glow_type(buf.type)}", *_members(op)])
+            text = f"%{names[buf]} = {head} {members}{size}{_users_text(users.get(buf, []))}"
+        else:
+            roles = operand_roles(op)
+            operands = ", ".join(f"@{role} %{name_of(v)}" for v, role in zip(op.operands, roles, strict=True))
+            # Glow names an instruction after the buffer it writes (its @out operand comes first)
+            base = "dealloc" if op.name == "glowir.dealloc_activation" else f"{name_of(op.operands[0])}_res"
+            members = _members(op)
+            text = f"%{namer.take(base)} = {_kind_name(op.name)} {operands}{' ' + _braces(members) if members else ''}"
+        lines.append(f"  {number} {text}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class IRStats:
+    """How big a glowir program is: its instructions, its weights, and its activation memory."""
+
+    name: str
+    #: instructions that compute (declarations and deallocs excluded), by Glow kind name
+    instructions: dict[str, int]
+    constant_bytes: int
+    mutable_bytes: int
+    activations: int
+    #: bytes of every activation allocated, as if none shared memory
+    activation_bytes: int
+    #: most activation bytes live at once, between each alloc and its dealloc
+    peak_activation_bytes: int
+
+    def __str__(self) -> str:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.instructions.items()))
+        return "\n".join([
+            f"glowir program @{self.name}",
+            f"  instructions: {sum(self.instructions.values())} ({kinds})",
+            f"  weights: {self.constant_bytes} bytes const, {self.mutable_bytes} bytes mutable",
+            (f"  activations: {self.activations}, {self.activation_bytes} bytes allocated,"
+             f" peak {self.peak_activation_bytes} bytes live"),
+        ])
+
+
+def program_stats(func_op: ir.Operation) -> IRStats:
+    """Statistics of a glowir program."""
+    program = read_program(func_op)
+    kinds: Counter[str] = Counter()
+    live: dict[ir.Value, int] = {}
+    allocated = current = peak = count = 0
+    for op in _code_ops(func_op):
+        if op.name == "glowir.alloc_activation":
+            size = size_in_bytes(op.results[0].type)
+            live[op.results[0]] = size
+            allocated += size
+            current += size
+            count += 1
+            peak = max(peak, current)
+        elif op.name == "glowir.dealloc_activation":
+            current -= live.pop(op.operands[0], 0)
+        elif op.name != "glowir.tensor_view":
+            kinds[_kind_name(op.name)] += 1
+    return IRStats(
+        name=program.name,
+        instructions=dict(kinds),
+        constant_bytes=sum(w.size_in_bytes for w in program.constants),
+        mutable_bytes=sum(w.size_in_bytes for w in program.weights if w.mutability == "mutable"),
+        activations=count,
+        activation_bytes=allocated,
+        peak_activation_bytes=peak,
+    )
