@@ -33,3 +33,19 @@ def run_tool(name: str, main: Callable[[list[str]], int], argv: list[str] | None
 def exit_with(name: str, main: Callable[[list[str]], int]) -> None:
     """Entry point helper for console scripts."""
     sys.exit(run_tool(name, main))
+
+
+def add_model_arguments(parser) -> None:
+    """The options every model tool shares (Glow spells them with one dash)."""
+    parser.add_argument("-model", "--model", required=True, metavar="M.onnx", help="the ONNX model")
+    parser.add_argument("--input-shape", "-onnx-define-symbol", action="append", default=[], metavar="NAME=DxD",
+                        help="fix the shape of an input whose shape is dynamic (repeatable)")
+    parser.add_argument("--no-optimize", action="store_true", help="skip the graph optimizer")
+
+
+def model_options(args):
+    """CompileOptions from parsed model arguments."""
+    from ..api import CompileOptions
+    from ..importer import parse_input_shapes
+
+    return CompileOptions(input_shapes=parse_input_shapes(args.input_shape) or None, optimize=not args.no_optimize)

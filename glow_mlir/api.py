@@ -1,0 +1,212 @@
+"""The Python API: ``glow_mlir.compile(model)`` runs every stage and returns a
+callable :class:`CompiledModel`.
+
+The stages, in order (each a named pipeline in ``passes/pipelines.py``):
+
+1. import         ONNX -> glowgraph (shape inference, one node per ONNX node)
+2. optimize       graph optimizations on glowgraph
+3. lower          node lowering, keeping what the backend has kernels for
+4. irgen          glowgraph -> glowir (bufferization: weights, activations)
+5. codegen        glowir -> linalg -> LLVM dialect, then JIT-compiled for the host CPU
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import onnx
+from mlir import ir
+
+from .backend import cpu
+from .backend.jit import JitProgram, signature_of
+from .dialects import make_context
+from .errors import InputError
+from .importer import ImportedModel, TensorSpec, import_model
+from .passes import pipelines
+from .passes.conversion.ir_program import Program, read_programs
+from .passes.pipeline import Element, RunOptions, run_pipeline
+
+ModelLike = str | os.PathLike | onnx.ModelProto
+
+
+@dataclass
+class CompileOptions:
+    """What ``compile`` does. ``optimize=False`` skips the graph optimizer (not lowering)."""
+
+    input_shapes: dict[str, Sequence[int]] | None = None
+    optimize: bool = True
+    #: where to write the .mlir of every stage (None: nowhere)
+    emit_mlir_dir: str | os.PathLike | None = None
+    #: print each pass's IR after it ran (to stderr)
+    print_ir_after_all: bool = False
+
+
+@dataclass
+class Stage:
+    """One compilation stage's output and timings."""
+
+    name: str
+    text: str
+    seconds: float
+    pass_seconds: list[tuple[str, float]] = field(default_factory=list)
+
+
+def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]:
+    stages: list[tuple[str, list[Element]]] = []
+    if options.optimize:
+        stages.append(("optimize", pipelines.elements("graph-optimization")))
+    stages.append(("lower", cpu.node_lowering()))
+    stages.append(("irgen", pipelines.elements("ir-generation")))
+    return stages
+
+
+class CompiledModel:
+    """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name."""
+
+    def __init__(self, imported: ImportedModel, program: Program, jit: JitProgram, stages: list[Stage],
+                 ctx: ir.Context):
+        self.name = imported.name
+        self.inputs: list[TensorSpec] = imported.inputs
+        self.outputs: list[TensorSpec] = imported.outputs
+        self.stages = stages
+        self._program = program
+        self._jit = jit
+        self._ctx = ctx  # keeps the MLIR objects of the JIT alive
+
+    def stage(self, name: str) -> Stage:
+        """The stage called ``name`` (import, optimize, lower, irgen, codegen)."""
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(f"no stage '{name}' (stages: {', '.join(s.name for s in self.stages)})")
+
+    def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run on named inputs; returns the outputs by name."""
+        return self._jit(self._check_inputs(inputs))
+
+    def __call__(self, *args: np.ndarray, **kwargs: np.ndarray) -> Any:
+        """Outputs for positional and/or named inputs: one array, or a tuple for several outputs."""
+        if len(args) > len(self.inputs):
+            raise InputError(f"{self.name}: {len(args)} inputs given, the model takes {len(self.inputs)}")
+        named = {spec.name: a for spec, a in zip(self.inputs, args)}
+        for k, v in kwargs.items():
+            if k in named:
+                raise InputError(f"{self.name}: input '{k}' given twice")
+            named[k] = v
+        out = self.run(named)
+        values = tuple(out[o.name] for o in self.outputs)
+        return values[0] if len(values) == 1 else values
+
+    def _check_inputs(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        expected = {s.name: s for s in self.inputs}
+        unknown = sorted(set(inputs) - set(expected))
+        missing = [n for n in expected if n not in inputs]
+        if unknown or missing:
+            parts = []
+            if unknown:
+                parts.append(f"unknown input {', '.join(repr(u) for u in unknown)}")
+            if missing:
+                parts.append(f"missing input {', '.join(repr(m) for m in missing)}")
+            names = ", ".join(expected) or "none"
+            raise InputError(f"{self.name}: {'; '.join(parts)} (the model's inputs: {names})")
+        checked = {}
+        for name, spec in expected.items():
+            value = np.asarray(inputs[name])
+            if tuple(value.shape) != tuple(spec.shape):
+                raise InputError(f"{self.name}: input '{name}' has shape {list(value.shape)}, "
+                                 f"expected {list(spec.shape)}")
+            if value.dtype != spec.dtype:
+                raise InputError(f"{self.name}: input '{name}' has dtype {value.dtype}, expected {spec.dtype}")
+            checked[name] = np.ascontiguousarray(value)
+        return checked
+
+
+#: stage texts keep small constants readable and elide weights
+STAGE_ELEMENTS_LIMIT = 16
+
+
+def _asm(module: ir.Module, full: bool = False) -> str:
+    return module.operation.get_asm(large_elements_limit=None if full else STAGE_ELEMENTS_LIMIT)
+
+
+STAGES = ("import", "optimize", "lower", "irgen", "codegen")
+
+
+@dataclass
+class Lowered:
+    """A model taken through the stages up to some point; ``module`` is its IR there."""
+
+    ctx: ir.Context
+    imported: ImportedModel
+    module: ir.Module
+    stages: list[Stage]
+    #: the glowir program (set once the irgen stage ran)
+    program: Program | None = None
+
+
+def lower_model(model: ModelLike, options: CompileOptions | None = None, *, until: str = "codegen",
+                on_stage: Callable[[str, ir.Module], None] | None = None) -> Lowered:
+    """Run the stages from import up to and including ``until``; ``on_stage(name, module)``
+    sees the IR after each stage (the tools print and draw from it)."""
+    if until not in STAGES:
+        raise ValueError(f"unknown stage '{until}' (stages: {', '.join(STAGES)})")
+    options = options or CompileOptions()
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        start = time.perf_counter()
+        imported = import_model(model, ctx, input_shapes=options.input_shapes)
+        module = imported.module
+        lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
+        steps = _stage_pipelines(options) + [("codegen", cpu.codegen())]
+        for name, elements in [("import", [])] + steps:
+            if name != "import":
+                if name == "codegen":
+                    (lowered.program,) = read_programs(module.operation)
+                lowered.stages.append(_run_stage(name, module, elements, options))
+            _emit(options, len(lowered.stages) - 1, name, module)
+            if on_stage is not None:
+                on_stage(name, module)
+            if name == until:
+                break
+        if lowered.program is None and until == "irgen":
+            (lowered.program,) = read_programs(module.operation)
+    return lowered
+
+
+def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
+            emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False) -> CompiledModel:
+    """Compile an ONNX model (path or ModelProto) for the host CPU."""
+    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all)
+    lowered = lower_model(model, options)
+    assert lowered.program is not None
+    with lowered.ctx:
+        start = time.perf_counter()
+        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program))
+        lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
+    return CompiledModel(lowered.imported, lowered.program, jit, lowered.stages, lowered.ctx)
+
+
+def _run_stage(name: str, module: ir.Module, elements: list[Element], options: CompileOptions) -> Stage:
+    timings: list[tuple[str, float]] = []
+    run_options = RunOptions(print_after_all=options.print_ir_after_all,
+                             on_timing=lambda n, s: timings.append((n, s)))
+    start = time.perf_counter()
+    run_pipeline(module.operation, elements, run_options)
+    return Stage(name, _asm(module), time.perf_counter() - start, timings)
+
+
+def _emit(options: CompileOptions, index: int, name: str, module: ir.Module) -> None:
+    """Write the full IR of a stage (weights included, so glow-opt can rerun it) as NN-name.mlir."""
+    if options.emit_mlir_dir is None:
+        return
+    directory = Path(options.emit_mlir_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{index:02d}-{name}.mlir").write_text(_asm(module, full=True))
+
+
+__all__ = ["STAGES", "CompileOptions", "CompiledModel", "Lowered", "Stage", "compile", "lower_model"]

@@ -1,0 +1,159 @@
+"""The CPU runtime: run a program lowered to the LLVM dialect in this process through MLIR's ExecutionEngine.
+
+The calling convention comes from ``convert-glowir-to-linalg``: the program function takes one memref per weight
+var, in declaration order, and carries ``llvm.emit_c_interface``. :func:`program_signature` reads that order (with
+each weight's role and constant value) from the glowir function before it is lowered, because lowering turns the
+weight vars, and the constants they hold, into plain arguments::
+
+    signature = program_signature(func_op)          # on the glowir program; or signature_of(read_program(func_op))
+    run_pipeline(module.operation, CODEGEN passes)  # glowir -> LLVM dialect
+    program = JitProgram(module, "main", signature)
+    outputs = program({"input_1": x})
+
+Buffers cross as memref descriptors pointing into numpy arrays; no data is copied (except to make an input
+C-contiguous). The lowering stores ``i1`` buffers one byte per element, 0 or 1, which is numpy's ``bool`` layout, so
+boolean arrays pass as they are. Scalars are 0-d arrays, passed as rank-0 descriptors.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+
+from ..errors import CompileError, InputError
+from ..passes.conversion.ir_program import Program, read_program
+from ..passes.conversion.ir_to_linalg import row_major_strides
+from .tools_paths import c_runner_utils
+
+ROLES = ("const", "input", "output")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a lowered program: a weight var of the glowir program it came from."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    #: "const" (value given here), "input" (given at each call) or "output" (returned by each call)
+    role: str
+    #: the data of a const weight, None otherwise
+    value: np.ndarray | None = None
+
+    def describe(self) -> str:
+        """``float32 of shape [3, 10]``, for messages."""
+        return f"{self.dtype} of shape {list(self.shape)}"
+
+
+def signature_of(program: Program) -> list[Argument]:
+    """The arguments of ``program`` once lowered: its weight vars in declaration order, with their roles (from the
+    mutability and the program's inputs and outputs) and constant values. The values are copied out of the IR, so
+    this may run before or after lowering (the attributes live in the context, not in the erased weight vars)."""
+    signature = []
+    for w in program.weights:
+        if w.mutability == "const":
+            signature.append(Argument(w.name, w.shape, w.dtype, "const", w.numpy()))
+        elif w.name in program.inputs:
+            signature.append(Argument(w.name, w.shape, w.dtype, "input"))
+        elif w.name in program.outputs:
+            signature.append(Argument(w.name, w.shape, w.dtype, "output"))
+        else:
+            raise CompileError(f"program @{program.name}: mutable weight '{w.name}' is neither an input "
+                               f"{list(program.inputs)} nor an output {list(program.outputs)}")
+    return signature
+
+
+def program_signature(func_op: ir.Operation) -> list[Argument]:
+    """The signature (:func:`signature_of`) of the glowir program ``func_op``, read before it is lowered."""
+    return signature_of(read_program(func_op))
+
+
+@functools.cache
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    """MLIR's ranked memref descriptor: allocated and aligned pointers, offset, then sizes and strides in elements.
+    Built once per rank (numpy's ctypes conversions in ``mlir.runtime.np_to_memref`` cost ~100 us a call)."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}d", (ctypes.Structure,), {"_fields_": fields})
+
+
+def _descriptor_pointer(array: np.ndarray) -> ctypes.c_void_p:
+    """What the packed C interface takes for one memref argument: a pointer to a pointer to its descriptor.
+    The descriptor points into the C-contiguous ``array`` without owning it: the caller keeps the array alive."""
+    descriptor = _descriptor_type(array.ndim)()
+    descriptor.allocated = descriptor.aligned = array.ctypes.data
+    if array.ndim:
+        descriptor.sizes[:] = array.shape
+        # from the shape, not array.strides: numpy may give size-1 dims of a contiguous array any stride
+        descriptor.strides[:] = row_major_strides(array.shape)
+    return ctypes.cast(ctypes.pointer(ctypes.pointer(descriptor)), ctypes.c_void_p)
+
+
+class JitProgram:
+    """A program lowered to the LLVM dialect, compiled for this CPU and callable with numpy arrays.
+
+    ``module`` is kept referenced for as long as the compiled code can run, and so are the const weights, as
+    C-contiguous arrays held here: the descriptors passed to the code do not own their arrays."""
+
+    def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3):
+        self.module = module
+        self.func_name = func_name
+        self.signature = list(signature)
+        bad = [a.role for a in self.signature if a.role not in ROLES]
+        if bad:
+            raise ValueError(f"argument roles must be one of {ROLES}, got {bad}")
+        try:
+            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
+        except RuntimeError as e:
+            detail = str(e).replace("\n", " ")
+            raise CompileError(f"JIT compilation of @{func_name} failed: {detail}") from None
+        try:
+            self._entry = self.engine.lookup(func_name)
+        except RuntimeError:
+            raise CompileError(f"the compiled module has no function @{func_name} with a C interface") from None
+        self._consts = {a.name: np.require(a.value, a.dtype, "CA") for a in self.signature if a.role == "const"}
+        self._const_pointers = {name: _descriptor_pointer(array) for name, array in self._consts.items()}
+
+    @property
+    def input_names(self) -> list[str]:
+        return [a.name for a in self.signature if a.role == "input"]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [a.name for a in self.signature if a.role == "output"]
+
+    def _input(self, arg: Argument, value: np.ndarray) -> np.ndarray:
+        array = np.asarray(value)
+        if array.shape != arg.shape or array.dtype != arg.dtype:
+            raise InputError(f"input '{arg.name}' of @{self.func_name} must be {arg.describe()}, "
+                             f"got {array.dtype} of shape {list(array.shape)}")
+        return np.require(array, requirements="CA")
+
+    def __call__(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run the program once: the inputs by name in, freshly allocated outputs by name out."""
+        unknown = sorted(set(inputs) - set(self.input_names))
+        missing = [n for n in self.input_names if n not in inputs]
+        if unknown or missing:
+            raise InputError(f"@{self.func_name} takes inputs {self.input_names}; missing {missing}, unknown {unknown}")
+        live: list[np.ndarray] = []  # the arrays the descriptors point into, alive until the call returns
+        outputs: dict[str, np.ndarray] = {}
+        pointers = []
+        for arg in self.signature:
+            if arg.role == "const":
+                pointers.append(self._const_pointers[arg.name])
+                continue
+            if arg.role == "input":
+                array = self._input(arg, inputs[arg.name])
+            else:
+                array = outputs[arg.name] = np.empty(arg.shape, arg.dtype)
+            live.append(array)
+            pointers.append(_descriptor_pointer(array))
+        self._entry((ctypes.c_void_p * len(pointers))(*pointers))
+        return outputs

@@ -1,0 +1,310 @@
+"""convert-glowir-to-linalg: every glowir program becomes a function of linalg ops on memrefs.
+
+Why memrefs and not linalg on tensors: glowir has already fixed every buffer (that is its purpose, and the static
+memory plan will place them), so lowering straight onto those memrefs keeps the plan exact; going through tensors would
+throw the buffers away and need a second bufferization that could choose differently.
+
+Rewrites, one row each in :data:`LOWERINGS` (weight vars are handled per function, as they change its signature):
+  weight_var                  -> a function argument (consts, inputs, outputs in declaration order)
+  alloc_activation            -> memref.alloc {alignment = 64}
+  dealloc_activation(b)       -> memref.dealloc(b)
+  tensor_view(src){offsets}   -> memref.reinterpret_cast(src), row-major, offset = src's offset + flat offsets
+  copy(d, s)                  -> linalg.copy(s -> d)
+  splat(d){value}             -> linalg.fill(value -> d)
+  fully_connected(d, x, w, b) -> linalg.broadcast(b -> d); linalg.matmul(x, w -> d), accumulating onto the bias
+  matmul(d, a, b)             -> linalg.fill(0 -> d); linalg.matmul(a, b -> d)
+  batched_add(d, x, s)        -> linalg.generic d[n, i..] = x[n, i..] + s[i..]
+  element_*(d, a, b)          -> linalg.generic d[i] = a[i] op b[i] (arith float ops, or signed integer ops)
+  relu/sigmoid/tanh(d, s)     -> linalg.generic d[i] = f(s[i])
+  transpose(d, s){shuffle}    -> linalg.transpose(s -> d, permutation = shuffle)
+  broadcast(d, s)             -> linalg.generic d[i] = s[map(i)]; the map aligns dims right and zeros stretched ones
+
+Every glowir buffer is a contiguous row-major range of memory (a view selects a flat sub-range), so one
+``reinterpret_cast`` with row-major strides expresses any view, of a view too; results stay identity-layout
+memrefs unless an offset is left, when they carry ``strided<[...], offset: N>`` (linalg takes any memref).
+
+Buffers of i1 become memrefs of i8 (0 or 1): LLVM's memref lowering has no sub-byte loads or stores (the pinned
+wheel aborts on them), and a byte per element is numpy's bool layout. Only data movement reads or writes them.
+
+Legality is declared: a glowir op with no row, or one left anywhere after the rewrite (outside the entry block of
+a program, see :func:`.ir_program.is_program`), is an error naming the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, linalg, math, memref
+
+from ...dialects import glowir
+from ..registry import Pass, PassError
+from .ir_program import is_program
+
+PREFIX = glowir.DIALECT.name + "."
+ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector loads
+#: i1 buffers are stored one byte per element (see the module docstring)
+BOOL_STORAGE_BITS = 8
+
+
+class Operands:
+    """The operands of a glowir op by name, as the values that replace them: the adaptor of a conversion pattern.
+    The op itself keeps its glowir types (i1 included) for the lowering to consult."""
+
+    def __init__(self, op: ir.OpView, lowered: dict[ir.Value, ir.Value]):
+        self._op = op
+        self._lowered = lowered
+
+    def __getattr__(self, name: str) -> ir.Value:
+        return self._lowered[getattr(self._op, name)]
+
+
+#: A lowering builds the replacement of one glowir op before it, from the op and its lowered operands; it returns
+#: the value that replaces the op's result, or None for instructions (they have no result).
+Lowering = Callable[[ir.OpView, Operands], "ir.Value | None"]
+#: The scalar body of an elementwise generic: the input elements in, the element to store out.
+Body = Callable[..., ir.Value]
+
+
+def _memref(value: ir.Value) -> ir.MemRefType:
+    return ir.MemRefType(value.type)
+
+
+def _is_bool(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
+def storage_type(t: ir.Type) -> ir.MemRefType:
+    """The memref that holds a glowir buffer of type ``t``: the same, but i1 elements are stored as bytes."""
+    m = ir.MemRefType(t)
+    if not _is_bool(m.element_type):
+        return m
+    return ir.MemRefType.get(m.shape, ir.IntegerType.get_signless(BOOL_STORAGE_BITS), layout=m.layout)
+
+
+def _constant(element_type: ir.Type, value: float) -> ir.Value:
+    """An arith constant of ``element_type`` (float or integer) holding ``value``."""
+    if isinstance(element_type, ir.FloatType):
+        return arith.constant(element_type, ir.FloatAttr.get(element_type, float(value)))
+    return arith.constant(element_type, ir.IntegerAttr.get(element_type, int(value)))
+
+
+def row_major_strides(shape: Sequence[int]) -> list[int]:
+    """The element strides of a contiguous row-major buffer of ``shape``."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return strides[::-1]
+
+
+def elementwise(dest: ir.Value, ins: Sequence[ir.Value], body: Body,
+                in_maps: Sequence[ir.AffineMap] | None = None) -> linalg.GenericOp:
+    """``dest[i] = body(*(x[map(i)] for x in ins))`` as a parallel linalg.generic over dest's index space.
+
+    ``in_maps`` default to the identity (operands of dest's shape); the body gets the input elements only."""
+    rank = _memref(dest).rank
+    identity = ir.AffineMap.get_identity(rank)
+    maps = [*(in_maps if in_maps is not None else [identity] * len(ins)), identity]
+    op = linalg.GenericOp([], list(ins), [dest], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * rank)
+    block = op.regions[0].blocks.append(*(_memref(v).element_type for v in (*ins, dest)))
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*list(block.arguments)[: len(ins)])])
+    return op
+
+
+def _arith_op(op: ir.OpView, float_op: Body, int_op: Body) -> Body:
+    """The float or the signed-integer arith op for ``op``'s element type; i1 has no arithmetic in glowir."""
+    et = _memref(op.operands[0]).element_type
+    if _is_bool(et):
+        raise PassError(f"'{op.operation.name}' has no lowering for i1 buffers (glowir has no boolean arithmetic)",
+                        op.location)
+    return float_op if isinstance(et, ir.FloatType) else int_op
+
+
+def _binary(float_op: Body, int_op: Body) -> Lowering:
+    """Elementwise ``dest = lhs op rhs``."""
+
+    def lower(op: ir.OpView, new: Operands) -> None:
+        elementwise(new.dest, [new.lhs, new.rhs], _arith_op(op, float_op, int_op))
+
+    return lower
+
+
+def _unary(fn: Body) -> Lowering:
+    """Elementwise ``dest = fn(src)`` on floats (the op table admits only float types)."""
+
+    def lower(op: ir.OpView, new: Operands) -> None:
+        elementwise(new.dest, [new.src], fn)
+
+    return lower
+
+
+def _relu(x: ir.Value) -> ir.Value:
+    return arith.maximumf(x, _constant(x.type, 0.0))
+
+
+def _sigmoid(x: ir.Value) -> ir.Value:
+    # 1 / (1 + exp(-x)): exp overflows to inf for very negative x, and 1 / inf = 0 is the right limit
+    one = _constant(x.type, 1.0)
+    return arith.divf(one, arith.addf(one, math.exp(arith.negf(x))))
+
+
+def _alloc(op: ir.OpView, new: Operands) -> ir.Value:
+    return memref.alloc(storage_type(op.buffer.type), [], [], alignment=ALIGNMENT)
+
+
+def _dealloc(op: ir.OpView, new: Operands) -> None:
+    # freeing a view or an argument would crash at run time: only alloc_activation's buffers may be freed
+    owner = new.buffer.owner
+    if not (isinstance(owner, ir.OpView) and owner.operation.name == "memref.alloc"):
+        raise PassError(f"'{op.operation.name}' frees a buffer that alloc_activation did not make", op.location)
+    memref.dealloc(new.buffer)
+
+
+def _view(op: ir.OpView, new: Operands) -> ir.Value:
+    """A view of a contiguous row-major buffer, offset by the flat position of ``offsets`` in it."""
+    src = _memref(new.src)
+    _, src_offset = src.get_strides_and_offset()
+    offsets = op.offsets or [0] * src.rank
+    flat = src_offset + sum(o * s for o, s in zip(offsets, row_major_strides(src.shape)))
+    shape = _memref(op.view).shape
+    strides = row_major_strides(shape)
+    layout = ir.StridedLayoutAttr.get(flat, strides) if flat else None
+    result = ir.MemRefType.get(shape, src.element_type, layout=layout)
+    return memref.reinterpret_cast(result, new.src, [], [], [], [flat], shape, strides)
+
+
+def _copy(op: ir.OpView, new: Operands) -> None:
+    linalg.copy(new.src, outs=[new.dest])
+
+
+def _splat(op: ir.OpView, new: Operands) -> None:
+    et, value = _memref(op.dest).element_type, op.value
+    if not isinstance(et, ir.FloatType) and (not value.is_integer() or _is_bool(et) and value not in (0, 1)):
+        raise PassError(f"'{op.operation.name}' of {value} does not fit the buffer {op.dest.type}", op.location)
+    linalg.fill(_constant(_memref(new.dest).element_type, value), outs=[new.dest])
+
+
+def _fully_connected(op: ir.OpView, new: Operands) -> None:
+    linalg.broadcast(new.bias, outs=[new.dest], dimensions=[0])
+    linalg.matmul(new.src, new.weights, outs=[new.dest])
+
+
+def _matmul(op: ir.OpView, new: Operands) -> None:
+    linalg.fill(_constant(_memref(new.dest).element_type, 0.0), outs=[new.dest])
+    linalg.matmul(new.lhs, new.rhs, outs=[new.dest])
+
+
+def _batched_add(op: ir.OpView, new: Operands) -> None:
+    rank = _memref(new.dest).rank
+    identity = ir.AffineMap.get_identity(rank)
+    # the slice is indexed by every dim but the batch dim
+    slice_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in range(1, rank)])
+    elementwise(new.dest, [new.batch, new.slice], _arith_op(op, arith.addf, arith.addi), [identity, slice_map])
+
+
+def _broadcast(op: ir.OpView, new: Operands) -> None:
+    src, dest = _memref(new.src), _memref(new.dest)
+    lead = dest.rank - src.rank  # numpy rules: dims align on the right
+    exprs = [ir.AffineConstantExpr.get(0) if n == 1 and dest.shape[lead + i] != 1 else ir.AffineDimExpr.get(lead + i)
+             for i, n in enumerate(src.shape)]
+    elementwise(new.dest, [new.src], lambda x: x, [ir.AffineMap.get(dest.rank, 0, exprs)])
+
+
+def _transpose(op: ir.OpView, new: Operands) -> None:
+    linalg.transpose(new.src, outs=[new.dest], permutation=op.shuffle)
+
+
+#: glowir op name -> its lowering. weight_var has no row: it becomes an argument in :func:`convert_program`.
+LOWERINGS: dict[str, Lowering] = {
+    "alloc_activation": _alloc,
+    "dealloc_activation": _dealloc,
+    "tensor_view": _view,
+    "copy": _copy,
+    "splat": _splat,
+    "fully_connected": _fully_connected,
+    "matmul": _matmul,
+    "batched_add": _batched_add,
+    "element_add": _binary(arith.addf, arith.addi),
+    "element_sub": _binary(arith.subf, arith.subi),
+    "element_mul": _binary(arith.mulf, arith.muli),
+    "element_div": _binary(arith.divf, arith.divsi),
+    "element_max": _binary(arith.maximumf, arith.maxsi),
+    "element_min": _binary(arith.minimumf, arith.minsi),
+    "relu": _unary(_relu),
+    "sigmoid": _unary(_sigmoid),
+    "tanh": _unary(math.tanh),
+    "transpose": _transpose,
+    "broadcast": _broadcast,
+}
+
+
+def _is_glowir(op: ir.Operation) -> bool:
+    return op.name.startswith(PREFIX)
+
+
+def convert_program(func_op: ir.Operation) -> None:
+    """Rewrite one program in place: weight vars become arguments, every other glowir op its lowering."""
+    name = ir.StringAttr(func_op.attributes["sym_name"]).value
+    block = func_op.regions[0].blocks[0]
+    if len(block.arguments):
+        raise PassError(f"glowir program @{name} takes no arguments: its weight_vars become them", func_op.location)
+    ops = [op.operation for op in block.operations if _is_glowir(op.operation)]
+    weights = [op for op in ops if op.name == PREFIX + "weight_var"]
+    lowered: dict[ir.Value, ir.Value] = {
+        op.results[0]: block.add_argument(storage_type(op.results[0].type), op.location) for op in weights}
+    for op in ops:
+        if op.name == PREFIX + "weight_var":
+            continue
+        lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
+        if lowering is None:
+            raise PassError(f"'{op.name}' has no lowering to linalg", op.location)
+        with ir.InsertionPoint(op), op.location:
+            replacement = lowering(op.opview, Operands(op.opview, lowered))
+        if replacement is not None:
+            lowered[op.results[0]] = replacement
+    names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
+    for op in reversed(ops):  # users go before the buffers they use
+        for result in op.results:
+            result.replace_all_uses_with(lowered[result])  # what is left are non-glowir users, e.g. a return
+        op.erase()
+    results = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value).results
+    func_op.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in block.arguments], results))
+    func_op.attributes["glowir.arguments"] = names
+    func_op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def check_legal(module: ir.Operation) -> None:
+    """Raise for the first glowir op left in ``module``: the target has none."""
+    left: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        # an exception raised here would come out of walk() as a RuntimeError: collect, and raise after
+        if _is_glowir(op):
+            left.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    if left:
+        raise PassError(f"'{left[0].name}' was left unconverted: only glowir ops directly in the body of a program "
+                        "(a func.func naming its glowir.inputs and glowir.outputs) are lowered", left[0].location)
+
+
+@dataclass(frozen=True)
+class ConvertIRToLinalg(Pass):
+    """glowir -> linalg, memref, arith and math on the buffers glowir fixed."""
+
+    name = "convert-glowir-to-linalg"
+    summary = "lower glowir programs to linalg on memrefs; weight vars become function arguments"
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, module.location:
+            for op in module.regions[0].blocks[0].operations:
+                if op.operation.name == "func.func" and is_program(op.operation):
+                    convert_program(op.operation)
+            check_legal(module)

@@ -1,0 +1,65 @@
+"""glow-compile: compile an ONNX model and show what each stage made of it (Glow's model-compiler)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mlir import ir
+
+from ..api import lower_model
+from ..backend.ir_dump import format_program
+from ..passes.utils import functions
+from .common import add_model_arguments, exit_with, model_options
+from .graph_dot import graph_to_dot
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="glow-compile", description=__doc__)
+    add_model_arguments(p)
+    p.add_argument("--dump-graph", action="store_true", help="print the optimized glowgraph")
+    p.add_argument("--dump-graph-dag", metavar="FILE.dot", help="write the optimized graph as Graphviz DOT")
+    p.add_argument("--dump-ir", action="store_true", help="print the glowir program in Glow's style")
+    p.add_argument("--emit-mlir", metavar="DIR", help="write the .mlir of every stage into DIR")
+    p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    options = model_options(args)
+    options.emit_mlir_dir = args.emit_mlir
+    until = "codegen" if args.emit_mlir or args.time_passes else "irgen"
+
+    def on_stage(name: str, module: ir.Module) -> None:
+        if name == "lower":
+            if args.dump_graph:
+                print(module.operation.get_asm(large_elements_limit=16))
+            if args.dump_graph_dag:
+                Path(args.dump_graph_dag).write_text("".join(graph_to_dot(f) for f in functions(module.operation)))
+        if name == "irgen" and args.dump_ir:
+            print("\n".join(format_program(f) for f in functions(module.operation)))
+
+    lowered = lower_model(args.model, options, until=until, on_stage=on_stage)
+    if args.time_passes:
+        total = sum(s.seconds for s in lowered.stages)
+        print("===- glow-compile time report -===", file=sys.stderr)
+        print(f"  {'seconds':>8}  {'%':>5}  stage / pass", file=sys.stderr)
+        for s in lowered.stages:
+            print(f"  {s.seconds:8.4f}  {100 * s.seconds / total:5.1f}  {s.name}", file=sys.stderr)
+            for name, sec in s.pass_seconds:
+                print(f"  {sec:8.4f}  {100 * sec / total:5.1f}    {name}", file=sys.stderr)
+        print(f"  {total:8.4f}  100.0  total", file=sys.stderr)
+    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes):
+        print(f"{lowered.imported.name}: compiled ({len(lowered.stages)} stages); "
+              "use --dump-graph, --dump-ir, --emit-mlir DIR or --time-passes to see them")
+    return 0
+
+
+def entry() -> None:
+    exit_with("glow-compile", main)
+
+
+if __name__ == "__main__":
+    entry()
