@@ -13,6 +13,9 @@ import numpy as np
 from . import shapes as S
 from .optable import Attr, Dialect, OpDef, Operand, numpy_dtype
 
+#: argument/result attribute of a graph function holding the model's name for that input/output
+NAME_ATTR = "glowgraph.name"
+
 _X = (Operand("input"),)
 _BIN = (Operand("lhs", group="t"), Operand("rhs", group="t"))
 _PURE = frozenset({"pure"})
@@ -48,8 +51,8 @@ def _unary(name: str, doc: str, fn: Callable[..., Any]) -> OpDef:
 OPS: list[OpDef] = [
     OpDef("constant", "A constant tensor (weights, biases, folded values).", (),
           (Attr("value", "elements"),), infer=S.constant, traits=frozenset({"pure", "constant"})),
-    OpDef("splat", "A tensor of the result type filled with one value.", (),
-          (Attr("value", "f32"),), infer=None, instr="splat", traits=_PURE,
+    OpDef("splat", "A tensor of the result type filled with one value (typed like its elements).", (),
+          (Attr("value", "scalar"),), infer=None, check=S.splat, instr="splat", traits=_PURE,
           evaluate=lambda args, attrs, rt: [np.full(list(rt[0].shape), attrs["value"], numpy_dtype(rt[0].element_type))]),
     OpDef("fully_connected", "FullyConnected(X[N,K], W[K,M], B[M]) = X * W + B.",
           (Operand("input"), Operand("weights"), Operand("bias")), infer=S.fully_connected,
@@ -76,6 +79,14 @@ OPS: list[OpDef] = [
     OpDef("broadcast", "Numpy broadcasting of the input to a larger shape.", _X, (Attr("shape", "i64s"),),
           infer=S.broadcast, instr="broadcast", traits=_PURE,
           evaluate=_np(lambda x, shape: np.broadcast_to(x, shape))),
+
+    # --- convolution, pooling and normalization (NHWC) ---
+
+    # --- elementwise math, activations, comparisons and casts ---
+
+    # --- data movement and shapes ---
+
+    # --- reductions, softmax, normalization and batched matmul ---
 ]
 
 DIALECT = Dialect("glowgraph", "tensor", OPS, __doc__ or "")

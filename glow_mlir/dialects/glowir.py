@@ -75,7 +75,8 @@ OPS: list[OpDef] = [
           (Operand("src", role="in"),), (Attr("offsets", "i64s", optional=True),), results=("view",),
           check=_check_view, traits=frozenset({"declaration", "view"})),
     _instr("copy", "dest = src.", ("src",), S.same_as_first),
-    OpDef("splat", "Fill dest with one value.", (_DEST,), (Attr("value", "f32"),), results=(), traits=_INSTR),
+    OpDef("splat", "Fill dest with one value (typed like its elements).", (_DEST,), (Attr("value", "scalar"),),
+          results=(), check=S.splat, traits=_INSTR),
     _instr("fully_connected", "dest = src * weights + bias.", ("src", "weights", "bias"), S.fully_connected),
     _instr("matmul", "dest = lhs * rhs.", ("lhs", "rhs"), S.matmul),
     _instr("batched_add", "dest[n] = batch[n] + slice for every n.", ("batch", "slice"), S.batched_add),
@@ -84,6 +85,14 @@ OPS: list[OpDef] = [
     *(_instr(n, f"Elementwise {n}.", ("src",), S.float_unary, traits=_EWI) for n in ("relu", "sigmoid", "tanh")),
     _instr("transpose", "dest = transpose(src, shuffle).", ("src",), S.transpose, (Attr("shuffle", "i64s"),)),
     _instr("broadcast", "dest = broadcast(src) to dest's shape.", ("src",), S.broadcast, (Attr("shape", "i64s"),)),
+
+    # --- convolution, pooling and normalization (NHWC) ---
+
+    # --- elementwise math, activations, comparisons and casts ---
+
+    # --- data movement and shapes ---
+
+    # --- reductions, softmax, normalization and batched matmul ---
 ]
 
 DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")

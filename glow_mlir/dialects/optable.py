@@ -37,7 +37,17 @@ _ATTR_KINDS: dict[str, tuple[str, Callable[[Any], ir.Attribute], Callable[[ir.At
     "str": ("#builtin.string", lambda v: ir.StringAttr.get(str(v)), lambda a: ir.StringAttr(a).value),
     "type": ("#builtin.type", lambda v: ir.TypeAttr.get(v), lambda a: ir.TypeAttr(a).value),
     "elements": ("#builtin.dense_int_or_fp_elements", lambda v: v, lambda a: a),
+    # a number typed like the elements it fills: IntegerAttr or FloatAttr (IRDL cannot say "either")
+    "scalar": ("", lambda v: v, lambda a: _scalar_value(a)),
 }
+
+
+def _scalar_value(a: ir.Attribute) -> float | int | bool:
+    if isinstance(a, (ir.FloatAttr, ir.BoolAttr)):
+        return a.value
+    if isinstance(a, ir.IntegerAttr):
+        return a.value
+    raise ValueError("expected an integer or float attribute")
 
 
 def attr_to_python(kind: str, attr: ir.Attribute) -> Any:
@@ -114,6 +124,7 @@ class OpInfo:
     operand_types: list[ir.Type]
     attrs: dict[str, Any]
     result_types: list[ir.Type]
+    raw_attrs: dict[str, ir.Attribute] = field(default_factory=dict)
 
     def shape(self, i: int) -> list[int]:
         return list(ir.ShapedType(self.operand_types[i]).shape)
@@ -161,7 +172,8 @@ class Dialect:
                     attrs = [a for a in op.attrs if not a.optional]
                     if attrs:
                         irdl.attributes_(
-                            [irdl.base(base_name=_ATTR_KINDS[a.kind][0]) for a in attrs],
+                            [irdl.base(base_name=_ATTR_KINDS[a.kind][0]) if _ATTR_KINDS[a.kind][0] else irdl.any()
+                             for a in attrs],
                             [a.name for a in attrs],
                         )
                     if op.operands:
@@ -226,15 +238,17 @@ def _class_name(name: str) -> str:
 def op_info(opdef: OpDef, op: ir.Operation) -> OpInfo | str:
     """Decode an op for its shape rule; returns an error string on missing attributes."""
     attrs: dict[str, Any] = {}
+    raw: dict[str, ir.Attribute] = {}
     for a in opdef.attrs:
         if a.name in op.attributes:
+            raw[a.name] = op.attributes[a.name]
             try:
-                attrs[a.name] = attr_to_python(a.kind, op.attributes[a.name])
+                attrs[a.name] = attr_to_python(a.kind, raw[a.name])
             except (ValueError, TypeError):
                 return f"attribute '{a.name}' must be of kind {a.kind}"
         elif not a.optional:
             return f"missing attribute '{a.name}'"
-    return OpInfo([v.type for v in op.operands], attrs, [r.type for r in op.results])
+    return OpInfo([v.type for v in op.operands], attrs, [r.type for r in op.results], raw)
 
 
 def _operand_slices(opdef: OpDef, n: int) -> list[slice]:
@@ -297,6 +311,10 @@ def _make_builder(dialect: Dialect, opdef: OpDef) -> Callable[..., Any]:
                 continue
             if k not in known:
                 raise TypeError(f"{full} has no attribute '{k}'")
+            if known[k].kind == "scalar" and not isinstance(v, ir.Attribute):
+                # typed like the elements it fills: the result's, or the @out buffer's for an instruction
+                target = result_types[0] if result_types else flat[0].type
+                v = scalar_attr(ir.ShapedType(target).element_type, v)
             encoded[k] = python_to_attr(known[k].kind, v)
             decoded[k] = attr_to_python(known[k].kind, encoded[k])
         if result_types is None:
@@ -328,6 +346,22 @@ def tensor_like(like: ir.Type, shape: Sequence[int], elem: ir.Type | None = None
     if isinstance(like, ir.MemRefType):
         return ir.MemRefType.get(list(shape), et)
     return ir.RankedTensorType.get(list(shape), et)
+
+
+def scalar_attr(element_type: ir.Type, value: float | int | bool) -> ir.Attribute:
+    """``value`` as an attribute of ``element_type`` (float or integer)."""
+    if isinstance(element_type, ir.FloatType):
+        return ir.FloatAttr.get(element_type, float(value))
+    if isinstance(element_type, ir.IntegerType) and element_type.width == 1:
+        return ir.BoolAttr.get(bool(value))
+    return ir.IntegerAttr.get(element_type, int(value))
+
+
+def attr_type(attr: ir.Attribute) -> ir.Type:
+    """The type of a scalar attribute (a BoolAttr is an i1 IntegerAttr)."""
+    if isinstance(attr, ir.BoolAttr):
+        return ir.IntegerType.get_signless(1)
+    return attr.type
 
 
 def elements_to_numpy(attr: ir.Attribute) -> np.ndarray:

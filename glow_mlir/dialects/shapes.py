@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 from mlir import ir
 
-from .optable import OpInfo, VerifyError, tensor_like
+from .optable import OpInfo, VerifyError, attr_type, tensor_like
 
 Rule = Callable[[OpInfo], list[ir.Type]]
 
@@ -116,9 +116,25 @@ def broadcast(info: OpInfo) -> list[ir.Type]:
     return [tensor_like(info.operand_types[0], new)]
 
 
-def no_rule(info: OpInfo) -> list[ir.Type]:
-    """Ops whose result type is given by the builder (splat)."""
-    raise VerifyError("this op's result type must be given")
+def splat(info: OpInfo) -> None:
+    """Splat: the value is an attribute of the filled element type (result, or the @out buffer)."""
+    target = info.result_types[0] if info.result_types else info.operand_types[0]
+    et = ir.ShapedType(target).element_type
+    value = info.raw_attrs.get("value")
+    if value is None or attr_type(value) != et:
+        raise VerifyError(f"value {value} must be a {et} attribute like the elements it fills")
+
+
+# --- convolution, pooling and normalization (NHWC) ---
+
+
+# --- elementwise math, activations, comparisons and casts ---
+
+
+# --- data movement and shapes ---
+
+
+# --- reductions, softmax, normalization and batched matmul ---
 
 
 def instruction(rule: Rule, n_out: int = 1) -> Callable[[OpInfo], None]:

@@ -23,7 +23,7 @@ from .model import LoadedModel, TensorSpec, ValueType, fmt_shape, load_model, no
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
-NAME_ATTR = "glowgraph.name"
+NAME_ATTR = gg.NAME_ATTR
 
 # --------------------------------------------------------------------------- values
 
@@ -73,7 +73,7 @@ class Handler:
     attrs: frozenset[str]
 
 
-#: op_type -> since_opset -> handler, filled by the @onnx_op decorators of handlers.py
+#: op_type -> since_opset -> handler, filled by the @onnx_op decorators of the handlers package
 HANDLERS: dict[str, dict[int, Handler]] = {}
 
 

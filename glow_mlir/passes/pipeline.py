@@ -112,6 +112,9 @@ def run_pipeline(module: ir.Operation, elements: list[Element], options: RunOpti
     reproducer file holding the IR before that pass, and the glow-opt command to rerun it.
     """
     options = options or RunOptions()
+    diags = verify(module)
+    if diags:
+        raise PipelineError(f"the input IR is invalid: {diags[0]}", [(d.location, d.message) for d in diags])
     groups: list[list[Element]] = []
     for e in elements:
         # consecutive upstream elements run in one PassManager, unless each must be printed

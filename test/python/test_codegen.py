@@ -286,7 +286,7 @@ func.func @ints() attributes {glowir.inputs = ["a", "b", "s"],
   "glowir.element_max"(%max, %a, %b) : (memref<3x4xi64>, memref<3x4xi64>, memref<3x4xi64>) -> ()
   "glowir.element_min"(%min, %a, %b) : (memref<3x4xi64>, memref<3x4xi64>, memref<3x4xi64>) -> ()
   "glowir.element_mul"(%ss, %s, %s) : (memref<i64>, memref<i64>, memref<i64>) -> ()
-  "glowir.splat"(%fill) {value = -3.0 : f32} : (memref<3xi64>) -> ()
+  "glowir.splat"(%fill) {value = -3 : i64} : (memref<3xi64>) -> ()
   return
 }
 """
@@ -324,7 +324,7 @@ func.func @bools() attributes {{glowir.inputs = ["x"], glowir.outputs = ["t", "r
   %last = "glowir.tensor_view"(%x) {{offsets = array<i64: 1, 0>}} : (memref<3x5xi1>) -> memref<2x5xi1>
   "glowir.copy"(%rows, %last) : (memref<2x5xi1>, memref<2x5xi1>) -> ()
   "glowir.broadcast"(%mask, %k) {{shape = array<i64: 2, 5>}} : (memref<2x5xi1>, memref<5xi1>) -> ()
-  "glowir.splat"(%ones) {{value = 1.0 : f32}} : (memref<7xi1>) -> ()
+  "glowir.splat"(%ones) {{value = true}} : (memref<7xi1>) -> ()
   %one = "glowir.tensor_view"(%x) {{offsets = array<i64: 2, 4>}} : (memref<3x5xi1>) -> memref<i1>
   "glowir.copy"(%scalar, %one) : (memref<i1>, memref<i1>) -> ()
   return

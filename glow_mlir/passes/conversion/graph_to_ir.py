@@ -26,12 +26,13 @@ from mlir import ir
 from mlir.dialects import func
 
 from ...dialects import DIALECTS, opdef_of
+from ...dialects import glowgraph as gg
 from ...dialects import glowir as gi
 from ..registry import Pass, PassError
 from .ir_program import INPUTS_ATTR, OUTPUTS_ATTR, UniqueNames, is_program
 
 #: arg/res attribute through which the importer names a graph's inputs and outputs
-NAME_ATTR = "glowgraph.name"
+NAME_ATTR = gg.NAME_ATTR
 
 #: glowgraph nodes that become no instruction: they are handled by hand below
 _SPECIAL = ("constant", "reshape")

@@ -182,9 +182,8 @@ def _copy(op: ir.OpView, new: Operands) -> None:
 
 
 def _splat(op: ir.OpView, new: Operands) -> None:
-    et, value = _memref(op.dest).element_type, op.value
-    if not isinstance(et, ir.FloatType) and (not value.is_integer() or _is_bool(et) and value not in (0, 1)):
-        raise PassError(f"'{op.operation.name}' of {value} does not fit the buffer {op.dest.type}", op.location)
+    # the verifier made the value an attribute of dest's element type; i1 is stored as a byte 0 or 1
+    value = (1 if op.value else 0) if _is_bool(_memref(op.dest).element_type) else op.value
     linalg.fill(_constant(_memref(new.dest).element_type, value), outs=[new.dest])
 
 
@@ -239,6 +238,14 @@ LOWERINGS: dict[str, Lowering] = {
     "tanh": _unary(math.tanh),
     "transpose": _transpose,
     "broadcast": _broadcast,
+
+    # --- convolution, pooling and normalization (NHWC) ---
+
+    # --- elementwise math, activations, comparisons and casts ---
+
+    # --- data movement and shapes ---
+
+    # --- reductions, softmax, normalization and batched matmul ---
 }
 
 

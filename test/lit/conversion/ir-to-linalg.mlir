@@ -233,7 +233,7 @@ func.func @booleans() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]}
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<3x2xi1>
   %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<3x2xi1>
   "glowir.transpose"(%t, %x) {shuffle = array<i64: 1, 0>} : (memref<3x2xi1>, memref<2x3xi1>) -> ()
-  "glowir.splat"(%y) {value = 1.0 : f32} : (memref<3x2xi1>) -> ()
+  "glowir.splat"(%y) {value = true} : (memref<3x2xi1>) -> ()
   "glowir.copy"(%y, %t) : (memref<3x2xi1>, memref<3x2xi1>) -> ()
   "glowir.dealloc_activation"(%t) : (memref<3x2xi1>) -> ()
   return
@@ -262,7 +262,7 @@ func.func @free_a_weight() attributes {glowir.inputs = ["x"], glowir.outputs = [
 
 func.func @fractional_splat() attributes {glowir.inputs = [], glowir.outputs = ["y"]} {
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xi64>
-  // expected-error @below {{'glowir.splat' of 0.5 does not fit the buffer memref<4xi64>}}
+  // expected-error @below {{'glowir.splat' op value 5.000000e-01 : f32 must be a i64 attribute like the elements it fills}}
   "glowir.splat"(%y) {value = 0.5 : f32} : (memref<4xi64>) -> ()
   return
 }

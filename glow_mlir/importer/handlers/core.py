@@ -19,9 +19,9 @@ import numpy as np
 from mlir import ir
 from onnx import AttributeProto
 
-from ..dialects import glowgraph as gg
-from .builder import Const, NodeContext, Tensor, onnx_op, shape_of
-from .model import fmt_shape, tensor_to_array
+from ...dialects import glowgraph as gg
+from ..builder import Const, NodeContext, Tensor, onnx_op, shape_of
+from ..model import fmt_shape, tensor_to_array
 
 FLOAT, INT, INTS, FLOATS, TENSOR = (
     AttributeProto.FLOAT,
