@@ -23,6 +23,14 @@ def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
 #: node name -> its lowering; a node kind missing here is already primitive.
 LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
+
+    # --- convolution, pooling and normalization (NHWC) ---
+
+    # --- elementwise math, activations, comparisons and casts ---
+
+    # --- data movement and shapes ---
+
+    # --- reductions, softmax, normalization and batched matmul ---
 }
 
 
