@@ -16,7 +16,8 @@ from mlir import ir
 
 from ..registry import Pass
 from .buffers import rewrite_instructions, store_in
-from .liveness import Liveness, interferes, programs, shares_value
+from .liveness import Liveness, defining_op, interferes, programs, shares_value
+from .peephole import erase_unused_view
 
 
 def eliminate_copy(lv: Liveness, op: ir.Operation) -> bool:
@@ -31,7 +32,11 @@ def eliminate_copy(lv: Liveness, op: ir.Operation) -> bool:
         store_in(lv, dest.root, src)  # backward: the readers of dest read src
     else:
         return False
+    views = [defining_op(v) for v in op.operands]
     op.erase()
+    for view in views:  # the copy may have been the last user of a view (of a reshape)
+        if view is not None:
+            erase_unused_view(view)
     return True
 
 

@@ -22,14 +22,13 @@ def dead_buffers(lv: Liveness) -> list[ir.Value]:
 
 def erase_buffer(root: ir.Value) -> None:
     """Erase the declaration of ``root`` and every op using it (deallocs, views and their users, all unused)."""
-    owner = root.owner.operation
-    for use in list(root.uses):
-        user = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
-        for result in user.results:
-            erase_buffer(result)
-        if user.name != "glowir.tensor_view":
+    users = [use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner for use in root.uses]
+    for user in users:
+        if user.name == "glowir.tensor_view":
+            erase_buffer(user.results[0])  # erases the view itself last
+        else:
             user.erase()
-    owner.erase()
+    root.owner.operation.erase()
 
 
 @dataclass(frozen=True)
