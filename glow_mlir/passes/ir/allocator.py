@@ -3,12 +3,15 @@ allocation: interval coloring where colors are byte ranges).
 
 Each buffer is live over a closed interval of program points and needs ``size`` bytes; two buffers whose intervals
 share a point must not share a byte. The problem is NP-hard; as Glow's allocator and TFLite's arena planner do, we
-place buffers greedily in some order, each at the best-fitting gap among the buffers already placed that it meets in
-time, try a few orders, and keep the smallest arena. No MLIR here: the plan pass (plan_memory.py) feeds it.
+place buffers greedily in some order, each at the best-fitting (or lowest) gap among the buffers already placed that
+it meets in time, try a few orders, and keep the smallest arena. When none reaches the lower bound (the most bytes
+live at one point), a short local search moves buffers earlier in the best order, keeping moves that do not grow
+the arena. Everything is deterministic. No MLIR here: the plan pass (plan_memory.py) feeds it.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +19,8 @@ import numpy as np
 
 #: bytes: a cache line, and the widest vector load (zmm)
 ALIGNMENT = 64
+#: placements the local search may try, in all (fewer per step for many buffers: one placement is O(n^2))
+SEARCH_BUDGET = 20_000
 
 
 @dataclass(frozen=True)
@@ -93,39 +98,70 @@ def _place(buffers: Sequence[Interval], order: Sequence[int], alignment: int, be
 
 def _orders(buffers: Sequence[Interval]) -> dict[str, list[int]]:
     """Orders to try: largest first (TFLite's greedy by size); the buffers live at the busiest points first
-    (Glow's: the most memory live during their life, then size); by start (what a malloc at run time sees)."""
+    (Glow's: the most memory live during their life, then size); largest area (bytes x life); longest life;
+    by start (what a malloc at run time sees)."""
     n = range(len(buffers))
     starts = np.array([b.start for b in buffers], dtype=np.int64)
     ends = np.array([b.end for b in buffers], dtype=np.int64)
     sizes = np.array([b.size for b in buffers], dtype=np.int64)
-    live = np.zeros(int(ends.max()) + 2 - min(0, int(starts.min())), dtype=np.int64)
     base = min(0, int(starts.min()))
+    live = np.zeros(int(ends.max()) + 2 - base, dtype=np.int64)
     np.add.at(live, starts - base, sizes)
     np.add.at(live, ends + 1 - base, -sizes)
     live = np.cumsum(live)  # bytes live at each program point
     pressure = [int(live[b.start - base: b.end + 1 - base].max()) for b in buffers]
+
+    def length(i: int) -> int:
+        return buffers[i].end - buffers[i].start + 1
+
     by: dict[str, Callable[[int], tuple]] = {
-        "size": lambda i: (-buffers[i].size, -(buffers[i].end - buffers[i].start), buffers[i].start),
+        "size": lambda i: (-buffers[i].size, -length(i), buffers[i].start),
         "pressure": lambda i: (-pressure[i], -buffers[i].size, buffers[i].start),
+        "area": lambda i: (-buffers[i].size * length(i), buffers[i].start),
+        "length": lambda i: (-length(i), -buffers[i].size, buffers[i].start),
         "start": lambda i: (buffers[i].start, -buffers[i].size),
     }
     return {name: sorted(n, key=key) for name, key in by.items()}
 
 
-def plan(buffers: Sequence[Interval], alignment: int = ALIGNMENT) -> Placement:
-    """The smallest of the greedy placements, the first found among equals (the naive one when it is smaller, so a
-    plan never takes more than that)."""
+def _arena(buffers: Sequence[Interval], offsets: Sequence[int]) -> int:
+    return max((o + b.size for o, b in zip(offsets, buffers)), default=0)
+
+
+def plan(buffers: Sequence[Interval], alignment: int = ALIGNMENT, search_budget: int = SEARCH_BUDGET) -> Placement:
+    """The smallest placement found: the greedy orders first (stopping at the lower bound), then a local search
+    from the best of them. Never more than the naive placement (it is the answer when it is smaller)."""
     fallback = naive(buffers, alignment)
     if len(buffers) < 2:
         return fallback
+    bound = lower_bound(buffers)
     best: Placement | None = None
+    best_order: list[int] = []
+    best_fit = True
     for name, order in _orders(buffers).items():
-        for best_fit in (True, False):
-            offsets = _place(buffers, order, alignment, best_fit)
-            size = max((o + b.size for o, b in zip(offsets, buffers)), default=0)
+        for fit in (True, False):
+            offsets = _place(buffers, order, alignment, fit)
+            size = _arena(buffers, offsets)
             if best is None or size < best.size:
-                best = Placement(tuple(offsets), size, f"{name}, {'best' if best_fit else 'first'} fit")
+                best = Placement(tuple(offsets), size, f"{name}, {'best' if fit else 'first'} fit")
+                best_order, best_fit = order, fit
+            if best.size <= bound:
+                return best
     assert best is not None
+    rng = random.Random(len(buffers))  # deterministic: the same program always gets the same plan
+    order, moves, greedy = list(best_order), 0, best.strategy
+    for _ in range(min(200, search_budget // len(buffers))):
+        i, j = sorted(rng.sample(range(len(order)), 2))
+        candidate = order[:i] + [order[j]] + order[i:j] + order[j + 1:]  # move one buffer earlier
+        offsets = _place(buffers, candidate, alignment, best_fit)
+        size = _arena(buffers, offsets)
+        if size <= best.size:
+            order = candidate
+            if size < best.size:
+                moves += 1
+                best = Placement(tuple(offsets), size, f"{greedy} + {moves} search moves")
+            if size <= bound:
+                break
     return fallback if fallback.size < best.size else best
 
 

@@ -93,3 +93,51 @@ func.func @shifted() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} 
   "glowir.dealloc_activation"(%b) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Negative: sigmoid's input a is read again after sigmoid's result b dies, so b may not take a's memory (it goes
+// into the output y instead); a itself ends in z.
+// CHECK-LABEL: func.func @read_after_the_life
+// CHECK:       %[[X:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "x"}
+// CHECK-NEXT:  %[[Y:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "y"}
+// CHECK-NEXT:  %[[Z:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "z"}
+// CHECK-NEXT:  "glowir.relu"(%[[Z]], %[[X]])
+// CHECK-NEXT:  "glowir.sigmoid"(%[[Y]], %[[Z]])
+// CHECK-NEXT:  "glowir.tanh"(%[[Y]], %[[Y]])
+// CHECK-NEXT:  "glowir.element_add"(%[[Z]], %[[Z]], %[[X]])
+func.func @read_after_the_life() attributes {glowir.inputs = ["x"], glowir.outputs = ["y", "z"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<4xf32>
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<4xf32>
+  "glowir.relu"(%a, %x) : (memref<4xf32>, memref<4xf32>) -> ()
+  %b = "glowir.alloc_activation"() {name = "b"} : () -> memref<4xf32>
+  "glowir.sigmoid"(%b, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.tanh"(%y, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.dealloc_activation"(%b) : (memref<4xf32>) -> ()
+  "glowir.element_add"(%z, %a, %x) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.dealloc_activation"(%a) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Negative: an output's value leaves the program, so a buffer born from it may not overwrite it.
+// CHECK-LABEL: func.func @output_read_at_the_end
+// CHECK:       %[[Y:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "y"}
+// CHECK-NEXT:  %[[Z:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "z"}
+// CHECK-NEXT:  "glowir.relu"(%[[Y]], %{{[0-9]+}})
+// CHECK-NEXT:  "glowir.sigmoid"(%[[Z]], %[[Y]])
+// CHECK-NEXT:  "glowir.tanh"(%[[Z]], %[[Z]])
+func.func @output_read_at_the_end() attributes {glowir.inputs = ["x"], glowir.outputs = ["y", "z"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<4xf32>
+  "glowir.relu"(%y, %x) : (memref<4xf32>, memref<4xf32>) -> ()
+  %b = "glowir.alloc_activation"() {name = "b"} : () -> memref<4xf32>
+  "glowir.sigmoid"(%b, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.tanh"(%z, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.dealloc_activation"(%b) : (memref<4xf32>) -> ()
+  return
+}
