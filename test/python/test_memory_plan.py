@@ -55,7 +55,7 @@ ALIGNED_SIZES = st.integers(1, 1 << 16).map(lambda n: n * ALIGNMENT)
 ANY_SIZES = st.integers(0, 100_000)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(intervals(ANY_SIZES))
 def test_plan_is_valid(buffers: list[Interval]):
     placement = allocator.plan(buffers)

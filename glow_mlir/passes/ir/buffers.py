@@ -25,13 +25,15 @@ def view_of(region: Region, type_: ir.Type, before: ir.Operation) -> ir.Value:
 def store_in(lv: Liveness, a: ir.Value, target: Region) -> None:
     """Make activation ``a`` live in ``target``: every use of ``a`` becomes a use of that range, and ``a``'s
     alloc and deallocs go. When the target is an activation it is allocated before ``a`` was and freed at the later
-    of the two frees, so the merged buffer covers both lives. The caller checked that this is legal."""
+    of the two frees, so the merged buffer covers both lives. The caller checked that this is legal; ``lv`` is
+    kept up to date."""
     alloc = lv.definition[a]
-    target_def = lv.definition[target.root]
+    mine = lv.deallocs.pop(a, [])
     if lv.kinds[target.root] == ACTIVATION:
-        if lv.position[target_def] > lv.position[alloc]:
+        target_def = lv.definition[target.root]
+        if alloc.is_before_in_block(target_def):
             target_def.move_before(alloc)
-        mine, theirs = lv.deallocs.get(a, []), lv.deallocs.get(target.root, [])
+        theirs = lv.deallocs.get(target.root, [])
 
         def end(frees: list[ir.Operation]) -> int:  # never freed: lives to the end
             return max((lv.position[d] for d in frees), default=len(lv.ops))
@@ -40,30 +42,29 @@ def store_in(lv: Liveness, a: ir.Value, target: Region) -> None:
             # the merged buffer is freed where `a` was
             for d in theirs:
                 d.erase()
+            lv.deallocs[target.root] = []
             if mine:
                 keep = max(mine, key=lambda d: lv.position[d])
                 keep.operands[0] = target.root
+                lv.deallocs[target.root] = [keep]
                 mine = [d for d in mine if d != keep]
-        for d in mine:
-            d.erase()
-    else:
-        for d in lv.deallocs.get(a, []):
-            d.erase()
-    a.replace_all_uses_with(view_of(target, a.type, alloc))
+    for d in mine:
+        d.erase()
+    replacement = view_of(target, a.type, alloc)
+    a.replace_all_uses_with(replacement)
     alloc.erase()
+    lv.merged(a, target, replacement)
 
 
 def rewrite_instructions(func: ir.Operation, rewrite: Callable[[Liveness, ir.Operation], bool]) -> int:
     """Call ``rewrite(liveness, instruction)`` on each instruction in order until none applies; returns how many
-    applied. The liveness is recomputed after each rewrite that applied, and the same instruction is offered again
-    (the rewrites here erase at most that instruction and only move declarations, so the order of the remaining
-    instructions, hence the index, stays valid). Each rewrite must remove a buffer, so this ends."""
+    applied. A rewrite keeps the liveness up to date and may erase only the instruction it is given; that one is
+    offered again when it survives (another operand pair may apply). Each rewrite removes a buffer, so this ends."""
     count, i = 0, 0
     lv = Liveness(func)
     while i < len(lv.instructions):
         if rewrite(lv, lv.instructions[i]):
             count += 1
-            lv = Liveness(func)
         else:
             i += 1
     return count

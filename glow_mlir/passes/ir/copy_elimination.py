@@ -17,7 +17,6 @@ from mlir import ir
 from ..registry import Pass
 from .buffers import rewrite_instructions, store_in
 from .liveness import Liveness, defining_op, interferes, programs, shares_value
-from .peephole import erase_unused_view
 
 
 def eliminate_copy(lv: Liveness, op: ir.Operation) -> bool:
@@ -33,10 +32,12 @@ def eliminate_copy(lv: Liveness, op: ir.Operation) -> bool:
     else:
         return False
     views = [defining_op(v) for v in op.operands]
+    lv.erased(op)
     op.erase()
     for view in views:  # the copy may have been the last user of a view (of a reshape)
-        if view is not None:
-            erase_unused_view(view)
+        if view is not None and view.name == "glowir.tensor_view" and not any(True for _ in view.results[0].uses):
+            lv.erased(view)
+            view.erase()
     return True
 
 

@@ -11,21 +11,19 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..registry import Pass
-from .liveness import CONST, Liveness, programs
+from .liveness import CONST, Liveness, OpMap, programs
 
 
 def dead_stores(lv: Liveness) -> list[ir.Operation]:
     """The instructions whose every write is dead, found last first so that a store only a dead store read is
     dead too. Writes into constants are kept: they are no stores this pass can reason about."""
-    dead: set[ir.Operation] = set()
-    out: list[ir.Operation] = []
+    dead = OpMap()
     for op in reversed(lv.instructions):
         writes = [a for a in lv.accesses_of_op(op) if a.writes]
         if writes and all(lv.kinds[a.region.root] != CONST and not lv.read_later(a.region, a.position, ignore=dead)
                           for a in writes):
-            dead.add(op)
-            out.append(op)
-    return out
+            dead[op] = True
+    return [op for op, _ in dict.values(dead)]
 
 
 @dataclass(frozen=True)

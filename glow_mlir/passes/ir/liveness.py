@@ -12,12 +12,14 @@ What a pass asks:
 - whether two buffers can share storage around one instruction (:func:`interferes`), which copy elimination and
   buffer sharing both use.
 
-Positions are indices into the block; the analysis is recomputed after the IR changes (it is one walk).
+Positions are indices into the block at the time of the walk. The passes that merge buffers keep the analysis up to
+date as they go (:meth:`Liveness.merged`, :meth:`Liveness.erased`): a merge moves only declarations and removes
+ops, so the positions of instructions and deallocs keep their order. Others recompute it (it is one walk).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from mlir import ir
@@ -32,6 +34,23 @@ ACTIVATION, CONST, INPUT, OUTPUT, MUTABLE = "activation", "const", "input", "out
 LIVE_OUT = frozenset({OUTPUT})
 #: kinds a pass may redirect writes into (inputs are read-only by contract, consts hold data)
 WRITABLE = frozenset({ACTIVATION, OUTPUT})
+
+
+class OpMap(dict):
+    """A dict keyed by op objects by identity: an ``ir.Operation``'s hash changes when its operands do, so ops
+    cannot key a plain dict across edits. Look ops up with the objects this analysis gave out."""
+
+    def __getitem__(self, op: ir.Operation):
+        return super().__getitem__(id(op))[1]
+
+    def __setitem__(self, op: ir.Operation, value) -> None:
+        super().__setitem__(id(op), (op, value))  # holding the op keeps its id unique
+
+    def __contains__(self, op: object) -> bool:
+        return super().__contains__(id(op))
+
+    def pop(self, op: ir.Operation, *default):
+        return super().pop(id(op), (None, *default))[1] if default else super().pop(id(op))[1]
 
 
 @dataclass(frozen=True)
@@ -135,14 +154,16 @@ class Liveness:
         attrs = func_op.attributes
         inputs = {ir.StringAttr(a).value for a in ir.ArrayAttr(attrs[INPUTS_ATTR])} if INPUTS_ATTR in attrs else set()
         outputs = {ir.StringAttr(a).value for a in ir.ArrayAttr(attrs[OUTPUTS_ATTR])} if OUTPUTS_ATTR in attrs else set()
-        self.position: dict[ir.Operation, int] = {}
+        self.position: OpMap = OpMap()
         self.regions: dict[ir.Value, Region] = {}
+        #: every value (the root and its views) whose region lies in each root
+        self._values: dict[ir.Value, list[ir.Value]] = {}
         self.kinds: dict[ir.Value, str] = {}
         #: the op declaring each root and view
         self.definition: dict[ir.Value, ir.Operation] = {}
         self.deallocs: dict[ir.Value, list[ir.Operation]] = {}
         self._accesses: dict[ir.Value, list[Access]] = {}
-        self._by_op: dict[ir.Operation, list[Access]] = {}
+        self._by_op: OpMap = OpMap()
         self.instructions: list[ir.Operation] = []
         for i, op in enumerate(self.ops):
             self.position[op] = i
@@ -163,8 +184,7 @@ class Liveness:
                 offsets = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes["offsets"])] \
                     if "offsets" in op.attributes else []
                 start = src.start + flat_offset(list(ir.ShapedType(op.operands[0].type).shape), offsets)
-                self.regions[view] = Region(src.root, start, numel(view.type))
-                self.definition[view] = op
+                self._declare_view(view, Region(src.root, start, numel(view.type)), op)
             elif name == "glowir.dealloc_activation":
                 self.deallocs.setdefault(self.regions[op.operands[0]].root, []).append(op)
             elif is_instruction(op):
@@ -179,6 +199,42 @@ class Liveness:
         self.regions[root] = Region(root, 0, numel(root.type))
         self.definition[root] = op
         self._accesses[root] = []
+        self._values[root] = [root]
+
+    def _declare_view(self, view: ir.Value, region: Region, op: ir.Operation) -> None:
+        self.regions[view] = region
+        self.definition[view] = op
+        self._values[region.root].append(view)
+
+    # --- updates, for passes that edit as they go -----------------------------------------------------------------
+
+    def merged(self, a: ir.Value, target: Region, replacement: ir.Value) -> None:
+        """Record that root ``a`` now lives in ``target``: its uses became uses of ``replacement`` (the target's
+        root, or a new view of it) and its declaration is gone. Deallocs are the caller's (it moves them)."""
+        root, shift = target.root, target.start
+        if replacement not in self.regions:
+            self._declare_view(replacement, target, defining_op(replacement))
+        for v in self._values.pop(a):
+            if v != a:
+                r = self.regions[v]
+                self.regions[v] = Region(root, shift + r.start, r.size)
+                self._values[root].append(v)
+        del self.regions[a], self.kinds[a], self.definition[a]
+        moved = [replace(x, region=Region(root, shift + x.region.start, x.region.size)) for x in self._accesses.pop(a)]
+        for x in moved:
+            self._by_op[x.op][x.operand] = x
+        self._accesses[root] = sorted(self._accesses[root] + moved, key=lambda x: (x.position, x.operand))
+
+    def erased(self, op: ir.Operation) -> None:
+        """Forget instruction or view ``op``, about to be erased."""
+        if op in self._by_op:
+            for x in self._by_op.pop(op):
+                self._accesses[x.region.root].remove(x)
+            self.instructions.remove(op)
+        elif op.name == "glowir.tensor_view":
+            view = op.results[0]
+            self._values[self.regions.pop(view).root].remove(view)
+            del self.definition[view]
 
     # --- queries -------------------------------------------------------------------------------------------------
 
@@ -204,13 +260,13 @@ class Liveness:
         acc = self._accesses[root]
         return (acc[0].position, acc[-1].position) if acc else None
 
-    def read_later(self, region: Region, position: int, ignore: frozenset | set = frozenset()) -> bool:
+    def read_later(self, region: Region, position: int, ignore: OpMap | None = None) -> bool:
         """Whether the value ``region`` holds just after ``position`` may be read: some later access reads part of
         it before an access writes all of it, or nothing writes it again and its root's value leaves the program.
         Accesses by the instructions in ``ignore`` (about to be erased) do not count."""
         overwritten_at = None
         for a in self.overlapping(region):
-            if a.position <= position or a.op in ignore:
+            if a.position <= position or (ignore is not None and a.op in ignore):
                 continue
             if overwritten_at is not None and a.position > overwritten_at:
                 return False

@@ -62,7 +62,8 @@ def sequential(sizes: list[int]) -> tuple[list[int], int]:
 class Plan:
     """The offsets of one program's buffers and its region sizes."""
 
-    offsets: dict[ir.Operation, int]
+    #: (weight_var or alloc_activation, its offset)
+    offsets: list[tuple[ir.Operation, int]]
     region_sizes: dict[str, int]
     report: MemoryReport
 
@@ -72,14 +73,14 @@ def plan_program(lv: Liveness) -> Plan:
     consts = [r for r in lv.roots if lv.kinds[r] == CONST]
     mutables = [r for r in lv.roots if lv.definition[r].name == "glowir.weight_var" and lv.kinds[r] != CONST]
     activations = lv.activations()
-    offsets: dict[ir.Operation, int] = {}
+    offsets: list[tuple[ir.Operation, int]] = []
     region_sizes: dict[str, int] = {}
     for region, roots in (("constantWeight", consts), ("mutableWeight", mutables)):
         placed, region_sizes[region] = sequential([byte_size(r.type) for r in roots])
-        offsets.update((lv.definition[r], o) for r, o in zip(roots, placed))
+        offsets.extend((lv.definition[r], o) for r, o in zip(roots, placed))
     intervals = [Interval(*lv.interval(r), byte_size(r.type)) for r in activations]
     placement = allocator.plan(intervals)
-    offsets.update((lv.definition[r], o) for r, o in zip(activations, placement.offsets))
+    offsets.extend((lv.definition[r], o) for r, o in zip(activations, placement.offsets))
     region_sizes["activations"] = placement.size
     report = MemoryReport(
         naive_bytes=sum(i.size for i in intervals), planned_bytes=placement.size,
@@ -102,7 +103,7 @@ def memory_report(func: ir.Operation) -> MemoryReport:
 def apply_plan(func: ir.Operation, plan: Plan) -> None:
     """Record the offsets and region sizes as attributes."""
     i64 = ir.IntegerType.get_signless(64, func.context)
-    for op, offset in plan.offsets.items():
+    for op, offset in plan.offsets:
         op.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i64, offset)
     for region, size in plan.region_sizes.items():
         func.attributes[REGION_SIZE_ATTRS[region]] = ir.IntegerAttr.get(i64, size)
