@@ -128,9 +128,9 @@ def _lowered_arguments(module: ir.Module, func_name: str) -> list[str] | None:
     """The ``glowir.arguments`` of the lowered function: what it takes, by name."""
     for op in module.body.operations:
         attrs = op.operation.attributes
-        if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == func_name:
-            if "glowir.arguments" in attrs:
-                return [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["glowir.arguments"])]
+        if ("sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == func_name
+                and "glowir.arguments" in attrs):
+            return [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["glowir.arguments"])]
     return None
 
 

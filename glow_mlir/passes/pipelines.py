@@ -47,8 +47,7 @@ MEMORY_PLANNING: list[Entry] = [
 
 #: glowir -> LLVM dialect: code generation.
 CODEGEN: list[Entry] = [
-    ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs; buffers become views of the "
-                                 "three planned regions (or arguments and allocs, when memory is not planned)"),
+    ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
     ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
     ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from conftest import MODELS_DIR, run_tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mlir import ir
 
 import glow_mlir.api as glow
-from conftest import MODELS_DIR, run_tool
 from glow_mlir.backend.jit import JitProgram, signature_of
 from glow_mlir.dialects import make_context
 from glow_mlir.errors import CompileError, UnsupportedError
@@ -367,3 +367,31 @@ def test_glow_compile_memory_report():
     assert report["naive_bytes"] == 2 * 64 * 512 * 4 < report["irgen_naive_bytes"]
     assert report["constant_weights_bytes"] >= 4 * (784 * 512 + 512 * 512 + 512 * 10)
     assert report["mutable_weights_bytes"] == 4 * (64 * 784 + 64 * 10)
+
+
+def test_glow_compile_dump_ir_shows_the_plan():
+    path = MODELS_DIR / "mlp_mnist.onnx"
+    if not path.exists():
+        pytest.skip(f"shared model {path} is absent (set GLOW_MODELS_DIR)")
+    done = run_tool("glow-compile", "-model", str(path), "--dump-ir")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "%input = WeightVar float<64 x 784> mutable // size: 200704 // offset: 0 // Users: @in 1" in [
+        line.strip() for line in lines]
+    assert any(line.strip().startswith("%output = WeightVar float<64 x 10> mutable // size: 2560 // offset: 200704")
+               for line in lines)
+    assert "  ; memory plan: constantWeight 2678824 bytes, mutableWeight 203264 bytes, activations 262144 bytes" in lines
+    allocs = [line for line in lines if " = allocactivation " in line]
+    assert len(allocs) == 2 and "Offset: 0}" in allocs[0] and "Offset: 131072}" in allocs[1]
+
+
+def test_unoptimized_compile_is_still_planned():
+    path = MODELS_DIR / "seed_linear_sigmoid.onnx"
+    if not path.exists():
+        pytest.skip(f"shared model {path} is absent (set GLOW_MODELS_DIR)")
+    model = glow.compile(path, optimize=False)
+    assert model._jit.memory is not None and model._jit.memory.activations == 3 * 5 * 4  # fc's result, not shared
+    data = np.load(path.with_suffix(".io.npz"))
+    got = model.run({k[3:]: data[k] for k in data.files if k.startswith("in_")})
+    for key in (k for k in data.files if k.startswith("out_")):
+        np.testing.assert_allclose(got[key[4:]], data[key], rtol=1e-4, atol=1e-5)
