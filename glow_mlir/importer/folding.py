@@ -1,0 +1,147 @@
+"""Static evaluation at import: which ONNX values are known before any IR is built, and their computation.
+
+Models exported from PyTorch compute their static shapes at run time: ``Shape -> Gather -> Unsqueeze -> Concat ->
+Reshape``, ``Mod``, ``Cast``, ``Slice``, ``Range``, ``ConstantOfShape``... With static input shapes every such chain
+is a function of known values only, so the importer evaluates it in numpy and the graph never sees it.
+
+Known values: initializers and Constant outputs; the output of Shape and Size whatever their input (every tensor
+has a static shape here); and every output of a deterministic default-domain node whose inputs are all known
+(a *static* node). :func:`plan_folding` finds them from the graph's structure alone, before shapes are resolved, so
+the unsupported-op report can leave out what needs no code: a static node is evaluated with the op's reference
+implementation from ``onnx.reference`` (:func:`evaluate`), whether or not glow_mlir has a handler for it.
+
+At import (see ``builder._Importer``), a static node is evaluated when it must be (no handler can build it, or
+an evaluated node needs its value) or when it pays: its outputs feed other nodes and hold at most
+:data:`FOLD_MAX_ELEMENTS` elements each. Otherwise its handler builds it from constants, and the optimizer decides
+(a node feeding only graph outputs would trade its compute for a copy into the output, and a huge result would
+bloat the IR). Handlers registered with ``folds=True`` (Constant, Shape, ConstantOfShape, data movement) make
+known tensors from known inputs themselves, keeping a weight's name and a fill's splat form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+from onnx.reference.op_run import RuntimeContextError
+from onnx.reference.ops import load_op
+
+#: A static node whose outputs feed other nodes is evaluated at import if each holds at most this many elements.
+FOLD_MAX_ELEMENTS = 1 << 20
+
+#: Ops whose output is known from their input's static shape alone.
+SHAPE_OPS = frozenset({"Shape", "Size"})
+
+#: Ops never evaluated at import: their results change from one run to the next.
+_NONDETERMINISTIC = frozenset(
+    {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"}
+)
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """What static evaluation will do to a graph, decided from its structure."""
+
+    #: names of the ONNX values known at import
+    known: frozenset[str]
+    #: labels of the static nodes: every output known at import
+    static: frozenset[str]
+    #: labels of the static nodes that must be evaluated: no handler can build them (the import walk does not even
+    #: try), or an evaluated node needs their value
+    required: frozenset[str]
+    #: how many nodes read each value (graph outputs not counted)
+    readers: dict[str, int]
+
+
+def _has_subgraph(node: onnx.NodeProto) -> bool:
+    return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
+
+
+def _can_evaluate(node: onnx.NodeProto) -> bool:
+    # Subgraphs may read values of the enclosing graph, which a one-node evaluation does not have.
+    return node.domain in _DEFAULT_DOMAINS and node.op_type not in _NONDETERMINISTIC and not _has_subgraph(node)
+
+
+def plan_folding(
+    nodes: Sequence[tuple[str, onnx.NodeProto]],
+    initializers: Sequence[str],
+    buildable: Callable[[onnx.NodeProto], bool],
+) -> FoldPlan:
+    """Find the known values and static nodes of a graph (``nodes`` in topological order, as (label, node)).
+    ``buildable(node)`` says whether a handler can build ``node`` (it exists and knows every attribute)."""
+    known = set(initializers)
+    static: set[str] = set()
+    producer: dict[str, tuple[str, onnx.NodeProto]] = {}
+    readers: dict[str, int] = {}
+    for label, node in nodes:
+        for name in node.input:
+            if name:
+                readers[name] = readers.get(name, 0) + 1
+        inputs_known = all(not name or name in known for name in node.input)
+        if node.domain in _DEFAULT_DOMAINS and node.op_type == "Constant":
+            # A value, not a computation: its handler says which attributes give a supported tensor.
+            is_static = buildable(node)
+        else:
+            is_static = (node.domain in _DEFAULT_DOMAINS and node.op_type in SHAPE_OPS) or (
+                _can_evaluate(node) and inputs_known)
+        if is_static:
+            static.add(label)
+            known.update(o for o in node.output if o)
+            producer.update((o, (label, node)) for o in node.output if o)
+    # An unbuildable static node must be evaluated, and so must every static node it reads from.
+    required: set[str] = set()
+    work = [(label, node) for label, node in nodes if label in static and not buildable(node)]
+    while work:
+        label, node = work.pop()
+        if label in required:
+            continue
+        required.add(label)
+        if node.op_type not in SHAPE_OPS:
+            work.extend(producer[name] for name in node.input if name in producer)
+    return FoldPlan(frozenset(known), frozenset(static), frozenset(required), readers)
+
+
+def _run_params(opset: int) -> dict:
+    return {"log": lambda *args: None, "opsets": {"": opset}, "verbose": 0, "new_ops": None,
+            "existing_functions": {}, "evaluator_cls": ReferenceEvaluator}
+
+
+def _evaluate_in_model(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: int) -> list:
+    """The slow path for ops whose reference implementation depends on its input types: a one-node model."""
+    given = [(name, a) for name, a in zip(node.input, inputs, strict=True) if name]
+    graph = helper.make_graph(
+        [node], "fold",
+        [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for name, a in given],
+        [helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None) for o in node.output if o],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return list(ReferenceEvaluator(model).run(None, dict(given)))
+
+
+def evaluate(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: int) -> list[np.ndarray]:
+    """The outputs of ``node`` (given outputs only, in order) for known ``inputs`` (None for an input left
+    out), by the op's reference implementation at ``opset``. Raises ValueError when it cannot be evaluated."""
+    try:
+        try:
+            op = load_op("", node.op_type, opset, evaluator_cls=ReferenceEvaluator)(node, _run_params(opset))
+            results = list(op.run(*inputs))
+        except RuntimeContextError:
+            results = _evaluate_in_model(node, inputs, opset)
+    except (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError, RuntimeError) as e:
+        message = " ".join(str(e).split()) or type(e).__name__
+        raise ValueError(f"cannot evaluate it at import: {message}") from None
+    names = list(node.output)
+    outputs = []
+    for name, value in zip(names, results + [None] * (len(names) - len(results))):
+        if not name:
+            continue
+        if not isinstance(value, (np.ndarray, np.generic)):
+            raise ValueError(f"cannot evaluate it at import: output '{name}' is not a tensor")
+        outputs.append(np.asarray(value))
+    return outputs
