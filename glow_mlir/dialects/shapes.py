@@ -149,8 +149,10 @@ def _box(shape: list[int], starts: list[int], sizes: list[int], steps: list[int]
         if len(values) != len(shape):
             raise VerifyError(f"{name} {values} must have one entry per dimension ({len(shape)})")
     for d, (n, start, size, step) in enumerate(zip(shape, starts, sizes, steps)):
-        if size < 0 or step == 0:
-            raise VerifyError(f"dimension {d}: size {size} must not be negative and step {step} must not be 0")
+        if size < 0:
+            raise VerifyError(f"dimension {d}: size {size} is negative")
+        if step == 0:
+            raise VerifyError(f"dimension {d}: the step is 0")
         if size > 0 and not (0 <= start < n and 0 <= start + (size - 1) * step < n):
             raise VerifyError(f"dimension {d}: {size} elements from {start} by steps of {step} leave 0..{n - 1}")
 

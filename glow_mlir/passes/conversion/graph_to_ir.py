@@ -181,8 +181,8 @@ def _concat_leaves(op: ir.Operation, offset: int, absorbed: set[ir.Value]) -> li
     return found
 
 
-def _i64s(values: list[int]) -> ir.Attribute:
-    return ir.DenseI64ArrayAttr.get([int(x) for x in values])
+def _i64s(values: list[int], context: ir.Context) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(x) for x in values], context=context)
 
 
 def _instructions(op: ir.Operation, dest: Buffer, buf: dict[ir.Value, Buffer], absorbed: set[ir.Value]) -> list[Step]:
@@ -190,7 +190,7 @@ def _instructions(op: ir.Operation, dest: Buffer, buf: dict[ir.Value, Buffer], a
     if op.name == "glowgraph.concat":
         axis, rank = op.opview.axis, ir.ShapedType(op.results[0].type).rank
         return [Step("instr", [dest, buf[x]], op.location, "insert_tensor",
-                     {"offsets": _i64s([at if d == axis else 0 for d in range(rank)])})
+                     {"offsets": _i64s([at if d == axis else 0 for d in range(rank)], op.context)})
                 for x, at in _concat_leaves(op, 0, absorbed)]
     if op.name == "glowgraph.slice":
         attrs = {"offsets": op.attributes["starts"]}

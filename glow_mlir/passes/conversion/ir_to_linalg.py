@@ -251,12 +251,11 @@ def _gather(op: ir.OpView, new: Operands) -> None:
 
     def body(i: ir.Value) -> ir.Value:
         index = ir.IndexType.get()
-        n = arith.constant(index, data.shape[axis])
+        n, zero, last = (arith.constant(index, v) for v in (data.shape[axis], 0, data.shape[axis] - 1))
         i = arith.index_cast(index, i)
-        zero = arith.constant(index, 0)
         i = arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, zero), arith.addi(i, n), i)
         # an index out of [-n, n) is an error in ONNX; without a way to trap, it is clamped so no load leaves data
-        i = arith.minsi(arith.maxsi(i, zero), arith.constant(index, data.shape[axis] - 1))
+        i = arith.minsi(arith.maxsi(i, zero), last)
         dims = [linalg.IndexOp(d).result for d in range(dest.rank)]
         return memref.load(new.data, dims[:axis] + [i] + dims[axis + q:])
 
