@@ -140,8 +140,8 @@ def check_support(loaded: LoadedModel, plan: FoldPlan) -> None:
     evaluation computes at import need no handler and are not reported."""
     ops: dict[str, list[str]] = {}
     attrs: dict[str, list[str]] = {}
-    for label, node in loaded.nodes:
-        if label in plan.required:
+    for position, (label, node) in enumerate(loaded.nodes):
+        if position in plan.required:
             continue
         handler = lookup(node.op_type, node.domain, loaded.opset)
         if handler is None:
@@ -350,8 +350,8 @@ class _Importer:
         block = fn.add_entry_block([ir.Location.name(s.name) for s in self.inputs])
         self.values.update({s.name: arg for s, arg in zip(self.inputs, block.arguments, strict=True)})
         with ir.InsertionPoint(block):
-            for label, node in loaded.nodes:
-                self._import_node(label, node)
+            for position, (label, node) in enumerate(loaded.nodes):
+                self._import_node(position, label, node)
             results = [materialize(self.values[o.name], f"{loaded.label}: graph output '{o.name}'")
                        for o in graph.output]
             func.ReturnOp(results)
@@ -368,11 +368,13 @@ class _Importer:
         ]
         return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded)
 
-    def _import_node(self, label: str, node: onnx.NodeProto) -> None:
+    def _import_node(self, position: int, label: str, node: onnx.NodeProto) -> None:
         opset = self.loaded.opset
         handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
         ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
-        results = self._evaluate(ctx, handler) if self._evaluates(ctx, handler) else None
+        required = position in self.plan.required
+        evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
+        results = self._evaluate(ctx, handler, required) if evaluates else None
         if results is None:
             assert handler is not None, "check_support lets through only the unsupported nodes that fold"
             results = self._build(ctx, handler)
@@ -383,17 +385,15 @@ class _Importer:
         if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
             self.folded.append(label)
 
-    def _evaluates(self, ctx: NodeContext, handler: Handler | None) -> bool:
+    def _evaluates(self, ctx: NodeContext, handler: Handler | None, required: bool) -> bool:
         """Whether static evaluation computes this node: it must (no handler can build it, or an evaluated node
         needs it), or it pays (its inputs are known, the handler does not fold them itself, and its outputs feed
         other nodes and are not too large)."""
-        if ctx.label not in self.plan.static:
-            return False
         if handler is None:
             return True
         if handler.folds:
             return False
-        if ctx.label in self.plan.required:
+        if required:
             return True
         inputs = [ctx.optional_input(i) for i in range(len(ctx.node.input))]
         if not all(x is None or isinstance(x, Const) for x in inputs):
@@ -404,7 +404,7 @@ class _Importer:
         sizes = [self.inferred.get(o, (None, (None,)))[1] for o in outputs]
         return all(None in dims or math.prod(dims) <= FOLD_MAX_ELEMENTS for dims in sizes)
 
-    def _evaluate(self, ctx: NodeContext, handler: Handler | None) -> list[Tensor | None] | None:
+    def _evaluate(self, ctx: NodeContext, handler: Handler | None, required: bool) -> list[Tensor | None] | None:
         """The node's outputs computed at import, each a Const named after its ONNX value; None when the result
         turns out too large to be worth it and a handler can build the node instead."""
         node = ctx.node
@@ -419,7 +419,7 @@ class _Importer:
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
-        if too_large and handler is not None and ctx.label not in self.plan.required:
+        if too_large and handler is not None and not required:
             return None
         given = iter(arrays)
         return [Const(next(given), name) if name else None for name in node.output]

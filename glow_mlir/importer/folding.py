@@ -50,11 +50,11 @@ class FoldPlan:
 
     #: names of the ONNX values known at import
     known: frozenset[str]
-    #: labels of the static nodes: every output known at import
-    static: frozenset[str]
-    #: labels of the static nodes that must be evaluated: no handler can build them (the import walk does not even
+    #: positions (in the topological order) of the static nodes: every output known at import
+    static: frozenset[int]
+    #: positions of the static nodes that must be evaluated: no handler can build them (the import walk does not even
     #: try), or an evaluated node needs their value
-    required: frozenset[str]
+    required: frozenset[int]
     #: how many nodes read each value (graph outputs not counted)
     readers: dict[str, int]
 
@@ -73,13 +73,14 @@ def plan_folding(
     initializers: Sequence[str],
     buildable: Callable[[onnx.NodeProto], bool],
 ) -> FoldPlan:
-    """Find the known values and static nodes of a graph (``nodes`` in topological order, as (label, node)).
+    """Find the known values and static nodes of a graph (``nodes`` in topological order, as (label, node);
+    node names need not be unique, so nodes are identified by their position).
     ``buildable(node)`` says whether a handler can build ``node`` (it exists and knows every attribute)."""
     known = set(initializers)
-    static: set[str] = set()
-    producer: dict[str, tuple[str, onnx.NodeProto]] = {}
+    static: set[int] = set()
+    producer: dict[str, int] = {}
     readers: dict[str, int] = {}
-    for label, node in nodes:
+    for position, (_, node) in enumerate(nodes):
         for name in node.input:
             if name:
                 readers[name] = readers.get(name, 0) + 1
@@ -91,17 +92,18 @@ def plan_folding(
             is_static = (node.domain in _DEFAULT_DOMAINS and node.op_type in SHAPE_OPS) or (
                 _can_evaluate(node) and inputs_known)
         if is_static:
-            static.add(label)
+            static.add(position)
             known.update(o for o in node.output if o)
-            producer.update((o, (label, node)) for o in node.output if o)
+            producer.update((o, position) for o in node.output if o)
     # An unbuildable static node must be evaluated, and so must every static node it reads from.
-    required: set[str] = set()
-    work = [(label, node) for label, node in nodes if label in static and not buildable(node)]
+    required: set[int] = set()
+    work = [position for position in static if not buildable(nodes[position][1])]
     while work:
-        label, node = work.pop()
-        if label in required:
+        position = work.pop()
+        if position in required:
             continue
-        required.add(label)
+        required.add(position)
+        node = nodes[position][1]
         if node.op_type not in SHAPE_OPS:
             work.extend(producer[name] for name in node.input if name in producer)
     return FoldPlan(frozenset(known), frozenset(static), frozenset(required), readers)
@@ -136,12 +138,8 @@ def evaluate(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: i
     except (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError, RuntimeError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         raise ValueError(f"cannot evaluate it at import: {message}") from None
-    names = list(node.output)
-    outputs = []
-    for name, value in zip(names, results + [None] * (len(names) - len(results))):
-        if not name:
-            continue
-        if not isinstance(value, (np.ndarray, np.generic)):
-            raise ValueError(f"cannot evaluate it at import: output '{name}' is not a tensor")
-        outputs.append(np.asarray(value))
-    return outputs
+    given = [(name, value) for name, value in zip(node.output, results + [None] * len(node.output)) if name]
+    others = [name for name, value in given if not isinstance(value, (np.ndarray, np.generic))]
+    if others:
+        raise ValueError(f"cannot evaluate it at import: output '{others[0]}' is not a tensor")
+    return [np.asarray(value) for _, value in given]
