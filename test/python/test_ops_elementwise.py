@@ -147,6 +147,7 @@ FLOAT_MATH = Case("float_math", [
     node("Reciprocal", ["x"], "reciprocal"),
     node("Pow", ["p", "e"], "pow_broadcast"),
     node("Pow", ["x", "two"], "pow_int_exponent"),
+    node("Pow", ["x", "n"], "pow_int_tensor_exponent"),
     node("Mod", ["x", "e"], "fmod", fmod=1),
     # the form exporters emit for exact Gelu: 0.5 * x * (1 + erf(x / sqrt(2)))
     node("Div", ["x", "sqrt2"], "gelu_scaled"),
@@ -154,7 +155,8 @@ FLOAT_MATH = Case("float_math", [
     node("Add", ["gelu_erf", "one"], "gelu_phi"),
     node("Mul", ["x", "gelu_phi"], "gelu_x_phi"),
     node("Mul", ["gelu_x_phi", "half"], "gelu_decomposed"),
-], {"x": floats(3, 4), "p": _POSITIVE, "e": np.array([0.5, -1.5, 2.0, 1.25], np.float32)},
+], {"x": floats(3, 4), "p": _POSITIVE, "e": np.array([0.5, -1.5, 2.0, 1.25], np.float32),
+    "n": np.array([0, 1, 2, 3], np.int64)},
     {"two": np.array(2, np.int64), "sqrt2": np.array(math.sqrt(2), np.float32), "one": np.array(1, np.float32),
      "half": np.array(0.5, np.float32)})
 
@@ -236,7 +238,10 @@ COMPARE = Case("compare", [
     node("Where", ["p", "a", "b"], "where_float"),
     node("Where", ["q", "i", "i_row"], "where_int64"),
     node("Where", ["p", "q", "p"], "where_bool"),
-], {"a": _A, "b": _B, "i": _I, "i_row": _B.astype(np.int64), "j": _J, "j_rev": _J[::-1].copy(), "p": _P, "q": _Q})
+    node("Where", ["mask", "a", "b"], "where_known_condition"),
+    node("And", ["p", "all_true"], "and_known_splat"),
+], {"a": _A, "b": _B, "i": _I, "i_row": _B.astype(np.int64), "j": _J, "j_rev": _J[::-1].copy(), "p": _P, "q": _Q},
+    {"mask": np.array([True, False, True, True]), "all_true": np.ones((3, 4), np.bool_)})
 
 
 @pytest.fixture(scope="module")
@@ -306,6 +311,8 @@ INT_ARITH = Case("int_arith", [
     node("Mod", ["l32", "r32"], "mod_int32"),
     node("Div", ["l32", "r32"], "div_int32"),
     node("Abs", ["l32"], "abs_int32"),
+    node("Max", ["l32", "r32"], "max_int32"),
+    node("Neg", ["l32"], "neg_int32"),
     node("PRelu", ["l", "r"], "prelu_int64"),
 ], {"l": _L, "r": _R, "l32": _L.astype(np.int32), "r32": _R.astype(np.int32)}, {"c": np.array(2, np.int64)})
 
