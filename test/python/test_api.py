@@ -137,3 +137,12 @@ def test_optimize_off_skips_the_graph_optimizer():
     compiled = glow.compile(_model(nodes, [_vi("x", [2])], [_vi("y", [2])]), optimize=False)
     assert [s.name for s in compiled.stages] == ["import", "lower", "irgen", "codegen", "jit"]
     np.testing.assert_array_equal(compiled(np.array([-1.0, 1.0], np.float32)), [0.0, 1.0])
+
+
+def test_package_level_compile():
+    import glow_mlir
+
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    compiled = glow_mlir.compile(_model(nodes, [_vi("x", [2])], [_vi("y", [2])]))
+    assert isinstance(compiled, glow_mlir.CompiledModel)
+    np.testing.assert_array_equal(compiled(np.array([-2.0, 3.0], np.float32)), [0.0, 3.0])
