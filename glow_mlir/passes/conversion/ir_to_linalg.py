@@ -258,9 +258,29 @@ def _negi(x: ir.Value) -> ir.Value:
     return arith.subi(_constant(x.type, 0), x)
 
 
+def _safe_divisor(b: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(b with 0 and -1 replaced by 1, whether b was -1). Integer division by 0 and INT_MIN / -1 trap (SIGFPE)
+    and would kill the process; ONNX leaves them undefined, so x / 0 gives x, x % 0 gives 0, and -1 divides
+    by negation (wrapping, as two's complement does), never a crash."""
+    one, minus_one = _constant(b.type, 1), _constant(b.type, -1)
+    is_minus_one = arith.cmpi(_IntPred.eq, b, minus_one)
+    trap = arith.ori(arith.cmpi(_IntPred.eq, b, _constant(b.type, 0)), is_minus_one)
+    return arith.select(trap, one, b), is_minus_one
+
+
+def _divsi(a: ir.Value, b: ir.Value) -> ir.Value:
+    safe, is_minus_one = _safe_divisor(b)
+    return arith.select(is_minus_one, _negi(a), arith.divsi(a, safe))
+
+
+def _remsi(a: ir.Value, b: ir.Value) -> ir.Value:
+    safe, is_minus_one = _safe_divisor(b)
+    return arith.select(is_minus_one, _constant(a.type, 0), arith.remsi(a, safe))
+
+
 def _floor_modi(a: ir.Value, b: ir.Value) -> ir.Value:
     # remsi has the sign of a; a non-zero remainder whose sign differs from b's moves by b to take b's sign
-    r = arith.remsi(a, b)
+    r = _remsi(a, b)
     zero = _constant(r.type, 0)
     signs_differ = arith.xori(arith.cmpi(_IntPred.slt, r, zero), arith.cmpi(_IntPred.slt, b, zero))
     fix = arith.andi(signs_differ, arith.cmpi(_IntPred.ne, r, zero))
@@ -273,7 +293,7 @@ def _pow(op: ir.OpView, new: Operands) -> None:
 
 def _mod(op: ir.OpView, new: Operands) -> None:
     # the verifier allows fmod 0 (the divisor's sign) only on integers
-    body = _arith_op(op, arith.remf, arith.remsi if op.fmod else _floor_modi)
+    body = _arith_op(op, arith.remf, _remsi if op.fmod else _floor_modi)
     elementwise(new.dest, [new.lhs, new.rhs], body)
 
 
@@ -345,7 +365,7 @@ LOWERINGS: dict[str, Lowering] = {
     "element_add": _binary(arith.addf, arith.addi),
     "element_sub": _binary(arith.subf, arith.subi),
     "element_mul": _binary(arith.mulf, arith.muli),
-    "element_div": _binary(arith.divf, arith.divsi),
+    "element_div": _binary(arith.divf, _divsi),
     "element_max": _binary(arith.maximumf, arith.maxsi),
     "element_min": _binary(arith.minimumf, arith.minsi),
     "relu": _unary(_relu),
