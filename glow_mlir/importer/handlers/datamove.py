@@ -4,7 +4,9 @@ ConstantOfShape, Range and Dropout (Reshape, Flatten, Transpose and Identity are
 Shape chains of known tensors never reach these handlers: static evaluation computes them first (``folding``).
 The handlers build the graph for tensors known only at run time; the ones registered with ``folds=True`` make
 known tensors themselves, where that reads only a shape (Shape, Size), keeps a fill a splat (ConstantOfShape),
-or keeps a weight's name (Squeeze, Unsqueeze). What becomes what:
+keeps a weight's name (Squeeze, Unsqueeze), or follows the ONNX spec where onnx.reference does not (Slice and
+Split: onnx.reference slices like numpy, which differs for a start below -dim with a negative step). What
+becomes what:
 
 - Squeeze, Unsqueeze -> reshape; Expand -> broadcast; Tile -> reshape, broadcast, reshape (x[a, b] tiled by
   [r, s] is x viewed as [1, a, 1, b], broadcast to [r, a, s, b], viewed as [r*a, s*b]: no node of its own);
@@ -125,9 +127,9 @@ def concat(ctx: NodeContext) -> Tensor:
     return _concat(ctx, None)
 
 
-@onnx_op("Split", since=2, inputs=(1, 1), attrs=("axis", "split"), outputs=(1, None))
-@onnx_op("Split", since=13, inputs=(1, 2), attrs=("axis",), outputs=(1, None))
-@onnx_op("Split", since=18, inputs=(1, 2), attrs=("axis", "num_outputs"), outputs=(1, None))
+@onnx_op("Split", since=2, inputs=(1, 1), attrs=("axis", "split"), outputs=(1, None), folds=True)
+@onnx_op("Split", since=13, inputs=(1, 2), attrs=("axis",), outputs=(1, None), folds=True)
+@onnx_op("Split", since=18, inputs=(1, 2), attrs=("axis", "num_outputs"), outputs=(1, None), folds=True)
 def split(ctx: NodeContext) -> list[Tensor | None]:
     """One slice per output along ``axis``, of the sizes ``split`` gives (an attribute before opset 13, an input
     from then on); without it, equal parts (from opset 18 the last may be smaller)."""
@@ -175,8 +177,8 @@ def _slice_bounds(n: int, start: int, end: int, step: int) -> tuple[int, int]:
     return start, count
 
 
-@onnx_op("Slice", since=1, inputs=(1, 1), attrs=("starts", "ends", "axes"))
-@onnx_op("Slice", since=10, inputs=(3, 5))
+@onnx_op("Slice", since=1, inputs=(1, 1), attrs=("starts", "ends", "axes"), folds=True)
+@onnx_op("Slice", since=10, inputs=(3, 5), folds=True)
 def slice_(ctx: NodeContext) -> Tensor:
     """x[starts:ends:steps] on ``axes`` (default: the first ones), ONNX clamping and negative indices; starts,
     ends, axes and steps must be known (attributes before opset 10, inputs from then on)."""
