@@ -131,7 +131,8 @@ def buildable(node: onnx.NodeProto, opset: int) -> bool:
 
 def fold_plan(loaded: LoadedModel) -> FoldPlan:
     """The static evaluation of ``loaded``'s graph (see ``folding``)."""
-    return plan_folding(loaded.nodes, list(loaded.initializers), lambda node: buildable(node, loaded.opset))
+    return plan_folding(loaded.nodes, list(loaded.initializers), lambda node: buildable(node, loaded.opset),
+                        loaded.opset)
 
 
 def check_support(loaded: LoadedModel, plan: FoldPlan) -> None:

@@ -20,14 +20,13 @@ known tensors from known inputs themselves, keeping a weight's name and a fill's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import onnx
-from onnx import helper
 from onnx.reference import ReferenceEvaluator
-from onnx.reference.op_run import RuntimeContextError
 from onnx.reference.ops import load_op
 
 #: A static node whose outputs feed other nodes is evaluated at import if each holds at most this many elements.
@@ -63,19 +62,31 @@ def _has_subgraph(node: onnx.NodeProto) -> bool:
     return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
 
 
-def _can_evaluate(node: onnx.NodeProto) -> bool:
+@functools.cache
+def _reference_op(op_type: str, opset: int) -> type | None:
+    """The onnx.reference implementation of a default-domain op at ``opset``, or None when it has none."""
+    try:
+        return load_op("", op_type, opset, evaluator_cls=ReferenceEvaluator)
+    except (NotImplementedError, RuntimeError, ValueError, KeyError):
+        return None
+
+
+def _can_evaluate(node: onnx.NodeProto, opset: int) -> bool:
     # Subgraphs may read values of the enclosing graph, which a one-node evaluation does not have.
-    return node.domain in _DEFAULT_DOMAINS and node.op_type not in _NONDETERMINISTIC and not _has_subgraph(node)
+    return (node.domain in _DEFAULT_DOMAINS and node.op_type not in _NONDETERMINISTIC and not _has_subgraph(node)
+            and _reference_op(node.op_type, opset) is not None)
 
 
 def plan_folding(
     nodes: Sequence[tuple[str, onnx.NodeProto]],
     initializers: Sequence[str],
     buildable: Callable[[onnx.NodeProto], bool],
+    opset: int,
 ) -> FoldPlan:
     """Find the known values and static nodes of a graph (``nodes`` in topological order, as (label, node);
     node names need not be unique, so nodes are identified by their position).
-    ``buildable(node)`` says whether a handler can build ``node`` (it exists and knows every attribute)."""
+    ``buildable(node)`` says whether a handler can build ``node`` (it exists and knows every attribute); ``opset``
+    is the model's, for the reference implementations."""
     known = set(initializers)
     static: set[int] = set()
     producer: dict[str, int] = {}
@@ -90,7 +101,7 @@ def plan_folding(
             is_static = buildable(node)
         else:
             is_static = (node.domain in _DEFAULT_DOMAINS and node.op_type in SHAPE_OPS) or (
-                _can_evaluate(node) and inputs_known)
+                _can_evaluate(node, opset) and inputs_known)
         if is_static:
             static.add(position)
             known.update(o for o in node.output if o)
@@ -114,27 +125,16 @@ def _run_params(opset: int) -> dict:
             "existing_functions": {}, "evaluator_cls": ReferenceEvaluator}
 
 
-def _evaluate_in_model(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: int) -> list:
-    """The slow path for ops whose reference implementation depends on its input types: a one-node model."""
-    given = [(name, a) for name, a in zip(node.input, inputs, strict=True) if name]
-    graph = helper.make_graph(
-        [node], "fold",
-        [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for name, a in given],
-        [helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None) for o in node.output if o],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return list(ReferenceEvaluator(model).run(None, dict(given)))
-
-
 def evaluate(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: int) -> list[np.ndarray]:
     """The outputs of ``node`` (given outputs only, in order) for known ``inputs`` (None for an input left
     out), by the op's reference implementation at ``opset``. Raises ValueError when it cannot be evaluated."""
     try:
-        try:
-            op = load_op("", node.op_type, opset, evaluator_cls=ReferenceEvaluator)(node, _run_params(opset))
-            results = list(op.run(*inputs))
-        except RuntimeContextError:
-            results = _evaluate_in_model(node, inputs, opset)
+        # The op's implementation straight from onnx.reference: a ReferenceEvaluator of a one-node model would give
+        # the same, at 30 times the cost (0.75 ms against 0.025 ms per node here).
+        implementation = _reference_op(node.op_type, opset)
+        if implementation is None:
+            raise NotImplementedError(f"onnx.reference has no {node.op_type} at opset {opset}")
+        results = list(implementation(node, _run_params(opset)).run(*inputs))
     except (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError, RuntimeError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         raise ValueError(f"cannot evaluate it at import: {message}") from None

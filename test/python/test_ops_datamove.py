@@ -528,6 +528,14 @@ def test_unsupported_op_on_a_foldable_path_is_evaluated():
     check(m)
 
 
+def test_op_without_a_reference_implementation_on_known_inputs_is_reported():
+    # nothing can evaluate it: it needs code like any other
+    m = make([node("Foo", ["w"], "f"), node("Add", ["x", "f"])], [vi("x", [2])], ["y"],
+             [const("w", np.ones(2, np.float32))])
+    with pytest.raises(UnsupportedError, match=r"^g: 1 unsupported ONNX op at opset 17: Foo \(node f_Foo\)$"):
+        imported(m)
+
+
 def test_node_feeding_only_outputs_is_left_to_the_optimizer():
     m = make([node("Add", ["a", "b"])], [], ["y"], [const("a", np.float32([1])), const("b", np.float32([2]))])
     assert graph_ops(imported(m)) == ["constant", "constant", "add"]
