@@ -78,8 +78,8 @@ def dtype_of(x: Tensor) -> np.dtype:
 class Handler:
     """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's output, or a sequence with
     one entry per node output (None for an output the node leaves out); ``inputs`` and ``outputs`` are the
-    (min, max) numbers of node inputs and outputs (max None: no limit); ``attrs`` the attribute names it reads. ``folds``: given
-    known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it)."""
+    (min, max) numbers of node inputs and outputs (max None: no limit); ``attrs`` the attribute names it reads.
+    ``folds``: given known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it)."""
 
     op_type: str
     since: int

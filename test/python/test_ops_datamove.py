@@ -251,7 +251,8 @@ def test_slice_of_integers_is_a_strided_extract():
 
 def test_slice_bounds_must_be_known():
     m = make([node("Slice", ["x", "s", "e"])], [vi("x", [4]), vi("s", [1], I64)], ["y"], [const("e", [3])])
-    with pytest.raises(UnsupportedError, match=r"\(Slice\): the starts input 's' must be a constant or an initializer$"):
+    with pytest.raises(UnsupportedError, match=r"\(Slice\): the starts input 's' must be a constant or an "
+                                               r"initializer$"):
         imported(m)
 
 

@@ -357,9 +357,9 @@ def dropout(ctx: NodeContext) -> list[Tensor | None]:
         training = ctx.constant_input(2, "training_mode")
         if training.size != 1 or bool(training.reshape(-1)[0]):
             raise ctx.unsupported("training-mode dropout is not supported (training_mode must be false)")
-    outputs: list[Tensor | None] = [x]
-    if len(ctx.node.output) > 1:
-        keep = np.ones((), np.bool_ if ctx.opset >= 10 else dtype_of(x))
-        mask = ctx.const(np.broadcast_to(keep, shape_of(x)), name=ctx.node.output[1])
-        outputs.append(mask if ctx.node.output[1] else None)
-    return outputs
+    if len(ctx.node.output) == 1:
+        return [x]
+    if not ctx.has_output(1):
+        return [x, None]
+    keep = np.ones((), np.bool_ if ctx.opset >= 10 else dtype_of(x))
+    return [x, ctx.const(np.broadcast_to(keep, shape_of(x)), name=ctx.node.output[1])]

@@ -29,7 +29,8 @@ Rewrites, one row each in :data:`LOWERINGS` (weight vars are handled per functio
   extract_tensor(d, s){offsets, steps}
                               -> memref.subview(s)[offsets][d's shape][steps]; linalg.copy(subview -> d)
   insert_tensor(d, s){offsets} -> memref.subview(d)[offsets][s's shape][1]; linalg.copy(s -> subview)
-  gather(d, data, idx){axis}  -> linalg.generic over d reading idx[j..]: d[a.., j.., b..] = memref.load data[a.., i, b..],
+  gather(d, data, idx){axis}  -> linalg.generic over d reading idx[j..]:
+                                 d[a.., j.., b..] = memref.load data[a.., i, b..],
                                  i = idx[j..] (+ the axis size when negative), clamped into the axis
 
 Every glowir buffer is a contiguous row-major range of memory (a view selects a flat sub-range), so one
