@@ -14,7 +14,7 @@ GRAPH_OPTIMIZATION: list[Entry] = [
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]
 
-#: glowgraph -> glowgraph: node lowering to the primitive set the backend wants.
+#: glowgraph -> glowgraph: node lowering to the primitive set (a backend sets the keep list: backend/cpu.py).
 NODE_LOWERING: list[Entry] = [
     ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
     ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
@@ -66,7 +66,6 @@ PIPELINES: dict[str, list[Entry]] = {
     "ir-optimization": IR_OPTIMIZATION,
     "memory-planning": MEMORY_PLANNING,
     "codegen": CODEGEN,
-    "lower-to-llvm": GRAPH_OPTIMIZATION + NODE_LOWERING + IR_GENERATION + IR_OPTIMIZATION + MEMORY_PLANNING + CODEGEN,
 }
 
 
