@@ -29,7 +29,7 @@ from .dialects import make_context
 from .errors import InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .passes import pipelines
-from .passes.conversion.ir_program import Program, read_programs
+from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.pipeline import Element, RunOptions, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
@@ -81,6 +81,12 @@ class CompiledModel:
         self._program = program
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive
+
+    @property
+    def memory(self) -> MemoryLayout | None:
+        """The byte sizes of the program's three memory regions (constant weights, inputs and outputs,
+        activations), as planned at compile time."""
+        return self._program.memory
 
     def stage(self, name: str) -> Stage:
         """The stage called ``name`` (import, optimize, lower, irgen, iropt, codegen, jit)."""

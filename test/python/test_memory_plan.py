@@ -347,7 +347,7 @@ def test_model_plan_within_bound(path):
 def test_model_matches_reference_with_the_plan(path):
     _lowered_or_skip(path, "import")
     model = glow.compile(path)
-    assert model._jit.memory is not None  # the regions, not one argument per weight
+    assert model.memory is not None and model._jit.memory == model.memory  # the regions, not one argument per weight
     data = np.load(path.with_suffix(".io.npz"))
     got = model.run({k[3:]: data[k] for k in data.files if k.startswith("in_")})
     for key in (k for k in data.files if k.startswith("out_")):
@@ -390,7 +390,7 @@ def test_unoptimized_compile_is_still_planned():
     if not path.exists():
         pytest.skip(f"shared model {path} is absent (set GLOW_MODELS_DIR)")
     model = glow.compile(path, optimize=False)
-    assert model._jit.memory is not None and model._jit.memory.activations == 3 * 5 * 4  # fc's result, not shared
+    assert model.memory is not None and model.memory.activations == 3 * 5 * 4  # fc's result, not shared
     data = np.load(path.with_suffix(".io.npz"))
     got = model.run({k[3:]: data[k] for k in data.files if k.startswith("in_")})
     for key in (k for k in data.files if k.startswith("out_")):
