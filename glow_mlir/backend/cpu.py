@@ -20,7 +20,8 @@ NODE_LOWERING: list[Entry] = [
 
 #: every stage, glowgraph to the LLVM dialect: what glow-opt --lower-to-llvm and the API run
 LOWER_TO_LLVM: list[Entry] = (
-    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.CODEGEN
+    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
+    + pipelines.MEMORY_PLANNING + pipelines.CODEGEN
 )
 
 

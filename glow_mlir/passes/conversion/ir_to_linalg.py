@@ -4,10 +4,20 @@ Why memrefs and not linalg on tensors: glowir has already fixed every buffer (th
 memory plan will place them), so lowering straight onto those memrefs keeps the plan exact; going through tensors would
 throw the buffers away and need a second bufferization that could choose differently.
 
-Rewrites, one row each in :data:`LOWERINGS` (weight vars are handled per function, as they change its signature):
-  weight_var                  -> a function argument (consts, inputs, outputs in declaration order)
-  alloc_activation            -> memref.alloc {alignment = 64}
-  dealloc_activation(b)       -> memref.dealloc(b)
+Buffers are lowered one of two ways, per function:
+- memory planned (glowir-plan-memory gave every buffer an ``offset`` and the function its region sizes): the function
+  takes the three regions as Glow bundles do, ``(constantWeight, mutableWeight, activations)``, each a
+  ``memref<Nxi8>``, and every buffer is a view of its region at its offset (:func:`_planned_buffer`):
+    weight_var {offset}         -> memref.view(constantWeight or mutableWeight, offset)
+    alloc_activation {offset}   -> memref.view(activations, offset)
+    dealloc_activation          -> (nothing: the plan already reuses the memory)
+- not planned (a pipeline that skips the plan, e.g. glow-opt on hand-written glowir): one argument per weight var
+  (consts, inputs, outputs in declaration order), and the activations come from the heap:
+    weight_var                  -> a function argument
+    alloc_activation            -> memref.alloc {alignment = 64}
+    dealloc_activation(b)       -> memref.dealloc(b)
+
+Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   tensor_view(src){offsets}   -> memref.reinterpret_cast(src), row-major, offset = src's offset + flat offsets
   copy(d, s)                  -> linalg.copy(s -> d)
   splat(d){value}             -> linalg.fill(value -> d)
@@ -55,7 +65,7 @@ from mlir.dialects import arith, linalg, math, memref
 
 from ...dialects import glowir
 from ..registry import Pass, PassError
-from .ir_program import is_program
+from .ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, is_program, memory_layout, size_in_bytes
 
 PREFIX = glowir.DIALECT.name + "."
 ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector loads
@@ -458,18 +468,56 @@ def _is_glowir(op: ir.Operation) -> bool:
     return op.name.startswith(PREFIX)
 
 
+def _region_of(op: ir.Operation) -> str:
+    """The region a planned weight var or activation lives in."""
+    if op.name == PREFIX + "alloc_activation":
+        return "activations"
+    return "constantWeight" if ir.StringAttr(op.attributes["mutability"]).value == "const" else "mutableWeight"
+
+
+def _planned_buffer(op: ir.Operation, regions: dict[str, ir.Value], sizes: dict[str, int]) -> ir.Value:
+    """A view of the buffer's region at its planned offset, checked to lie inside the region."""
+    region = _region_of(op)
+    if OFFSET_ATTR not in op.attributes:
+        raise PassError(f"'{op.name}' has no '{OFFSET_ATTR}' although the function's memory is planned", op.location)
+    offset = ir.IntegerAttr(op.attributes[OFFSET_ATTR]).value
+    if offset % ALIGNMENT or offset + size_in_bytes(op.results[0].type) > sizes[region]:
+        raise PassError(f"'{op.name}' at offset {offset} does not fit the {sizes[region]}-byte {region} region "
+                        f"at a {ALIGNMENT}-byte aligned offset", op.location)
+    shift = arith.constant(ir.IndexType.get(), offset)
+    return memref.view(storage_type(op.results[0].type), regions[region], shift, [])
+
+
 def convert_program(func_op: ir.Operation) -> None:
-    """Rewrite one program in place: weight vars become arguments, every other glowir op its lowering."""
+    """Rewrite one program in place: buffers become region views (planned) or arguments and allocations, every
+    other glowir op its lowering."""
     name = ir.StringAttr(func_op.attributes["sym_name"]).value
     block = func_op.regions[0].blocks[0]
     if len(block.arguments):
         raise PassError(f"glowir program @{name} takes no arguments: its weight_vars become them", func_op.location)
     ops = [op.operation for op in block.operations if _is_glowir(op.operation)]
     weights = [op for op in ops if op.name == PREFIX + "weight_var"]
-    lowered: dict[ir.Value, ir.Value] = {
-        op.results[0]: block.add_argument(storage_type(op.results[0].type), op.location) for op in weights}
+    layout = memory_layout(func_op)
+    planned = layout is not None
+    if not planned and any(REGION_SIZE_ATTRS[r] in func_op.attributes for r in REGIONS):
+        raise PassError(f"glowir program @{name} gives some region sizes but not all of "
+                        f"{', '.join(REGION_SIZE_ATTRS.values())}", func_op.location)
+    lowered: dict[ir.Value, ir.Value] = {}
+    if planned:
+        sizes = dict(zip(REGIONS, layout.sizes()))
+        regions = {r: block.add_argument(ir.MemRefType.get([sizes[r]], ir.IntegerType.get_signless(8)),
+                                         func_op.location) for r in REGIONS}
+        names = ir.ArrayAttr.get([ir.StringAttr.get(r) for r in REGIONS])
+    else:
+        lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
+                       for op in weights)
+        names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
     for op in ops:
-        if op.name == PREFIX + "weight_var":
+        if planned and op.name in (PREFIX + "weight_var", PREFIX + "alloc_activation"):
+            with ir.InsertionPoint(op), op.location:
+                lowered[op.results[0]] = _planned_buffer(op, regions, sizes)
+            continue
+        if op.name == PREFIX + "weight_var" or (planned and op.name == PREFIX + "dealloc_activation"):
             continue
         lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
         if lowering is None:
@@ -478,7 +526,6 @@ def convert_program(func_op: ir.Operation) -> None:
             replacement = lowering(op.opview, Operands(op.opview, lowered))
         if replacement is not None:
             lowered[op.results[0]] = replacement
-    names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
     for op in reversed(ops):  # users go before the buffers they use
         for result in op.results:
             result.replace_all_uses_with(lowered[result])  # what is left are non-glowir users, e.g. a return
