@@ -3,6 +3,7 @@ decides per node kind what it keeps (Glow's shouldLower) through the ``keep`` op
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,6 +21,17 @@ def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
     return [gg.batched_add(gg.matmul(op.input, op.weights), op.bias)]
 
 
+# --- reductions, softmax, normalization and batched matmul ---
+
+
+def lower_reduce_mean(op: ir.OpView) -> list[ir.Value]:
+    """ReduceMean(x){axes} -> Div(ReduceSum(x){axes}, Splat(n)), n = the number of elements reduced into one."""
+    total = gg.reduce_sum(op.input, axes=op.axes)
+    shape = ir.RankedTensorType(op.input.type).shape
+    n = math.prod(shape[a] for a in op.axes)
+    return [gg.div(total, gg.splat(value=n, result_types=[total.type]))]
+
+
 #: node name -> its lowering; a node kind missing here is already primitive.
 LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
@@ -31,6 +43,7 @@ LOWERINGS: dict[str, Lowering] = {
     # --- data movement and shapes ---
 
     # --- reductions, softmax, normalization and batched matmul ---
+    "reduce_mean": lower_reduce_mean,
 }
 
 
