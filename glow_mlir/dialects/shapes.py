@@ -6,6 +6,7 @@ A rule takes an :class:`OpInfo` and returns the result types, or raises VerifyEr
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Callable
 
 import numpy as np
@@ -152,7 +153,7 @@ def _reduced(shape: list[int], axes: list[int]) -> list[int]:
     """``shape`` without the dims in ``axes``, which must be strictly increasing, in range and not empty."""
     if not axes:
         raise VerifyError("axes must not be empty")
-    if any(a >= b for a, b in zip(axes, axes[1:])):
+    if any(a >= b for a, b in pairwise(axes)):
         raise VerifyError(f"axes {axes} must be strictly increasing")
     _in_range(axes[0], len(shape))
     _in_range(axes[-1], len(shape))

@@ -63,21 +63,24 @@ def dtype_of(x: Tensor) -> np.dtype:
 
 @dataclass(frozen=True)
 class Handler:
-    """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's single output;
-    ``inputs`` is the (min, max) number of node inputs; ``attrs`` the attribute names it reads."""
+    """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's first output;
+    ``inputs`` is the (min, max) number of node inputs; ``attrs`` the attribute names it reads;
+    ``outputs`` how many outputs the node may name, every one after the first unused (e.g. the
+    statistics of LayerNormalization)."""
 
     op_type: str
     since: int
     fn: Callable[[NodeContext], Tensor]
     inputs: tuple[int, int]
     attrs: frozenset[str]
+    outputs: int = 1
 
 
 #: op_type -> since_opset -> handler, filled by the @onnx_op decorators of the handlers package
 HANDLERS: dict[str, dict[int, Handler]] = {}
 
 
-def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int], attrs: Iterable[str] = ()):
+def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int], attrs: Iterable[str] = (), outputs: int = 1):
     """Register the decorated function as the handler of ``op_type`` (default ONNX domain) for
     opsets ``since`` and later, up to the next registered version. Stack decorators to register
     one function for several versions (e.g. with different attribute sets)."""
@@ -86,7 +89,7 @@ def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int], attrs: Iterabl
         versions = HANDLERS.setdefault(op_type, {})
         if since in versions:
             raise ValueError(f"two handlers for {op_type} since opset {since}")
-        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs))
+        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs)
         return fn
 
     return register
@@ -277,6 +280,9 @@ class _Importer:
         self.inputs = inputs
         self.inferred = inferred
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
+        #: the names some node or the graph reads: an extra output among them cannot be left out
+        self.consumed = {i for _, node in loaded.nodes for i in node.input}
+        self.consumed.update(o.name for o in loaded.proto.graph.output)
 
     def run(self) -> ImportedModel:
         loaded = self.loaded
@@ -314,8 +320,13 @@ class _Importer:
         if not lo <= len(node.input) <= hi:
             expected = str(lo) if lo == hi else f"{lo} to {hi}"
             raise ctx.error(f"expects {expected} input{'' if hi == 1 else 's'}, got {len(node.input)}")
-        if len(node.output) != 1 or not node.output[0]:
-            raise ctx.error(f"expects 1 output, got {len([o for o in node.output if o])}")
+        if len(node.output) > handler.outputs or not node.output or not node.output[0]:
+            expected = "1" if handler.outputs == 1 else f"1 to {handler.outputs}"
+            raise ctx.error(f"expects {expected} output{'s' if handler.outputs > 1 else ''}, "
+                            f"got {len([o for o in node.output if o])}")
+        for i, name in enumerate(node.output[1:], 1):
+            if name and name in self.consumed:
+                raise ctx.unsupported(f"output #{i} '{name}' is used, but only the first output is supported")
         with ir.Location.name(label):
             try:
                 result = handler.fn(ctx)
