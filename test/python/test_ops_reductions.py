@@ -225,6 +225,11 @@ def test_arg_max_int64_and_nan():
         check(make("ArgMax", {"x": nan}, 13, axis=1, select_last_index=last), {"x": nan})
 
 
+def test_arg_max_of_a_vector_is_a_scalar():
+    x = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.float32)
+    check(make("ArgMax", {"x": x}, 13, keepdims=0), {"x": x})
+
+
 # --------------------------------------------------------------------------- folding at compile time
 
 
@@ -292,3 +297,4 @@ def test_used_layer_normalization_statistics_are_unsupported():
     with pytest.raises(UnsupportedError, match=r"^g: node 'ln' \(LayerNormalization\): output #1 'mean' is used, "
                                                r"but only the first output is supported$"):
         glow.compile(model)
+
