@@ -228,7 +228,7 @@ def layer_normalization(ctx: NodeContext) -> Tensor:
     normalized = shape[axis:]
     scale = _affine(ctx, 1, "scale", normalized)
     if ctx.optional_input(2) is None:
-        bias = ctx.value(ctx.const(np.zeros(normalized, np.float32)))
+        bias = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.bias"))
     else:
         bias = _affine(ctx, 2, "bias", normalized)
     return gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
