@@ -49,7 +49,7 @@ func.func @reduced_shape(%x: tensor<2x3xf32>) -> tensor<3xf32> {
 // -----
 
 func.func @bool_sum(%x: tensor<2x3xi1>) -> tensor<2xi1> {
-  // expected-error @+1 {{operand #0 must have a float or integer element type, got i1}}
+  // expected-error @+1 {{operand #0 must have a numeric element type, got i1}}
   %0 = "glowgraph.reduce_sum"(%x) {axes = array<i64: 1>} : (tensor<2x3xi1>) -> tensor<2xi1>
   return %0 : tensor<2xi1>
 }
