@@ -15,7 +15,9 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
+from glow_mlir.backend import cpu
 from glow_mlir.errors import ModelError, UnsupportedError
+from glow_mlir.passes import pipelines
 
 RTOL, ATOL = 1e-5, 1e-6
 RNG = np.random.default_rng(11)
@@ -148,6 +150,9 @@ def test_softmax_is_stable_for_large_inputs():
     x = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1002.0]], np.float32)
     check(make("Softmax", {"x": x}, 13), {"x": x})
     check(make("LogSoftmax", {"x": x}, 13), {"x": x})
+    # far from the max: log(softmax(x)) would be -inf, as onnx.reference has it (see below)
+    spread = (X3 * 300).astype(np.float32)
+    check(make("LogSoftmax", {"x": spread}, 13), {"x": spread}, reference="onnxruntime")
 
 
 def test_softmax_stays_one_kernel_on_the_cpu():
@@ -229,6 +234,35 @@ def test_arg_max_of_a_vector_is_a_scalar():
     x = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.float32)
     check(make("ArgMax", {"x": x}, 13, keepdims=0), {"x": x})
 
+
+
+# --------------------------------------------------------------------------- lowered to primitives
+
+
+@pytest.fixture
+def lower_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU backend without its keep list: softmax, layer_norm and reduce_l2 go to primitives too."""
+    monkeypatch.setattr(cpu, "NODE_LOWERING", pipelines.NODE_LOWERING)
+
+
+BIG = (X3 * 300).astype(np.float32)  # exp(x) alone would overflow: the primitive chain subtracts the max too
+
+
+# onnx.reference computes LogSoftmax as log(softmax(x)), which underflows to -inf far from the max: onnxruntime
+# computes x - max - log(sum(exp(x - max))), as we do.
+@pytest.mark.parametrize(("model", "node", "reference"), [
+    (make("Softmax", {"x": BIG}, 13, axis=1), "softmax", "onnx"),
+    (make("Softmax", {"x": BIG}, 11), "softmax", "onnxruntime"),
+    (make("LogSoftmax", {"x": BIG}, 13), "log_softmax", "onnxruntime"),
+    (make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE, "bias": BIAS}, axis=1), "layer_norm", "onnx"),
+    (make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE[0]}), "layer_norm", "onnx"),
+    (make("ReduceL2", {"x": X3}, 17, axes=[0, 2]), "reduce_l2", "onnx"),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_node_lowerings_match_the_kernels(lower_everything: None, model: onnx.ModelProto, node: str, reference: str):
+    feeds = {"x": BIG if "softmax" in node else X3}
+    compiled = check(model, feeds, reference)
+    assert f"glowgraph.{node}" in graph_ops(compiled, "import")
+    assert f"glowgraph.{node}" not in graph_ops(compiled, "lower")
 
 # --------------------------------------------------------------------------- folding at compile time
 
