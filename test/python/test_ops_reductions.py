@@ -264,29 +264,6 @@ def test_node_lowerings_match_the_kernels(lower_everything: None, model: onnx.Mo
     assert f"glowgraph.{node}" in graph_ops(compiled, "import")
     assert f"glowgraph.{node}" not in graph_ops(compiled, "lower")
 
-# --------------------------------------------------------------------------- folding at compile time
-
-
-@pytest.mark.parametrize(("op", "attrs"), [
-    ("ReduceSum", {"keepdims": 0}), ("ReduceMax", {"axes": [0, 2]}), ("ReduceMin", {"axes": [2]}),
-    ("ReduceProd", {"axes": [1]}), ("ReduceMean", {"axes": [2]}), ("ReduceL2", {"axes": [0]}),
-    ("Softmax", {"axis": 1}), ("LogSoftmax", {"axis": 0}), ("ArgMax", {"axis": 1}),
-])
-def test_constant_operands_fold_like_the_kernels(op: str, attrs: dict):
-    # op(c) feeds a Mul by an input: constant folding evaluates op(c) with the node's numpy semantics
-    integer = op == "ArgMax"
-    c = TIES if integer else POSITIVE
-    kind = TensorProto.INT64 if integer else TensorProto.FLOAT
-    node = helper.make_node(op, ["c"], ["t"], **attrs)
-    mul = helper.make_node("Mul", ["t", "s"], ["y"])
-    graph = helper.make_graph([node, mul], "g", [helper.make_tensor_value_info("s", kind, [1])],
-                              [helper.make_tensor_value_info("y", kind, None)],
-                              initializer=[numpy_helper.from_array(c, "c")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    compiled = check(model, {"s": np.array([3 if integer else 1.5], np.int64 if integer else np.float32)})
-    assert set(graph_ops(compiled, "lower")) <= {"glowgraph.constant", "glowgraph.broadcast", "glowgraph.mul"}
-
-
 # --------------------------------------------------------------------------- errors
 
 
@@ -298,9 +275,9 @@ def test_constant_operands_fold_like_the_kernels(op: str, attrs: dict):
      r"the axes input 'axes' must be a constant or an initializer"),
     (make("ReduceSum", {"x": X3}, 13, consts={"axes": np.array([[1]], np.int64)}), ModelError,
      r"the axes input must be a 1-D integer tensor, got 1x1 int64"),
-    (make("ReduceMean", {"x": i64(2, 3)}, 17), UnsupportedError, r"input of type int64: only float32 is supported"),
+    (make("ReduceMean", {"x": i64(2, 3)}, 17), UnsupportedError, r"unsupported element type int64 for the input \(supported: float32\)"),
     (make("ReduceSum", {"x": i64(2, 3).astype(np.int32)}, 17), UnsupportedError,
-     r"input of type int32: only float32 and int64 are supported"),
+     r"unsupported element type int32 for the input \(supported: float32, int64\)"),
     (make("Softmax", {"x": X3}, 13, axis=3), ModelError, r"axis 3 is out of range for a rank-3 input"),
     (make("LogSoftmax", {"x": X3}, 11, axis=-4), ModelError, r"axis -4 is out of range for a rank-3 input"),
     (make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE}), ModelError,
@@ -308,7 +285,7 @@ def test_constant_operands_fold_like_the_kernels(op: str, attrs: dict):
     (make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE[0]}, stash_type=0), UnsupportedError,
      r"stash_type 0: only 1 \(float32 statistics\) is supported"),
     (make("MatMul", {"a": i64(2, 3), "b": i64(3, 2)}), UnsupportedError,
-     r"operands of type int64: only float32 is supported"),
+     r"unsupported element type int64 for the A input \(supported: float32\)"),
     (make("MatMul", {"a": f32(2, 3, 4), "b": f32(3, 4, 5)}), ModelError,
      r"shapes 2, 3 do not broadcast together"),
     (make("MatMul", {"a": f32(2, 3, 4), "b": f32(2, 5, 4)}), ModelError,
@@ -329,6 +306,6 @@ def test_used_layer_normalization_statistics_are_unsupported():
                               initializer=[numpy_helper.from_array(SCALE[0], "scale")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(UnsupportedError, match=r"^g: node 'ln' \(LayerNormalization\): output #1 'mean' is used, "
-                                               r"but only the first output is supported$"):
+                                               r"but this output is not supported$"):
         glow.compile(model)
 

@@ -14,7 +14,7 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..builder import NodeContext, Tensor, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import FLOAT, INT, INTS, _broadcast_shape, _expand, _reshape
 
@@ -27,13 +27,6 @@ _AXES_INPUT = ("keepdims", "noop_with_empty_axes")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _check_type(ctx: NodeContext, x: Tensor, allowed: Sequence[np.dtype]) -> None:
-    if dtype_of(x) not in allowed:
-        names = " and ".join(str(d) for d in allowed)
-        raise ctx.unsupported(f"input of type {dtype_of(x)}: only {names} {'is' if len(allowed) == 1 else 'are'} "
-                              "supported")
 
 
 def _flag(ctx: NodeContext, name: str, default: int) -> bool:
@@ -73,7 +66,7 @@ def _reduce(ctx: NodeContext, build: Callable[..., ir.Value], allowed: Sequence[
     """A Reduce* node: its axes from the attribute (older opsets) or the constant second input (newer ones);
     no axes means all of them, or none with noop_with_empty_axes."""
     x = ctx.input(0)
-    _check_type(ctx, x, allowed)
+    ctx.check_element_type(x, "input", allowed)
     shape = shape_of(x)
     if ctx.optional_input(1) is not None:
         spec = ctx.constant_input(1, "axes")
@@ -138,7 +131,7 @@ def reduce_l2(ctx: NodeContext) -> Tensor:
 def arg_max(ctx: NodeContext) -> Tensor:
     """int64 index of the maximum along one axis: the first one, or the last with select_last_index."""
     x = ctx.input(0)
-    _check_type(ctx, x, _NUMERIC)
+    ctx.check_element_type(x, "input", _NUMERIC)
     shape = shape_of(x)
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
@@ -153,7 +146,7 @@ def arg_max(ctx: NodeContext) -> Tensor:
 def _along_axis(ctx: NodeContext, build: Callable[..., ir.Value]) -> Tensor:
     """Opset 13 on: normalize along one axis (default -1)."""
     x = ctx.input(0)
-    _check_type(ctx, x, _FLOAT)
+    ctx.check_element_type(x, "input", _FLOAT)
     shape = shape_of(x)
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
@@ -164,7 +157,7 @@ def _coerced_2d(ctx: NodeContext, build: Callable[..., ir.Value]) -> Tensor:
     """Before opset 13: the input is seen as 2-D, [dims before axis, dims from axis on] (default axis 1), and each
     row normalized: a reshape, the node along its last axis, and a reshape back."""
     x = ctx.input(0)
-    _check_type(ctx, x, _FLOAT)
+    ctx.check_element_type(x, "input", _FLOAT)
     shape = shape_of(x)
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
@@ -205,19 +198,19 @@ def log_softmax(ctx: NodeContext) -> Tensor:
 def _affine(ctx: NodeContext, i: int, what: str, normalized: list[int]) -> ir.Value:
     """Scale or bias broadcast (numpy rules) to the normalized dims."""
     t = ctx.input(i)
-    _check_type(ctx, t, _FLOAT)
+    ctx.check_element_type(t, what, _FLOAT)
     if len(shape_of(t)) > len(normalized) or _broadcast_shape(ctx, shape_of(t), normalized) != normalized:
         raise ctx.error(f"{what} of shape {fmt_shape(shape_of(t))} does not broadcast to the normalized shape "
                         f"{fmt_shape(normalized)}")
     return _expand(ctx, t, normalized)
 
 
-@onnx_op("LayerNormalization", since=17, inputs=(2, 3), attrs=("axis", "epsilon", "stash_type"), outputs=3)
-def layer_normalization(ctx: NodeContext) -> Tensor:
+@onnx_op("LayerNormalization", since=17, inputs=(2, 3), attrs=("axis", "epsilon", "stash_type"), outputs=(1, 3))
+def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
     """(x - mean) / sqrt(variance + epsilon) * scale + bias over the dims from axis on (default -1). Only Y is
     computed: the Mean and InvStdDev outputs must be unused."""
     x = ctx.input(0)
-    _check_type(ctx, x, _FLOAT)
+    ctx.check_element_type(x, "input", _FLOAT)
     shape = shape_of(x)
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
@@ -231,4 +224,5 @@ def layer_normalization(ctx: NodeContext) -> Tensor:
         bias = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.bias"))
     else:
         bias = _affine(ctx, 2, "bias", normalized)
-    return gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
+    y = gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
+    return [y, *(None for _ in ctx.node.output[1:])]
