@@ -74,6 +74,10 @@ def _check_view(info: OpInfo) -> None:
 #: carry it.
 _EWI = frozenset({"instruction", "elementwise"})
 
+# --- reductions, softmax, normalization and batched matmul ---
+_AXES = Attr("axes", "i64s")
+_AXIS = Attr("axis", "i64")
+
 OPS: list[OpDef] = [
     OpDef("weight_var", "A weight: a constant (with its value) or a mutable input/output buffer.", (),
           (Attr("name", "str"), Attr("mutability", "str", doc="'const' or 'mutable'"),
@@ -132,6 +136,16 @@ OPS: list[OpDef] = [
            ("data", "indices"), S.gather, (Attr("axis", "i64"),)),
 
     # --- reductions, softmax, normalization and batched matmul ---
+    *(_instr(f"reduce_{n}", f"dest = the {n} of src over the axes (dest has src's shape without them).", ("src",),
+             S.reduce, (_AXES,)) for n in ("sum", "max", "min", "prod")),
+    _instr("reduce_l2", "dest = sqrt(sum(src * src)) over the axes.", ("src",), S.float_reduce, (_AXES,)),
+    _instr("softmax", "dest = softmax(src) along axis, max-subtracted.", ("src",), S.softmax, (_AXIS,)),
+    _instr("log_softmax", "dest = log_softmax(src) along axis, max-subtracted.", ("src",), S.softmax, (_AXIS,)),
+    _instr("layer_norm", "dest = (src - mean) / sqrt(var + epsilon) * scale + bias over the dims from axis on.",
+           ("src", "scale", "bias"), S.layer_norm, (_AXIS, Attr("epsilon", "f32"))),
+    _instr("batch_matmul", "dest[b] = lhs[b] * rhs[b].", ("lhs", "rhs"), S.batch_matmul),
+    _instr("arg_max", "dest = index of the max of src along axis (the last one with select_last = 1).", ("src",),
+           S.arg_max, (_AXIS, Attr("select_last", "i64"))),
 ]
 
 DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")
