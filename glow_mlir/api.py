@@ -33,7 +33,8 @@ from .errors import CompileError, InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .passes import pipelines
 from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
-from .passes.ir.partition import Partition, read_partitions
+from .passes.ir.liveness import Liveness, programs
+from .passes.ir.partition import Partition, budget_floor, read_partitions
 from .passes.pipeline import Element, RunOptions, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
@@ -234,6 +235,8 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         raise CompileError("give a number of partitions or a memory budget, not both")
     if bo.partitions < 0 or bo.memory_budget < 0:
         raise CompileError(f"partitions ({bo.partitions}) and memory budget ({bo.memory_budget}) must be positive")
+    if bo.name is not None:
+        bundle.check_name(bo.name, "bundle name")
     model_list = list(models) if isinstance(models, (list, tuple)) else [models]
     networks, lowered_list = [], []
     for model in model_list:
@@ -241,12 +244,13 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         entry = bo.name if bo.name is not None and len(model_list) == 1 else bundle.c_identifier(lowered.imported.name)
         with lowered.ctx, ir.Location.unknown(lowered.ctx):
             module = lowered.module
+            _check_partitioning(lowered, bo)
             if bo.partitions or bo.memory_budget:
                 lowered.stages.append(_run_stage(
                     "partition", module, [Partition(partitions=bo.partitions, memory_budget=bo.memory_budget)],
                     options))
                 _emit(options, len(lowered.stages) - 1, "partition", module)
-            partitions = read_partitions(module.operation)
+            partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
             lowered.stages.append(_run_stage("codegen", module, cpu.codegen(), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
@@ -259,6 +263,23 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list
+
+
+def _check_partitioning(lowered: Lowered, bo: BundleOptions) -> None:
+    """A number of partitions or a memory budget the partitioner cannot meet, as one line naming the model (the pass
+    would report it with a reproducer, for what is no compiler bug)."""
+    if not (bo.partitions or bo.memory_budget):
+        return
+    for func in programs(lowered.module.operation):
+        lv = Liveness(func)
+        if len(lv.instructions) < max(bo.partitions, 1):
+            raise CompileError(f"{lowered.imported.name}: cannot cut {len(lv.instructions)} instructions into "
+                               f"{bo.partitions} partitions")
+        if bo.memory_budget:
+            floor = budget_floor(lv)
+            if floor.bytes > bo.memory_budget:
+                raise CompileError(f"{lowered.imported.name}: memory budget of {bo.memory_budget} bytes cannot be met: "
+                                   f"{floor.describe()} needs {floor.bytes} bytes of live activations")
 
 
 def _run_stage(name: str, module: ir.Module, elements: list[Element], options: CompileOptions) -> Stage:

@@ -33,7 +33,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,7 @@ class BundleFiles:
     weights_txt: dict[str, Path] = field(default_factory=dict)
     #: the CPU the code was generated for (``native`` resolved to the host's name)
     target_cpu: str = ""
+    networks: list[Network] = field(default_factory=list)
 
 
 def check_name(name: str, what: str) -> str:
@@ -102,6 +103,23 @@ def partition_symbol(entry: str, index: int) -> str:
     return f"{entry}_part{index}"
 
 
+def program_symbol(entry: str, index: int) -> str:
+    """The lowered program of a network's partition ``index`` (internal to the object)."""
+    return f"{entry}_program{index}"
+
+
+def name_programs(module: ir.Operation, entry: str, partitions: Sequence[PartitionInfo]) -> list[PartitionInfo]:
+    """Rename the (partition) programs of a glowir module after the network, before lowering: the graph's own name
+    could be the entry point's, and several networks share one object."""
+    renamed = []
+    for p in partitions:
+        (func,) = [op for op in module.regions[0].blocks[0].operations if _func_name(op.operation) == p.name]
+        new = replace(p, name=program_symbol(entry, p.index))
+        func.operation.attributes["sym_name"] = ir.StringAttr.get(new.name)
+        renamed.append(new)
+    return renamed
+
+
 def _func_name(op: ir.Operation) -> str | None:
     attrs = op.attributes
     return ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
@@ -120,11 +138,12 @@ def entry_points_text(network: Network) -> str:
     args = ", ".join(_REGION_ARGS * len(REGIONS))
     lines = [f"llvm.func @{p.name}({args})" for p in network.partitions]
     for k, p in enumerate(network.partitions):
+        symbol = partition_symbol(entry, k)
         call_args = []
-        for ptr, size in zip(("%c", "%m", "%a"), sizes.sizes()):
+        for ptr in ("%c", "%m", "%a"):
             call_args += [ptr, ptr, "%zero", f"%size_{ptr[1:]}", "%one"]
         lines += [
-            f"llvm.func internal @{partition_symbol(entry, k)}(%c: !llvm.ptr, %m: !llvm.ptr, %a: !llvm.ptr) -> i32 {{",
+            f"llvm.func internal @{symbol}(%c: !llvm.ptr, %m: !llvm.ptr, %a: !llvm.ptr) -> i32 {{",
             "  %zero = llvm.mlir.constant(0 : i64) : i64",
             "  %one = llvm.mlir.constant(1 : i64) : i64",
             *(f"  %size_{r} = llvm.mlir.constant({s} : i64) : i64" for r, s in zip("cma", sizes.sizes())),
@@ -132,19 +151,19 @@ def entry_points_text(network: Network) -> str:
             "  %ok = llvm.mlir.constant(0 : i32) : i32",
             "  llvm.return %ok : i32",
             "}",
-            f'llvm.mlir.global private constant @{partition_symbol(entry, k)}_name("{partition_symbol(entry, k)}\\00") '
-            "{addr_space = 0 : i32}",
+            f'llvm.mlir.global private constant @{symbol}_name("{symbol}\\00") {{addr_space = 0 : i32}}',
         ]
     table = f"!llvm.array<{n} x {_ENTRY_TYPE}>"
     lines += [f"llvm.mlir.global external constant @{entry}_partitions() {{addr_space = 0 : i32}} : {table} {{",
               f"  %t0 = llvm.mlir.undef : {table}"]
     for k, p in enumerate(network.partitions):
-        fields = [f"llvm.mlir.addressof @{partition_symbol(entry, k)}_name : !llvm.ptr",
-                  f"llvm.mlir.addressof @{partition_symbol(entry, k)} : !llvm.ptr",
+        symbol = partition_symbol(entry, k)
+        fields = [f"llvm.mlir.addressof @{symbol}_name : !llvm.ptr", f"llvm.mlir.addressof @{symbol} : !llvm.ptr",
                   f"llvm.mlir.constant({p.flops} : i64) : i64", f"llvm.mlir.constant({p.activation_bytes} : i64) : i64"]
         for j, value in enumerate(fields):
             step = 4 * k + j
-            lines += [f"  %v{step} = {value}", f"  %t{step + 1} = llvm.insertvalue %v{step}, %t{step}[{k}, {j}] : {table}"]
+            lines += [f"  %v{step} = {value}",
+                      f"  %t{step + 1} = llvm.insertvalue %v{step}, %t{step}[{k}, {j}] : {table}"]
     lines += [f"  llvm.return %t{4 * n} : {table}", "}"]
     lines += [
         f"llvm.func @{entry}(%c: !llvm.ptr, %m: !llvm.ptr, %a: !llvm.ptr) -> i32 {{",
@@ -225,13 +244,13 @@ def host_cpu() -> str:
 
 
 def _run(command: list[str], what: str) -> str:
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if "is not a recognized processor" in result.stderr:  # a warning only, but the code would be for no CPU at all
+        first = result.stderr.strip().splitlines()[0].removesuffix(" (ignoring processor)")
+        raise CompileError(f"{first.split(': ', 1)[-1]} (llc -mcpu=help lists the CPUs)")
     if result.returncode != 0:
         first = (result.stderr.strip().splitlines() or ["(no message)"])[0]
         raise CompileError(f"{what} failed (exit {result.returncode}): {first}; command: {' '.join(command)}")
-    if "is not a recognized processor" in result.stderr:
-        first = result.stderr.strip().splitlines()[0]
-        raise CompileError(f"{what}: {first.split(': ', 1)[-1]} (llc -mcpu=help lists the CPUs)")
     return result.stdout
 
 
@@ -419,8 +438,8 @@ def _network_section(network: Network) -> list[str]:
         if before:
             lines += ["", f"// {before}"]
         lines.append(f"#define {name} {value}")
-    lines += ["", f"// Symbol table: the {len(io)} inputs and outputs (kind 1, in mutableWeight), then the "
-              f"{len(symbols) - len(io)} constant weights (kind 0, in constantWeight: {entry}.weights.bin).",
+    lines += ["", (f"// Symbol table: the {len(io)} inputs and outputs (kind 1, in mutableWeight), then the "
+                   f"{len(symbols) - len(io)} constant weights (kind 0, in constantWeight: {entry}.weights.bin)."),
               f"static const struct SymbolTableEntry {entry}_symbols[{upper}_NUM_SYMBOLS] = {{"]
     lines += [f"  {{{_c_string(s.name)}, {s.offset}, {s.size}, {s.kind}}}," for s in symbols]
     lines += ["};", "", "// Element type and shape of each symbol, in symbol table order.",
@@ -468,7 +487,7 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
     out.mkdir(parents=True, exist_ok=True)
     for network in networks:
         add_entry_points(network)
-    files = BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {})
+    files = BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {}, networks=list(networks))
     compile_object([n.module for n in networks], files.object, target_cpu)
     files.target_cpu = host_cpu() if target_cpu == "native" else target_cpu
     for network in networks:

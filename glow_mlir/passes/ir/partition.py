@@ -4,8 +4,8 @@ Each partition becomes a glowir program of its own, ``@<program>_p<k>``, that ru
 same three regions as the whole program did: the memory plan is global and stays as it is, so every buffer keeps
 its offset, and a tensor one partition writes and a later one reads lives in the shared activations region between
 them. Running the partitions in order is running the program. Each partition keeps every weight var (the inputs
-and outputs are its contract), and of the activations and views only those its instructions touch; it frees what
-its own range frees.
+and outputs are its contract), and of the activations and views only those its instructions touch; it frees the
+buffers whose last use is one of its instructions.
 
 Two ways to cut, one option each:
 
@@ -13,11 +13,11 @@ Two ways to cut, one option each:
   instruction (:func:`instruction_flops`) is 2 * MACs for the contractions (fully_connected, matmul, batch_matmul,
   conv2d) and one per element of its largest operand for everything else;
 - ``memory-budget=B``: as few partitions as possible, each one's activation bytes at most B. A partition's
-  activation bytes (:func:`activation_bytes`) are the bytes of the activations region it uses: the union of the
-  planned ranges of the activations whose allocation interval meets its range, those crossing its boundaries
-  included (what must stay in memory while it runs, bytes the plan reuses within it counted once). Adding an
-  instruction never lowers that figure, so cutting greedily gives the fewest partitions; a budget below the live
-  activations of one instruction cannot be met.
+  activation bytes (:func:`activation_bytes`) are the sizes of the activations whose allocation interval meets its
+  range: its own tensors and those alive across its boundaries, each counted whole, as Glow's partitioner counts a
+  partition's memory: what it needs with memory of its own. (In a bundle the partitions share the one activations
+  region the plan sized for the whole program.) Adding an instruction never lowers that figure, so cutting greedily
+  gives the fewest partitions; a budget below the live activations of one instruction cannot be met.
 
 Each partition carries ``glowir.partition`` (its index), ``glowir.partition_flops`` and
 ``glowir.partition_activation_bytes``; :func:`read_partitions` gives them back. Run it after glowir-plan-memory.
@@ -31,7 +31,7 @@ from math import prod
 
 from mlir import ir
 
-from ..conversion.ir_program import OFFSET_ATTR, memory_layout
+from ..conversion.ir_program import memory_layout
 from ..registry import Pass, PassError
 from ..utils import body_ops
 from .liveness import Liveness, byte_size, numel, programs
@@ -69,20 +69,15 @@ def instruction_flops(op: ir.Operation) -> int:
 
 
 def activation_bytes(lv: Liveness, first: int, last: int) -> int:
-    """Bytes of the activations region in use while instructions ``first`` to ``last`` (indices into
-    ``lv.instructions``) run: the union of the planned byte ranges of the activations whose allocation interval
-    meets them. Bytes the plan reuses inside the range count once."""
+    """The activation bytes of instructions ``first`` to ``last`` (indices into ``lv.instructions``): the sizes of
+    the activations whose allocation interval meets them, those alive across the range included, each counted
+    whole (what they would need with memory of their own, before any sharing of bytes)."""
     lo, hi = lv.position[lv.instructions[first]], lv.position[lv.instructions[last]]
-    ranges = []
+    total = 0
     for root in lv.activations():
         start, end = lv.interval(root)
         if start <= hi and end >= lo:
-            offset = ir.IntegerAttr(lv.definition[root].attributes[OFFSET_ATTR]).value
-            ranges.append((offset, offset + byte_size(root.type)))
-    total, covered = 0, 0  # covered: the end of the union so far, ranges taken by their start
-    for a, b in sorted(ranges):
-        total += max(0, b - max(a, covered))
-        covered = max(covered, b)
+            total += byte_size(root.type)
     return total
 
 
@@ -115,15 +110,36 @@ def balanced_ranges(costs: Sequence[int], n: int) -> list[tuple[int, int]]:
     return ranges
 
 
-def budget_ranges(lv: Liveness, budget: int, where: str) -> list[tuple[int, int]]:
-    """The fewest contiguous ranges of instructions whose activation bytes are each at most ``budget``."""
+@dataclass(frozen=True)
+class BudgetFloor:
+    """The smallest memory budget a program can be partitioned within: the live activations of its hungriest
+    instruction."""
+
+    bytes: int
+    #: that instruction, and its index among the program's instructions
+    op: ir.Operation
+    index: int
+
+    def describe(self) -> str:
+        """``instruction #2 'glowir.fully_connected' (/fc2/Gemm)``, for messages."""
+        loc = self.op.location
+        label = f" ({loc.name_str})" if loc.is_a_name() and loc.name_str else ""
+        return f"instruction #{self.index} '{self.op.name}'{label}"
+
+
+def budget_floor(lv: Liveness) -> BudgetFloor:
+    """The smallest budget :func:`budget_ranges` can meet for the program of ``lv`` (it has instructions)."""
     single = [activation_bytes(lv, i, i) for i in range(len(lv.instructions))]
     worst = max(range(len(single)), key=single.__getitem__)
-    if single[worst] > budget:
-        op = lv.instructions[worst]
-        raise PassError(f"{where}: memory budget of {budget} bytes cannot be met: instruction #{worst} "
-                        f"'{op.name}' needs {single[worst]} bytes of live activations (the smallest budget that "
-                        f"can be met is {single[worst]})", op.location)
+    return BudgetFloor(single[worst], lv.instructions[worst], worst)
+
+
+def budget_ranges(lv: Liveness, budget: int, where: str) -> list[tuple[int, int]]:
+    """The fewest contiguous ranges of instructions whose activation bytes are each at most ``budget``."""
+    floor = budget_floor(lv)
+    if floor.bytes > budget:
+        raise PassError(f"{where}: memory budget of {budget} bytes cannot be met: {floor.describe()} needs "
+                        f"{floor.bytes} bytes of live activations", floor.op.location)
     ranges, start = [], 0
     for i in range(1, len(lv.instructions)):
         if activation_bytes(lv, start, i) > budget:
@@ -147,19 +163,17 @@ def _set_i64(op: ir.Operation, name: str, value: int) -> None:
     op.attributes[name] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
-def _keep_range(func: ir.Operation, first: int, last: int, previous_last: int) -> None:
+def _keep_range(func: ir.Operation, first: int, last: int) -> None:
     """Reduce a clone of a program to its instructions ``first`` to ``last``, the buffers they touch, and the
-    deallocs in its span (after instruction ``previous_last``, up to its last instruction or, for the last
-    partition, the end)."""
+    deallocs of the buffers whose last access before the dealloc is one of them."""
     lv = Liveness(func)
     instructions = {id(op) for op in lv.instructions}
     keep = {id(op) for op in lv.instructions[first: last + 1]}
-    lo = lv.position[lv.instructions[previous_last]] if previous_last >= 0 else -1
-    hi = len(lv.ops) if last == len(lv.instructions) - 1 else lv.position[lv.instructions[last]]
     for op in reversed(lv.ops):
         if op.name == "glowir.dealloc_activation":
-            root = lv.regions[op.operands[0]].root
-            if not (lo < lv.position[op] <= hi and any(id(a.op) in keep for a in lv.accesses_of(root))):
+            here = lv.position[op]
+            before = [a for a in lv.accesses_of(lv.regions[op.operands[0]].root) if a.position < here]
+            if not before or id(before[-1].op) not in keep:
                 op.erase()
         elif id(op) in instructions and id(op) not in keep:
             op.erase()
@@ -175,7 +189,6 @@ def partition_program(func: ir.Operation, ranges: list[tuple[int, int]]) -> list
     lv = Liveness(func)
     flops = [instruction_flops(op) for op in lv.instructions]
     infos = []
-    previous_last = -1
     for k, (first, last) in enumerate(ranges):
         part = func.clone(ir.InsertionPoint(func))
         info = PartitionInfo(f"{name}_p{k}", k, sum(flops[first: last + 1]), activation_bytes(lv, first, last))
@@ -183,8 +196,7 @@ def partition_program(func: ir.Operation, ranges: list[tuple[int, int]]) -> list
         _set_i64(part, PARTITION_ATTR, k)
         _set_i64(part, FLOPS_ATTR, info.flops)
         _set_i64(part, ACTIVATION_BYTES_ATTR, info.activation_bytes)
-        _keep_range(part, first, last, previous_last)
-        previous_last = last
+        _keep_range(part, first, last)
         infos.append(info)
     func.erase()
     return infos
@@ -227,21 +239,22 @@ class Partition(Pass):
         if (self.partitions > 0) == (self.memory_budget > 0) or self.partitions < 0 or self.memory_budget < 0:
             raise PassError(f"{self.name} takes one of partitions=N or memory-budget=BYTES, both positive "
                             f"(got partitions={self.partitions}, memory-budget={self.memory_budget})")
-        for func in programs(module):
-            where = f"@{ir.StringAttr(func.attributes['sym_name']).value}"
-            if memory_layout(func) is None:
-                raise PassError(f"{where}: its memory is not planned (run glowir-plan-memory first): partitions "
-                                "share the program's memory plan", func.location)
-            if PARTITION_ATTR in func.attributes:
-                raise PassError(f"{where} is already a partition", func.location)
-            lv = Liveness(func)
-            if not lv.instructions:
-                raise PassError(f"{where} has no instructions to partition", func.location)
-            if self.partitions:
-                if self.partitions > len(lv.instructions):
-                    raise PassError(f"{where}: cannot cut {len(lv.instructions)} instructions into "
-                                    f"{self.partitions} partitions", func.location)
-                ranges = balanced_ranges([instruction_flops(op) for op in lv.instructions], self.partitions)
-            else:
-                ranges = budget_ranges(lv, self.memory_budget, where)
-            partition_program(func, ranges)
+        with module.context:
+            for func in programs(module):
+                where = f"@{ir.StringAttr(func.attributes['sym_name']).value}"
+                if memory_layout(func) is None:
+                    raise PassError(f"{where}: its memory is not planned (run glowir-plan-memory first): partitions "
+                                    "share the program's memory plan", func.location)
+                if PARTITION_ATTR in func.attributes:
+                    raise PassError(f"{where} is already a partition", func.location)
+                lv = Liveness(func)
+                if not lv.instructions:
+                    raise PassError(f"{where} has no instructions to partition", func.location)
+                if self.partitions:
+                    if self.partitions > len(lv.instructions):
+                        raise PassError(f"{where}: cannot cut {len(lv.instructions)} instructions into "
+                                        f"{self.partitions} partitions", func.location)
+                    ranges = balanced_ranges([instruction_flops(op) for op in lv.instructions], self.partitions)
+                else:
+                    ranges = budget_ranges(lv, self.memory_budget, where)
+                partition_program(func, ranges)
