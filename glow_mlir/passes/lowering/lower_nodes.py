@@ -3,14 +3,17 @@ decides per node kind what it keeps (Glow's shouldLower) through the ``keep`` op
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import body_ops, functions
+from ...dialects.cnn_numpy import batch_norm_scale_shift
+from ...dialects.optable import numpy_to_elements
+from ..registry import Pass, PassError
+from ..utils import body_ops, constant_value, functions
 
 Lowering = Callable[[ir.OpView], list[ir.Value]]
 
@@ -20,11 +23,40 @@ def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
     return [gg.batched_add(gg.matmul(op.input, op.weights), op.bias)]
 
 
+def lower_batch_norm(op: ir.OpView) -> list[ir.Value]:
+    """BatchNorm(x, scale, bias, mean, var) -> Add(Mul(x, Broadcast(Constant mul)), Broadcast(Constant add)), with
+    mul = scale / sqrt(var + epsilon) and add = bias - mean * mul per channel, computed here from the constants."""
+    params = [constant_value(v) for v in (op.scale, op.bias, op.mean, op.var)]
+    if any(p is None for p in params):
+        raise PassError(f"'{op.operation.name}' needs constant scale, bias, mean and var to be lowered", op.location)
+    mul, add = batch_norm_scale_shift(*params, op.epsilon)
+    shape = list(ir.RankedTensorType(op.input.type).shape)
+    # per-channel values on the channel axis, broadcast over the dims after it by size-1 dims
+    per_channel = [shape[op.channel_axis]] + [1] * (len(shape) - 1 - op.channel_axis)
+
+    def spread(values) -> ir.Value:
+        return gg.broadcast(gg.constant(value=numpy_to_elements(values.reshape(per_channel))), shape=shape)
+
+    return [gg.add(gg.mul(op.input, spread(mul)), spread(add))]
+
+
+def lower_clip(op: ir.OpView) -> list[ir.Value]:
+    """Clip(x){min, max} -> Min(Max(x, Splat(min)), Splat(max)); an infinite bound clips nothing and is left out."""
+    x, t = op.input, op.input.type
+    if op.min != -math.inf:
+        x = gg.max_(x, gg.splat(value=op.min, result_types=[t]))
+    if op.max != math.inf:
+        x = gg.min_(x, gg.splat(value=op.max, result_types=[t]))
+    return [x]
+
+
 #: node name -> its lowering; a node kind missing here is already primitive.
 LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
 
     # --- convolution, pooling and normalization (NHWC) ---
+    "batch_norm": lower_batch_norm,
+    "clip": lower_clip,
 
     # --- elementwise math, activations, comparisons and casts ---
 
