@@ -10,6 +10,9 @@ Entry = tuple[str, str]
 #: glowgraph -> glowgraph: domain optimizations on the high-level graph.
 GRAPH_OPTIMIZATION: list[Entry] = [
     ("glowgraph-constant-fold", "evaluate nodes whose inputs are all constants (weight transposes, shape math)"),
+    ("glowgraph-sink-transposes", "cancel the layout transposes the importer puts around NHWC nodes; after folding, "
+     "so that broadcast constants are constants it can transpose at compile time, and before CSE and DCE, which "
+     "merge the transposes it moves and drop the constants it replaces"),
     ("glowgraph-cse", "merge identical nodes, constants included, so later passes see one value"),
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]

@@ -85,6 +85,7 @@ PASSES: dict[str, str] = {
     "glowgraph-dce": "graph.dce:DeadCodeElimination",
     "glowgraph-cse": "graph.cse:CommonSubexpressionElimination",
     "glowgraph-constant-fold": "graph.constant_fold:ConstantFold",
+    "glowgraph-sink-transposes": "graph.sink_transposes:SinkTransposes",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
     # conversions
