@@ -32,6 +32,8 @@ IR_GENERATION: list[Entry] = [
 #: glowir -> LLVM dialect: code generation.
 CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs; weight vars become arguments"),
+    ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
+     "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
     ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
     ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),

@@ -91,6 +91,8 @@ PASSES: dict[str, str] = {
     # conversions
     "convert-glowgraph-to-glowir": "conversion.graph_to_ir:ConvertGraphToIR",
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",
+    # linalg on the program's buffers
+    "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
 }
 
 
