@@ -272,8 +272,179 @@ def clip(info: OpInfo) -> list[ir.Type]:
 
 # --- elementwise math, activations, comparisons and casts ---
 
+#: the element types glowgraph computes with
+_CAST_TYPES = ("f32", "i32", "i64", "i1")
+
+
+def _is_bool(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
+def _numeric(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if _is_bool(info.elem(i)):
+            raise VerifyError(f"operand #{i} must have a numeric element type, got i1")
+
+
+def _boolean(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if not _is_bool(info.elem(i)):
+            raise VerifyError(f"operand #{i} must have element type i1, got {info.elem(i)}")
+
+
+def numeric_unary(info: OpInfo) -> list[ir.Type]:
+    """Unary op on floats or integers (not i1): the result has the operand's type."""
+    _numeric(info, 0)
+    return same_as_first(info)
+
+
+def float_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary float op: both operands and the result of one float type."""
+    types = same_as_first(info)
+    _float(info, 0)
+    return types
+
+
+def numeric_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary op on floats or integers (not i1): both operands and the result of one type."""
+    types = same_as_first(info)
+    _numeric(info, 0)
+    return types
+
+
+def mod(info: OpInfo) -> list[ir.Type]:
+    """Mod(a, b) {fmod}: fmod 1 takes the dividend's sign (C fmod), fmod 0 the divisor's (integers only)."""
+    types = numeric_binary(info)
+    fmod = info.attrs["fmod"]
+    if fmod not in (0, 1):
+        raise VerifyError(f"fmod must be 0 or 1, got {fmod}")
+    if fmod == 0 and isinstance(info.elem(0), ir.FloatType):
+        raise VerifyError(f"fmod 0 needs integer operands, got {info.elem(0)}")
+    return types
+
+
+def ordered_compare(info: OpInfo) -> list[ir.Type]:
+    """Less-than comparisons: numeric operands of one type, an i1 result of that shape."""
+    _numeric(info, 0)
+    return same_as_first_bool(info)
+
+
+def bool_unary(info: OpInfo) -> list[ir.Type]:
+    """Logical op on i1: the result has the operand's type."""
+    _boolean(info, 0)
+    return same_as_first(info)
+
+
+def bool_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary logical op: both operands and the result i1 of one shape."""
+    types = same_as_first(info)
+    _boolean(info, 0)
+    return types
+
+
+def select(info: OpInfo) -> list[ir.Type]:
+    """Select(cond, lhs, rhs): an i1 cond of the shape of lhs and rhs, which have one type, the result's."""
+    _boolean(info, 0)
+    cond, lhs = info.shape(0), info.shape(1)
+    if cond != lhs:
+        raise VerifyError(f"cond {_fmt(cond)} must have the shape of the values {_fmt(lhs)}")
+    return same_as_first(OpInfo(info.operand_types[1:], info.attrs, []))
+
+
+def cast(info: OpInfo) -> list[ir.Type]:
+    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64 and i1."""
+    to = info.attrs["to"]
+    for what, t in (("operand", info.elem(0)), ("target", to)):
+        if str(t) not in _CAST_TYPES:
+            raise VerifyError(f"{what} element type {t} is not one of {', '.join(_CAST_TYPES)}")
+    return [tensor_like(info.operand_types[0], info.shape(0), to)]
+
+
+def gelu(info: OpInfo) -> list[ir.Type]:
+    """Gelu(x) {approximate}: a float unary op; approximate is "none" (erf) or "tanh"."""
+    if info.attrs["approximate"] not in ("none", "tanh"):
+        raise VerifyError(f"approximate must be 'none' or 'tanh', got '{info.attrs['approximate']}'")
+    return float_unary(info)
+
 
 # --- data movement and shapes ---
+
+#: element types that data movement carries (float32, int64, int32, bool)
+MOVABLE = ("f32", "i64", "i32", "i1")
+
+
+def _movable(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if str(info.elem(i)) not in MOVABLE:
+            raise VerifyError(f"operand #{i} has element type {info.elem(i)}; data movement takes {', '.join(MOVABLE)}")
+
+
+def _box(shape: list[int], starts: list[int], sizes: list[int], steps: list[int]) -> None:
+    """Check that the strided box {starts[d] + i * steps[d] : 0 <= i < sizes[d]} lies inside ``shape``."""
+    for name, values in (("starts", starts), ("sizes", sizes), ("steps", steps)):
+        if len(values) != len(shape):
+            raise VerifyError(f"{name} {values} must have one entry per dimension ({len(shape)})")
+    for d, (n, start, size, step) in enumerate(zip(shape, starts, sizes, steps)):
+        if size < 0:
+            raise VerifyError(f"dimension {d}: size {size} is negative")
+        if step == 0:
+            raise VerifyError(f"dimension {d}: the step is 0")
+        if size > 0 and not (0 <= start < n and 0 <= start + (size - 1) * step < n):
+            raise VerifyError(f"dimension {d}: {size} elements from {start} by steps of {step} leave 0..{n - 1}")
+
+
+def concat(info: OpInfo) -> list[ir.Type]:
+    """Concat(lhs, rhs) {axis}: one element type and rank; dims agree but along axis, where they add up."""
+    _movable(info, 0, 1)
+    a, b, axis = info.shape(0), info.shape(1), info.attrs["axis"]
+    if not 0 <= axis < len(a):
+        raise VerifyError(f"axis {axis} is out of range for rank {len(a)}")
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"operands have element types {info.elem(0)} and {info.elem(1)}")
+    if len(a) != len(b) or any(x != y for d, (x, y) in enumerate(zip(a, b)) if d != axis):
+        raise VerifyError(f"shapes {_fmt(a)} and {_fmt(b)} differ on another dimension than axis {axis}")
+    out = list(a)
+    out[axis] += b[axis]
+    return [tensor_like(info.operand_types[0], out)]
+
+
+def slice_(info: OpInfo) -> list[ir.Type]:
+    """Slice(x) {starts, sizes, steps}: result[i] = x[starts + i * steps], of shape sizes (steps default to 1)."""
+    _movable(info, 0)
+    shape, sizes = info.shape(0), info.attrs["sizes"]
+    _box(shape, info.attrs["starts"], sizes, info.attrs.get("steps") or [1] * len(shape))
+    return [tensor_like(info.operand_types[0], sizes)]
+
+
+def gather(info: OpInfo) -> list[ir.Type]:
+    """Gather(data, indices) {axis}: data's dims before axis, the indices' dims, then data's dims after axis."""
+    _movable(info, 0)
+    data, indices, axis = info.shape(0), info.shape(1), info.attrs["axis"]
+    if not 0 <= axis < len(data):
+        raise VerifyError(f"axis {axis} is out of range for rank {len(data)}")
+    if str(info.elem(1)) not in ("i32", "i64"):
+        raise VerifyError(f"indices must be i32 or i64, got {info.elem(1)}")
+    return [tensor_like(info.operand_types[0], data[:axis] + indices + data[axis + 1:])]
+
+
+def extract_tensor(info: OpInfo) -> None:
+    """ExtractTensor(dest, src) {offsets, steps}: dest = the strided box of src at offsets (steps default to 1)."""
+    _movable(info, 0)
+    dest, src = info.shape(0), info.shape(1)
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"dest element type {info.elem(0)} differs from the source's {info.elem(1)}")
+    _box(src, info.attrs["offsets"], dest, info.attrs.get("steps") or [1] * len(src))
+
+
+def insert_tensor(info: OpInfo) -> None:
+    """InsertTensor(dest, src) {offsets}: the box of dest at offsets, of src's shape, = src."""
+    _movable(info, 0)
+    dest, src = info.shape(0), info.shape(1)
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"dest element type {info.elem(0)} differs from the source's {info.elem(1)}")
+    if len(src) != len(dest):
+        raise VerifyError(f"source {_fmt(src)} and dest {_fmt(dest)} have different ranks")
+    _box(dest, info.attrs["offsets"], src, [1] * len(dest))
 
 
 # --- reductions, softmax, normalization and batched matmul ---

@@ -12,8 +12,8 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import batch_norm_scale_shift
 from ...dialects.optable import numpy_to_elements
-from ..registry import Pass, PassError
-from ..utils import body_ops, constant_value, functions
+from ..registry import Pass
+from ..utils import body_ops, constant_value, functions, replace_op
 
 Lowering = Callable[[ir.OpView], list[ir.Value]]
 
@@ -23,21 +23,26 @@ def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
     return [gg.batched_add(gg.matmul(op.input, op.weights), op.bias)]
 
 
+# --- convolution, pooling and normalization (NHWC) ---
+
+
 def lower_batch_norm(op: ir.OpView) -> list[ir.Value]:
-    """BatchNorm(x, scale, bias, mean, var) -> Add(Mul(x, Broadcast(Constant mul)), Broadcast(Constant add)), with
-    mul = scale / sqrt(var + epsilon) and add = bias - mean * mul per channel, computed here from the constants."""
-    params = [constant_value(v) for v in (op.scale, op.bias, op.mean, op.var)]
-    if any(p is None for p in params):
-        raise PassError(f"'{op.operation.name}' needs constant scale, bias, mean and var to be lowered", op.location)
-    mul, add = batch_norm_scale_shift(*params, op.epsilon)
+    """BatchNorm(x, scale, bias, mean, var) -> Add(Mul(x, Broadcast(mul)), Broadcast(add)) with, per channel,
+    mul = scale / sqrt(var + epsilon) and add = bias - mean * mul: constants computed here when the four parameters
+    are (they are, from the importer), else Div(scale, Sqrt(Add(var, Splat(epsilon)))) and Sub(bias, Mul(mean, mul))."""
     shape = list(ir.RankedTensorType(op.input.type).shape)
     # per-channel values on the channel axis, broadcast over the dims after it by size-1 dims
     per_channel = [shape[op.channel_axis]] + [1] * (len(shape) - 1 - op.channel_axis)
-
-    def spread(values) -> ir.Value:
-        return gg.broadcast(gg.constant(value=numpy_to_elements(values.reshape(per_channel))), shape=shape)
-
-    return [gg.add(gg.mul(op.input, spread(mul)), spread(add))]
+    params = [constant_value(v) for v in (op.scale, op.bias, op.mean, op.var)]
+    if all(p is not None for p in params):
+        mul, add = (gg.constant(value=numpy_to_elements(v.reshape(per_channel)))
+                    for v in batch_norm_scale_shift(*params, op.epsilon))
+    else:
+        epsilon = gg.splat(value=op.epsilon, result_types=[op.var.type])
+        mul = gg.div(op.scale, gg.sqrt(gg.add(op.var, epsilon)))
+        mul, add = (gg.reshape(v, shape=per_channel) if len(per_channel) > 1 else v
+                    for v in (mul, gg.sub(op.bias, gg.mul(op.mean, mul))))
+    return [gg.add(gg.mul(op.input, gg.broadcast(mul, shape=shape)), gg.broadcast(add, shape=shape))]
 
 
 def lower_clip(op: ir.OpView) -> list[ir.Value]:
@@ -50,6 +55,60 @@ def lower_clip(op: ir.OpView) -> list[ir.Value]:
     return [x]
 
 
+# --- elementwise math, activations, comparisons and casts ---
+
+
+def _splat(like: ir.Value, value: float) -> ir.Value:
+    """``value`` filling a tensor of ``like``'s type."""
+    return gg.splat(value=value, result_types=[like.type])
+
+
+def lower_leaky_relu(op: ir.OpView) -> list[ir.Value]:
+    """LeakyRelu(x) -> Select(CmpLT(x, 0), Mul(x, alpha), x)."""
+    x = op.input
+    return [gg.select(gg.cmp_lt(x, _splat(x, 0)), gg.mul(x, _splat(x, op.alpha)), x)]
+
+
+def lower_prelu(op: ir.OpView) -> list[ir.Value]:
+    """PRelu(x, slope) -> Select(CmpLT(x, 0), Mul(x, slope), x)."""
+    x = op.input
+    return [gg.select(gg.cmp_lt(x, _splat(x, 0)), gg.mul(x, op.slope), x)]
+
+
+def lower_elu(op: ir.OpView) -> list[ir.Value]:
+    """Elu(x) -> Select(CmpLT(x, 0), Mul(Sub(Exp(x), 1), alpha), x)."""
+    x = op.input
+    negative = gg.mul(gg.sub(gg.exp(x), _splat(x, 1)), _splat(x, op.alpha))
+    return [gg.select(gg.cmp_lt(x, _splat(x, 0)), negative, x)]
+
+
+def lower_hard_sigmoid(op: ir.OpView) -> list[ir.Value]:
+    """HardSigmoid(x) -> Max(Min(Add(Mul(x, alpha), beta), 1), 0)."""
+    x = op.input
+    linear = gg.add(gg.mul(x, _splat(x, op.alpha)), _splat(x, op.beta))
+    return [gg.max_(gg.min_(linear, _splat(x, 1)), _splat(x, 0))]
+
+
+def lower_softplus(op: ir.OpView) -> list[ir.Value]:
+    """Softplus(x) -> Add(Max(x, 0), Log(Add(Exp(Neg(Abs(x))), 1))), which never overflows."""
+    x = op.input
+    tail = gg.log(gg.add(gg.exp(gg.neg(gg.abs_(x))), _splat(x, 1)))
+    return [gg.add(gg.max_(x, _splat(x, 0)), tail)]
+
+
+def lower_gelu(op: ir.OpView) -> list[ir.Value]:
+    """Gelu(x) -> Mul(Mul(x, 0.5), Add(Erf(Mul(x, 1/sqrt(2))), 1));
+    Gelu(x){tanh} -> Mul(Mul(x, 0.5), Add(Tanh(Mul(Add(x, Mul(Mul(Mul(x, x), x), 0.044715)), sqrt(2/pi))), 1))."""
+    x = op.input
+    if op.approximate == "tanh":
+        cube = gg.mul(gg.mul(x, x), x)
+        inner = gg.mul(gg.add(x, gg.mul(cube, _splat(x, 0.044715))), _splat(x, math.sqrt(2 / math.pi)))
+        phi = gg.tanh(inner)
+    else:
+        phi = gg.erf(gg.mul(x, _splat(x, 1 / math.sqrt(2))))
+    return [gg.mul(gg.mul(x, _splat(x, 0.5)), gg.add(phi, _splat(x, 1)))]
+
+
 #: node name -> its lowering; a node kind missing here is already primitive.
 LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
@@ -59,6 +118,12 @@ LOWERINGS: dict[str, Lowering] = {
     "clip": lower_clip,
 
     # --- elementwise math, activations, comparisons and casts ---
+    "leaky_relu": lower_leaky_relu,
+    "prelu": lower_prelu,
+    "elu": lower_elu,
+    "hard_sigmoid": lower_hard_sigmoid,
+    "softplus": lower_softplus,
+    "gelu": lower_gelu,
 
     # --- data movement and shapes ---
 
@@ -73,9 +138,7 @@ def lower_node(op: ir.Operation, keep: frozenset[str]) -> bool:
         return False
     with ir.InsertionPoint(op), op.location:
         new = LOWERINGS[kind](op.opview)
-    for old, value in zip(op.results, new):
-        old.replace_all_uses_with(value)
-    op.erase()
+    replace_op(op, new)
     return True
 
 
