@@ -322,6 +322,14 @@ def test_numpy_semantics_match_the_reference(conv: Family, pool: Family, norm: F
     nx = norm.feeds["x"].transpose(0, 2, 3, 1)
     np.testing.assert_allclose(nchw(cnn_numpy.local_response_norm(nx, 4, 1e-4, 0.75, 1.0)),
                                norm.reference["lrn_size4"], rtol=RTOL, atol=ATOL)
+    init = {t.name: numpy_helper.to_array(t) for t in norm.model.graph.initializer}
+    params = [init[n] for n in ("scale", "bias", "mean", "var")]
+    np.testing.assert_allclose(nchw(cnn_numpy.batch_norm(nx, *params, 1e-3, 3)), norm.reference["bn"],
+                               rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(cnn_numpy.batch_norm(norm.feeds["x3"], *params, 0.5, 1), norm.reference["bn_rank3"],
+                               rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(cnn_numpy.pad(norm.feeds["x"], list(init["pads"]), -2.5), norm.reference["pad_constant"])
+    np.testing.assert_allclose(cnn_numpy.clip(norm.feeds["x"], 0.75, -0.5), norm.reference["clip_min_above_max"])
 
 
 def _conv_bias(conv: Family) -> np.ndarray:
