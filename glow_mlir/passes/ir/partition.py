@@ -14,10 +14,11 @@ Two ways to cut, one option each:
   conv2d) and one per element of its largest operand for everything else;
 - ``memory-budget=B``: as few partitions as possible, each one's activation bytes at most B. A partition's
   activation bytes (:func:`activation_bytes`) are the sizes of the activations whose allocation interval meets its
-  range: its own tensors and those alive across its boundaries, each counted whole, as Glow's partitioner counts a
-  partition's memory: what it needs with memory of its own. (In a bundle the partitions share the one activations
-  region the plan sized for the whole program.) Adding an instruction never lowers that figure, so cutting greedily
-  gives the fewest partitions; a budget below the live activations of one instruction cannot be met.
+  range (its own tensors and those alive across its boundaries) and of its kernels' scratch buffers, each counted
+  whole, as Glow's partitioner counts a partition's memory: what it needs with memory of its own. (In a bundle the
+  partitions share the one activations region the plan sized for the whole program.) Adding an instruction never
+  lowers that figure, so cutting greedily gives the fewest partitions; a budget below what one instruction needs
+  cannot be met.
 
 Each partition carries ``glowir.partition`` (its index), ``glowir.partition_flops`` and
 ``glowir.partition_activation_bytes``; :func:`read_partitions` gives them back. Run it after glowir-plan-memory.
@@ -31,7 +32,8 @@ from math import prod
 
 from mlir import ir
 
-from ..conversion.ir_program import memory_layout
+from ..conversion.ir_program import memory_layout, size_in_bytes
+from ..conversion.ir_to_linalg import scratch_types
 from ..registry import Pass, PassError
 from ..utils import body_ops
 from .liveness import Liveness, byte_size, numel, programs
@@ -70,15 +72,16 @@ def instruction_flops(op: ir.Operation) -> int:
 
 def activation_bytes(lv: Liveness, first: int, last: int) -> int:
     """The activation bytes of instructions ``first`` to ``last`` (indices into ``lv.instructions``): the sizes of
-    the activations whose allocation interval meets them, those alive across the range included, each counted
-    whole (what they would need with memory of their own, before any sharing of bytes)."""
+    the activations whose allocation interval meets them, those alive across the range included, and of their
+    kernels' scratch buffers, each counted whole (what they would need with memory of their own, before any sharing
+    of bytes)."""
     lo, hi = lv.position[lv.instructions[first]], lv.position[lv.instructions[last]]
     total = 0
     for root in lv.activations():
         start, end = lv.interval(root)
         if start <= hi and end >= lo:
             total += byte_size(root.type)
-    return total
+    return total + sum(size_in_bytes(t) for op in lv.instructions[first: last + 1] for t in scratch_types(op))
 
 
 def balanced_ranges(costs: Sequence[int], n: int) -> list[tuple[int, int]]:
