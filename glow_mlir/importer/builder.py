@@ -18,7 +18,7 @@ from mlir.dialects import func
 from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
-from ..errors import GlowError, ModelError, UnsupportedError
+from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
 from .model import LoadedModel, TensorSpec, ValueType, fmt_shape, load_model, node_where, resolve_shapes
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
@@ -193,7 +193,9 @@ class NodeContext:
         """The value of input ``i``, which must be known at import (an initializer or a constant)."""
         x = self.input(i)
         if not isinstance(x, Const):
-            raise self.unsupported(f"the {what} input '{self.node.input[i]}' must be a constant or an initializer")
+            name = self.node.input[i]
+            raise NonConstantInputError(f"{self.where}: the {what} input '{name}' must be a constant or an initializer",
+                                        name)
         return x.array
 
     # --- values --------------------------------------------------------------
@@ -265,8 +267,10 @@ def import_model(
         message = str(e)
         if message.isprintable():
             raise
-        # Names in messages come from the model and may hold line breaks or control characters.
-        raise type(e)("".join(c if c.isprintable() else repr(c)[1:-1] for c in message)) from None
+        # Names in messages come from the model and may hold line breaks or control characters. The exception
+        # itself is kept: subclasses carry more than their message.
+        e.args = ("".join(c if c.isprintable() else repr(c)[1:-1] for c in message),)
+        raise e from None
 
 
 class _Importer:

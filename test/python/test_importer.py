@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 from glow_mlir.dialects import make_context
 from glow_mlir.dialects.optable import elements_to_numpy
 from glow_mlir.dialects.verifier import Diagnostic
-from glow_mlir.errors import ModelError, UnsupportedError
+from glow_mlir.errors import ModelError, NonConstantInputError, UnsupportedError
 from glow_mlir.importer import HANDLERS, ImportedModel, TensorSpec, builder, import_model, parse_input_shapes
 from glow_mlir.importer.builder import lookup
 
@@ -349,8 +349,21 @@ def test_reshape_shape_must_be_constant(ctx):
     m = model(
         [node("Reshape", ["x", "s"], ["y"], "r")], [vi("x", [2, 3]), vi("s", [2], TensorProto.INT64)], [vi("y", None)]
     )
-    with pytest.raises(UnsupportedError, match=r"node 'r' \(Reshape\): the shape input 's' must be a constant"):
+    expected = r"node 'r' \(Reshape\): the shape input 's' must be a constant"
+    with pytest.raises(NonConstantInputError, match=expected) as info:
         import_model(m, ctx)
+    assert isinstance(info.value, UnsupportedError)
+    assert info.value.value == "s"  # what a caller that knows the value binds
+
+
+def test_non_constant_input_keeps_its_value_name_through_message_cleaning(ctx):
+    m = model(
+        [node("Reshape", ["x", "s\n1"], ["y"], "r")], [vi("x", [2, 3]), vi("s\n1", [2], TensorProto.INT64)],
+        [vi("y", None)],
+    )
+    with pytest.raises(NonConstantInputError) as info:
+        import_model(m, ctx)
+    assert "\n" not in str(info.value) and info.value.value == "s\n1"
 
 
 def test_reshape_allowzero_before_opset_14_is_unsupported(ctx):
