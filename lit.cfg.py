@@ -27,7 +27,10 @@ config.substitutions.append(("%models", models))
 if os.path.isdir(models):
     config.available_features.add("models")
 
-filecheck = shutil.which("FileCheck")
+# FileCheck comes with llvm-testing-tools as a console script beside this interpreter; prefer that one
+# (a fresh pyenv or venv may not have it on PATH yet).
+sibling = os.path.join(os.path.dirname(sys.executable), "FileCheck")
+filecheck = sibling if os.path.exists(sibling) else shutil.which("FileCheck")
 if filecheck is None:
     lit_config.fatal("FileCheck not found: install the test extra (pip install -e '.[test]')")
 config.substitutions.append(("FileCheck", filecheck))

@@ -1,7 +1,22 @@
-"""glow_mlir: a neural-network compiler in the manner of Glow, built on MLIR."""
+"""glow_mlir: a neural-network compiler in the manner of Glow, built on MLIR.
+
+``glow_mlir.compile(model)`` compiles an ONNX model for the CPU (see :mod:`glow_mlir.api`).
+"""
+
+from typing import Any
 
 from .errors import CompileError, GlowError, InputError, ModelError, UnsupportedError
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "GlowError", "InputError", "ModelError", "UnsupportedError", "__version__"]
+__all__ = ["CompileError", "CompiledModel", "GlowError", "InputError", "ModelError", "UnsupportedError",
+           "__version__", "compile"]
+
+
+def __getattr__(name: str) -> Any:
+    # The API pulls in onnx and the whole pipeline: load it on first use, so that glow-opt starts fast.
+    if name in ("compile", "CompiledModel"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'glow_mlir' has no attribute '{name}'")

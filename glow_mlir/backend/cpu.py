@@ -1,24 +1,43 @@
-"""The CPU backend's choices: which nodes it keeps unlowered (Glow's shouldLower) and
-its code generation pipeline."""
+"""The CPU backend's choices: which nodes it keeps unlowered (Glow's shouldLower), and its whole
+pipeline from glowgraph to the LLVM dialect, as data."""
 
 from __future__ import annotations
 
 from ..passes import pipelines
-from ..passes.lowering.lower_nodes import LowerNodes
-from ..passes.pipeline import Element, parse_pipeline
+from ..passes.pipeline import Element, parse_pipeline, pipeline_text
+from ..passes.pipelines import Entry
 
 #: node kinds with a CPU kernel of their own, kept out of node lowering
 KEEP_NODES: tuple[str, ...] = (
     "fully_connected",  # the kernel writes the bias as the matmul's initial value: one pass over the output
 )
 
+#: node lowering with this backend's keep list
+NODE_LOWERING: list[Entry] = [
+    (f"glowgraph-lower{{keep={','.join(KEEP_NODES)}}}" if spec == "glowgraph-lower" else spec, why)
+    for spec, why in pipelines.NODE_LOWERING
+]
+
+#: every stage, glowgraph to the LLVM dialect: what glow-opt --lower-to-llvm and the API run
+LOWER_TO_LLVM: list[Entry] = (
+    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.CODEGEN
+)
+
+
+def _elements(entries: list[Entry]) -> list[Element]:
+    return parse_pipeline(",".join(spec for spec, _ in entries))
+
 
 def node_lowering() -> list[Element]:
-    """The node-lowering pipeline with this backend's keep list."""
-    elements = pipelines.elements("node-lowering")
-    return [LowerNodes(keep=KEEP_NODES) if isinstance(e, LowerNodes) else e for e in elements]
+    """The node-lowering stage with this backend's keep list."""
+    return _elements(NODE_LOWERING)
 
 
 def codegen() -> list[Element]:
     """glowir -> LLVM dialect."""
-    return parse_pipeline(",".join(spec for spec, _ in pipelines.CODEGEN))
+    return _elements(pipelines.CODEGEN)
+
+
+def lower_to_llvm_text() -> str:
+    """The whole pipeline as one textual pipeline (``glow-opt -p`` accepts it)."""
+    return pipeline_text(_elements(LOWER_TO_LLVM))

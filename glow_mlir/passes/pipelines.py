@@ -14,7 +14,7 @@ GRAPH_OPTIMIZATION: list[Entry] = [
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]
 
-#: glowgraph -> glowgraph: node lowering to the primitive set the backend wants.
+#: glowgraph -> glowgraph: node lowering to the primitive set (a backend sets the keep list: backend/cpu.py).
 NODE_LOWERING: list[Entry] = [
     ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
     ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
@@ -45,7 +45,6 @@ PIPELINES: dict[str, list[Entry]] = {
     "node-lowering": NODE_LOWERING,
     "ir-generation": IR_GENERATION,
     "codegen": CODEGEN,
-    "lower-to-llvm": GRAPH_OPTIMIZATION + NODE_LOWERING + IR_GENERATION + CODEGEN,
 }
 
 

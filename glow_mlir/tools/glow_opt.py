@@ -7,6 +7,7 @@ import sys
 
 from mlir import ir
 
+from ..backend import cpu
 from ..dialects import make_context
 from ..dialects.verifier import python_diagnostics
 from ..errors import GlowError
@@ -34,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("-p", "--pass-pipeline", action=_AppendPass, dest="pipeline_items",
                    help="a textual pipeline, e.g. 'builtin.module(glowgraph-dce,glowgraph-cse)'")
-    p.add_argument("--lower-to-llvm", action=_AppendPass, nargs=0, const=pipelines.text("lower-to-llvm"),
-                   dest="pipeline_items", help="run every stage from glowgraph to the LLVM dialect")
+    p.add_argument("--lower-to-llvm", action=_AppendPass, nargs=0, const=cpu.lower_to_llvm_text(),
+                   dest="pipeline_items", help="run every stage from glowgraph to the LLVM dialect (CPU backend)")
     for name in PASSES:
         p.add_argument(f"--{name}", action=_AppendPass, nargs=0, const=name, dest="pipeline_items",
                        help=get_pass(name).summary)
@@ -62,6 +63,7 @@ def list_passes() -> str:
     lines.append("Pipelines (glow-opt -p accepts the text after '='):")
     for name in pipelines.PIPELINES:
         lines.append(f"  {name} = {pipelines.text(name)}")
+    lines.append(f"  lower-to-llvm = {cpu.lower_to_llvm_text()}")
     return "\n".join(lines)
 
 

@@ -147,7 +147,7 @@ def test_gemm_transb_constant_weight_becomes_fully_connected(ctx):
     np.testing.assert_array_equal(weight, W.T)  # transposed at import
     np.testing.assert_array_equal(bias, BIAS)
     assert result_type(imported) == "tensor<2x4xf32>"
-    assert [str(op.location) for op in body(imported)] == ['loc("fc")', 'loc("b")', 'loc("fc")']
+    assert [str(op.location) for op in body(imported)] == ['loc("w")', 'loc("b")', 'loc("fc")']
 
 
 def test_gemm_alpha_beta_fold_into_constants(ctx):
@@ -415,7 +415,7 @@ def test_transpose_of_a_constant_is_folded(ctx):
     imported = import_model(m, ctx)
     assert names(imported) == ["constant"]
     np.testing.assert_array_equal(const_values(imported)[0], W.T)
-    assert str(body(imported)[0].location) == 'loc("t")'
+    assert str(body(imported)[0].location) == 'loc("c")'  # the same weight, re-laid out
 
 
 def test_identity_builds_nothing(ctx):

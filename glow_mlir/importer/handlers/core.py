@@ -40,7 +40,7 @@ def _reshape(ctx: NodeContext, x: Tensor, shape: Sequence[int]) -> Tensor:
     if shape == shape_of(x):
         return x
     if isinstance(x, Const):
-        return ctx.const(x.array.reshape(shape))
+        return ctx.const(x.array.reshape(shape), name=x.name)  # the same weight, re-laid out
     return gg.reshape(x, shape=shape)
 
 
@@ -53,7 +53,7 @@ def _transpose(ctx: NodeContext, x: Tensor, perm: Sequence[int]) -> Tensor:
     if perm == list(range(rank)):
         return x
     if isinstance(x, Const):
-        return ctx.const(x.array.transpose(perm))
+        return ctx.const(x.array.transpose(perm), name=x.name)
     return gg.transpose(x, shuffle=perm)
 
 
@@ -62,7 +62,7 @@ def _scale(ctx: NodeContext, x: Tensor, factor: float) -> Tensor:
     if factor == 1.0:
         return x
     if isinstance(x, Const):
-        return ctx.const((x.array * factor).astype(x.array.dtype))
+        return ctx.const((x.array * factor).astype(x.array.dtype), name=x.name)
     return gg.mul(x, gg.splat(value=factor, result_types=[x.type]))
 
 

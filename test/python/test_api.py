@@ -1,0 +1,148 @@
+"""The Python API: compile, call, and check against onnx.reference on small generated networks."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir.api as glow
+from glow_mlir.errors import InputError
+
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset=17) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "net", inputs, outputs, initializer=list(initializers))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(m)
+    return m
+
+
+def _vi(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _w(name, shape, rng, scale=0.5):
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray], rtol=RTOL, atol=ATOL) -> None:
+    expected = ReferenceEvaluator(model).run(None, feeds)
+    compiled = glow.compile(model)
+    got = compiled.run(feeds)
+    for out, want in zip(model.graph.output, expected):
+        np.testing.assert_allclose(got[out.name], want, rtol=rtol, atol=atol, err_msg=out.name)
+        assert got[out.name].dtype == want.dtype
+
+
+def test_mlp_with_every_spine_op():
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h1"], name="fc1", transB=1, alpha=0.7, beta=1.3),
+        helper.make_node("Relu", ["h1"], ["r1"], name="relu1"),
+        helper.make_node("MatMul", ["r1", "w2"], ["m2"], name="mm2"),
+        helper.make_node("Add", ["m2", "b2"], ["h2"], name="bias2"),
+        helper.make_node("Tanh", ["h2"], ["t2"], name="tanh"),
+        helper.make_node("Sub", ["t2", "c"], ["s"], name="sub"),
+        helper.make_node("Mul", ["s", "s"], ["sq"], name="square"),
+        helper.make_node("Div", ["sq", "d"], ["q"], name="div"),
+        helper.make_node("Sigmoid", ["q"], ["y"], name="sigmoid"),
+    ]
+    inits = [_w("w1", (16, 8), rng), _w("b1", (16,), rng), _w("w2", (16, 4), rng), _w("b2", (4,), rng),
+             _w("c", (1, 4), rng), numpy_helper.from_array(np.array(2.0, np.float32), "d")]
+    m = _model(nodes, [_vi("x", [5, 8])], [_vi("y", [5, 4])], inits)
+    _check(m, {"x": rng.standard_normal((5, 8)).astype(np.float32)})
+
+
+def test_data_movement_and_two_outputs():
+    rng = np.random.default_rng(1)
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], name="t", perm=[0, 2, 1]),
+        helper.make_node("Reshape", ["t", "shape"], ["r"], name="r"),
+        helper.make_node("Flatten", ["x"], ["f"], name="f", axis=2),
+        helper.make_node("Identity", ["f"], ["i"], name="i"),
+        helper.make_node("Relu", ["i"], ["y2"], name="relu"),
+        helper.make_node("Add", ["r", "r"], ["y1"], name="add"),
+    ]
+    shape = numpy_helper.from_array(np.array([2, -1], np.int64), "shape")
+    m = _model(nodes, [_vi("x", [2, 3, 4])], [_vi("y1", [2, 12]), _vi("y2", [6, 4])], [shape])
+    _check(m, {"x": rng.standard_normal((2, 3, 4)).astype(np.float32)})
+
+
+def test_broadcasting_both_ways():
+    rng = np.random.default_rng(2)
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="add"), helper.make_node("Mul", ["s", "c"], ["y"], name="m")]
+    m = _model(nodes, [_vi("a", [3, 1]), _vi("b", [1, 4]), _vi("c", [4])], [_vi("y", [3, 4])])
+    feeds = {k: rng.standard_normal(s).astype(np.float32) for k, s in (("a", (3, 1)), ("b", (1, 4)), ("c", (4,)))}
+    _check(m, feeds)
+
+
+@pytest.fixture(scope="module")
+def two_outputs() -> glow.CompiledModel:
+    nodes = [helper.make_node("Relu", ["a"], ["y1"], name="r"), helper.make_node("Sub", ["a", "b"], ["y2"], name="s")]
+    return glow.compile(_model(nodes, [_vi("a", [2]), _vi("b", [2])], [_vi("y1", [2]), _vi("y2", [2])]))
+
+
+def test_call_positionally_and_by_name(two_outputs):
+    a, b = np.array([-1.0, 2.0], np.float32), np.array([0.5, 0.5], np.float32)
+    y1, y2 = two_outputs(a, b)
+    np.testing.assert_array_equal(y1, [0.0, 2.0])
+    np.testing.assert_array_equal(y2, [-1.5, 1.5])
+    z1, z2 = two_outputs(a, b=b)
+    np.testing.assert_array_equal(z2, y2)
+    out = two_outputs.run({"b": b, "a": a})
+    assert list(out) == ["y1", "y2"]
+    assert [s.name for s in two_outputs.inputs] == ["a", "b"]
+
+
+def test_repeated_calls_do_not_alias(two_outputs):
+    a, b = np.array([1.0, 2.0], np.float32), np.zeros(2, np.float32)
+    first, _ = two_outputs(a, b)
+    second, _ = two_outputs(a * 3, b)
+    np.testing.assert_array_equal(first, [1.0, 2.0])
+    np.testing.assert_array_equal(second, [3.0, 6.0])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m(np.zeros(2, np.float32)), "missing input 'b'"),
+    (lambda m: m(np.zeros(2, np.float32), np.zeros(2, np.float32), np.zeros(2, np.float32)), "3 inputs given"),
+    (lambda m: m(a=np.zeros(2, np.float32), c=np.zeros(2, np.float32)), "unknown input 'c'"),
+    (lambda m: m(np.zeros(3, np.float32), np.zeros(2, np.float32)), "input 'a' has shape [3], expected [2]"),
+    (lambda m: m(np.zeros(2, np.float64), np.zeros(2, np.float32)), "input 'a' has dtype float64, expected float32"),
+    (lambda m: m(np.zeros(2, np.float32), a=np.zeros(2, np.float32)), "input 'a' given twice"),
+])
+def test_bad_inputs_are_named(two_outputs, call, message):
+    with pytest.raises(InputError, match=None) as err:
+        call(two_outputs)
+    assert message in str(err.value)
+    assert str(err.value).startswith("net: ")
+
+
+def test_stages_are_recorded():
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    compiled = glow.compile(_model(nodes, [_vi("x", [2])], [_vi("y", [2])]))
+    assert [s.name for s in compiled.stages] == ["import", "optimize", "lower", "irgen", "codegen", "jit"]
+    assert '"glowgraph.relu"' in compiled.stage("import").text
+    assert '"glowir.relu"' in compiled.stage("irgen").text
+    assert "llvm.func" in compiled.stage("codegen").text
+    with pytest.raises(KeyError):
+        compiled.stage("nope")
+
+
+def test_optimize_off_skips_the_graph_optimizer():
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    compiled = glow.compile(_model(nodes, [_vi("x", [2])], [_vi("y", [2])]), optimize=False)
+    assert [s.name for s in compiled.stages] == ["import", "lower", "irgen", "codegen", "jit"]
+    np.testing.assert_array_equal(compiled(np.array([-1.0, 1.0], np.float32)), [0.0, 1.0])
+
+
+def test_package_level_compile():
+    import glow_mlir
+
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    compiled = glow_mlir.compile(_model(nodes, [_vi("x", [2])], [_vi("y", [2])]))
+    assert isinstance(compiled, glow_mlir.CompiledModel)
+    np.testing.assert_array_equal(compiled(np.array([-2.0, 3.0], np.float32)), [0.0, 3.0])
