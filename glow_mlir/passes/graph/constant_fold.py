@@ -40,7 +40,7 @@ def fold_node(op: ir.Operation, max_elements: int) -> bool:
         raise PassError(f"cannot evaluate '{op.name}' on its constant operands: {e}", op.location) from None
     with ir.InsertionPoint(op), op.location:
         for old, value in zip(op.results, values):
-            old.replace_all_uses_with(gg.constant(value=numpy_to_elements(np.ascontiguousarray(value))))
+            old.replace_all_uses_with(gg.constant(value=numpy_to_elements(value)))
     op.erase()
     return True
 

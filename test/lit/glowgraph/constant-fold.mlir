@@ -30,6 +30,20 @@ func.func @int_chain(%x: tensor<2xi64>) -> tensor<2xi64> {
 
 // -----
 
+// A scalar folds into a scalar constant (regression: it became tensor<1xf32>, which failed verification).
+// CHECK-LABEL: func.func @scalar
+// CHECK: %[[C:.+]] = "glowgraph.constant"() {value = dense<4.000000e+00> : tensor<f32>}
+// CHECK: "glowgraph.mul"(%{{.+}}, %[[C]]) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
+  %a = "glowgraph.constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
+  %b = "glowgraph.constant"() {value = dense<2.5> : tensor<f32>} : () -> tensor<f32>
+  %0 = "glowgraph.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %1 = "glowgraph.mul"(%x, %0) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
 // Negative: a node with a non-constant operand stays.
 // CHECK-LABEL: func.func @not_constant
 // CHECK: "glowgraph.add"
