@@ -344,6 +344,12 @@ def _hint(name: str, dims: Sequence[int | str | None]) -> str:
     return f"give it with --input-shape {name}={example} (input_shapes={{'{name}': [...]}})"
 
 
+def _no_elements(label: str, name: str, dims: Sequence[int | str | None]) -> UnsupportedError:
+    return UnsupportedError(
+        f"{label}: graph input '{name}' has shape {fmt_shape(dims)}: tensors without elements are not supported"
+    )
+
+
 def resolve_shapes(
     loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
 ) -> tuple[list[TensorSpec], dict[str, ValueType]]:
@@ -372,8 +378,10 @@ def resolve_shapes(
         declared = _dims(tt.shape) if tt.HasField("shape") else None
         if inp.name in overrides:
             dims = list(overrides[inp.name])
-            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0 for d in dims):
+            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in dims):
                 raise ModelError(f"{label}: input_shapes['{inp.name}'] = {dims} must hold positive integers")
+            if 0 in dims:
+                raise _no_elements(label, inp.name, dims)
             if declared is not None and len(dims) != len(declared):
                 raise ModelError(
                     f"{label}: input_shapes['{inp.name}'] has rank {len(dims)} ({fmt_shape(dims)}) but "
@@ -384,6 +392,8 @@ def resolve_shapes(
                 tt.shape.dim.add().dim_value = int(d)
         elif declared is None:
             raise ModelError(f"{label}: graph input '{inp.name}' has no shape: {_hint(inp.name, [])}")
+        elif 0 in declared:
+            raise _no_elements(label, inp.name, declared)
         elif not all(isinstance(d, int) and d > 0 for d in declared):
             raise ModelError(
                 f"{label}: graph input '{inp.name}' has a dynamic shape {fmt_shape(declared)}: "

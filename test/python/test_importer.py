@@ -846,11 +846,19 @@ def test_input_shapes_unknown_name(ctx):
         import_model(m, ctx, input_shapes={"z": [1]})
 
 
-@pytest.mark.parametrize("dims", [[0, 3], [-1, 3], [2.5, 3]])
+@pytest.mark.parametrize("dims", [[-1, 3], [2.5, 3]])
 def test_input_shapes_bad_dims(ctx, dims: list):
     m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", ["batch", 3])], [vi("y", None)])
     with pytest.raises(ModelError, match=r"input_shapes\['x'\] = .* must hold positive integers"):
         import_model(m, ctx, input_shapes={"x": dims})
+
+
+@pytest.mark.parametrize(("declared", "given"), [([0, 3], None), (["batch", 3], [0, 3])])
+def test_inputs_without_elements_are_unsupported(ctx, declared: list, given: list | None):
+    # A zero-size dimension is valid ONNX (it was reported as a bad or dynamic shape before); we do not compile it.
+    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", declared)], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has shape 0x3: tensors without elements are not"):
+        import_model(m, ctx, input_shapes={"x": given} if given else None)
 
 
 def test_parse_input_shapes():
