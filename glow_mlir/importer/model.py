@@ -150,6 +150,12 @@ def _check_structure(proto: onnx.ModelProto, label: str) -> int:
         )
     opsets = [o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS]
     if not opsets:
+        nodes = proto.graph.node
+        if nodes and all(n.domain not in _DEFAULT_DOMAINS for n in nodes):
+            # A valid model (ai.onnx.ml, training ops...) that needs no default opset: unsupported, not malformed.
+            ops = ", ".join(sorted({f"{n.domain}.{n.op_type}" for n in nodes}))
+            raise UnsupportedError(f"{label}: the model uses only ops of other domains than the default ONNX domain, "
+                                   f"which glow_mlir does not support: {ops}")
         raise ModelError(f"{label}: the model imports no opset of the default ONNX domain")
     graph = proto.graph
     if not graph.output:
