@@ -40,12 +40,16 @@ func.func @float_math() attributes {glowir.inputs = ["x", "y"], glowir.outputs =
 
 // -----
 
-// Integer math: mod with fmod 0 moves remsi's remainder to the divisor's sign; neg is 0 - x.
+// Integer math: mod with fmod 0 moves remsi's remainder to the divisor's sign; neg is 0 - x. Divisors 0 and
+// -1 never reach remsi (they trap in hardware): they are replaced by 1, and -1 is handled by a select.
 
 // CHECK-LABEL: func.func @int_math
 // CHECK-SAME:  (%[[A:.+]]: memref<4xi64>, %[[B:.+]]: memref<4xi64>, %[[C:.+]]: memref<4xi64>, %[[D:.+]]: memref<4xi32>)
 // CHECK:       ^bb0(%[[L:.+]]: i64, %[[R:.+]]: i64, %{{.+}}: i64):
-// CHECK-NEXT:  %[[REM:.+]] = arith.remsi %[[L]], %[[R]] : i64
+// CHECK:       %[[TRAP:.+]] = arith.ori
+// CHECK-NEXT:  %[[SAFE:.+]] = arith.select %[[TRAP]], %{{.+}}, %[[R]] : i64
+// CHECK:       %[[RAW:.+]] = arith.remsi %[[L]], %[[SAFE]] : i64
+// CHECK:       %[[REM:.+]] = arith.select %{{.+}}, %{{.+}}, %[[RAW]] : i64
 // CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0 : i64
 // CHECK-NEXT:  %[[REMNEG:.+]] = arith.cmpi slt, %[[REM]], %[[ZERO]] : i64
 // CHECK-NEXT:  %[[DIVNEG:.+]] = arith.cmpi slt, %[[R]], %[[ZERO]] : i64
@@ -56,6 +60,7 @@ func.func @float_math() attributes {glowir.inputs = ["x", "y"], glowir.outputs =
 // CHECK-NEXT:  %[[MOD:.+]] = arith.select %[[FIX]], %[[MOVED]], %[[REM]] : i64
 // CHECK-NEXT:  linalg.yield %[[MOD]] : i64
 // CHECK:       arith.remsi {{.+}} : i32
+// CHECK-NEXT:  arith.select
 // CHECK-NEXT:  linalg.yield
 // CHECK:       ^bb0(%[[IN:.+]]: i64, %{{.+}}: i64):
 // CHECK-NEXT:  %[[Z:.+]] = arith.constant 0 : i64
