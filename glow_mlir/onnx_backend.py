@@ -24,8 +24,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from .api import CompiledModel, compile
 from .errors import InputError, NonConstantInputError, UnsupportedError
-from .importer.builder import check_support
-from .importer.model import load_model
+from .importer import check_model
 
 #: An input signature: (name, shape, dtype) per input, then (name, value bytes) per bound input.
 _Key = tuple[tuple[tuple[str, tuple[int, ...], str], ...], tuple[tuple[str, bytes], ...]]
@@ -69,7 +68,7 @@ class GlowRep(BackendRep):
                 self._cache[self._key(self._declared_signature(declared), {})] = compiled
         else:
             # Nothing can be compiled before the shapes are known; unsupported ops are reported now all the same.
-            check_support(load_model(self._model))
+            check_model(self._model)
 
     def _declared_signature(self, declared: Mapping[str, tuple[int, ...] | None]) -> dict[str, tuple]:
         """(shape, dtype) of each input as the model declares them (all static)."""

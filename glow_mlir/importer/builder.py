@@ -305,6 +305,13 @@ def func_name_of(graph_name: str) -> str:
     return "_" + name if name[0].isdigit() else name
 
 
+def check_model(model: str | os.PathLike | onnx.ModelProto) -> None:
+    """What ``import_model`` checks before it needs input shapes: a ModelError for a malformed model, one
+    UnsupportedError listing every op and attribute without a handler."""
+    loaded = load_model(model)
+    check_support(loaded, fold_plan(loaded))
+
+
 def import_model(
     model: str | os.PathLike | onnx.ModelProto,
     ctx: ir.Context,
