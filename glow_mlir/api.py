@@ -7,7 +7,8 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 2. optimize       graph optimizations on glowgraph
 3. lower          node lowering, keeping what the backend has kernels for
 4. irgen          glowgraph -> glowir (bufferization: weights, activations)
-5. codegen        glowir -> linalg -> LLVM dialect, then JIT-compiled for the host CPU
+5. iropt          glowir optimizations (shorter, merged buffer lives), then the static memory plan
+6. codegen        glowir -> linalg -> LLVM dialect, then JIT-compiled for the host CPU
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .dialects import make_context
 from .errors import InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .passes import pipelines
-from .passes.conversion.ir_program import Program, read_programs
+from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.pipeline import Element, RunOptions, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
@@ -36,7 +37,8 @@ ModelLike = str | os.PathLike | onnx.ModelProto
 
 @dataclass
 class CompileOptions:
-    """What ``compile`` does. ``optimize=False`` skips the graph optimizer (not lowering)."""
+    """What ``compile`` does. ``optimize=False`` skips the graph and IR optimizers (not lowering, nor the memory
+    plan)."""
 
     input_shapes: dict[str, Sequence[int]] | None = None
     optimize: bool = True
@@ -62,6 +64,8 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
         stages.append(("optimize", pipelines.elements("graph-optimization")))
     stages.append(("lower", cpu.node_lowering()))
     stages.append(("irgen", pipelines.elements("ir-generation")))
+    iropt = pipelines.elements("ir-optimization") if options.optimize else []
+    stages.append(("iropt", iropt + pipelines.elements("memory-planning")))
     return stages
 
 
@@ -78,8 +82,14 @@ class CompiledModel:
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive
 
+    @property
+    def memory(self) -> MemoryLayout | None:
+        """The byte sizes of the program's three memory regions (constant weights, inputs and outputs,
+        activations), as planned at compile time."""
+        return self._program.memory
+
     def stage(self, name: str) -> Stage:
-        """The stage called ``name`` (import, optimize, lower, irgen, codegen)."""
+        """The stage called ``name`` (import, optimize, lower, irgen, iropt, codegen, jit)."""
         for s in self.stages:
             if s.name == name:
                 return s
@@ -134,7 +144,7 @@ def _asm(module: ir.Module, full: bool = False) -> str:
     return module.operation.get_asm(large_elements_limit=None if full else STAGE_ELEMENTS_LIMIT)
 
 
-STAGES = ("import", "optimize", "lower", "irgen", "codegen")
+STAGES = ("import", "optimize", "lower", "irgen", "iropt", "codegen")
 
 
 @dataclass
@@ -173,7 +183,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
                 on_stage(name, module)
             if name == until:
                 break
-        if lowered.program is None and until == "irgen":
+        if lowered.program is None and until in ("irgen", "iropt"):
             (lowered.program,) = read_programs(module.operation)
     return lowered
 
@@ -186,7 +196,8 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
     assert lowered.program is not None
     with lowered.ctx:
         start = time.perf_counter()
-        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program))
+        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program),
+                         memory=lowered.program.memory)
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
     return CompiledModel(lowered.imported, lowered.program, jit, lowered.stages, lowered.ctx)
 
