@@ -9,7 +9,9 @@ tests, and tools written against that interface, run models through glow_mlir::
 glow_mlir compiles for static shapes. A model with dynamic input dims is compiled at ``run`` for the shapes of the
 actual inputs. An input whose value a node needs at compile time (Reshape's shape, and the like: the importer raises
 :class:`NonConstantInputError` naming it) is bound, from then on, to the value given at ``run`` as an initializer.
-Compiled code is cached per input signature: the names, shapes and dtypes of the inputs and the bound inputs' values.
+So is an input without elements (empty axes, say): its value is its shape, and the compiled code takes no tensor
+without elements. Compiled code is cached per input signature: the names, shapes and dtypes of the inputs and the
+bound inputs' values.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class GlowRep(BackendRep):
         self._bound: set[str] = set()
         self._cache: dict[_Key, CompiledModel] = {}
         declared = {i.name: _static_dims(i) for i in self._inputs}
-        if all(dims is not None for dims in declared.values()):
+        if all(dims is not None and 0 not in dims for dims in declared.values()):
             try:
                 compiled = self._compile({})
             except NonConstantInputError as e:
@@ -67,7 +69,8 @@ class GlowRep(BackendRep):
             else:
                 self._cache[self._key(self._declared_signature(declared), {})] = compiled
         else:
-            # Nothing can be compiled before the shapes are known; unsupported ops are reported now all the same.
+            # Nothing can be compiled before the shapes (or the empty inputs) are known; unsupported ops are reported
+            # now all the same.
             check_model(self._model)
 
     def _declared_signature(self, declared: Mapping[str, tuple[int, ...] | None]) -> dict[str, tuple]:
@@ -100,15 +103,21 @@ class GlowRep(BackendRep):
             raise InputError(f"the model takes inputs {self.input_names}; missing {missing}, unknown {unknown}")
         return named
 
+    def _constants(self, arrays: Mapping[str, np.ndarray]) -> set[str]:
+        """The inputs compiled as initializers: the bound ones, and those without elements."""
+        return self._bound | {name for name, a in arrays.items() if a.size == 0}
+
     def _compile(self, arrays: Mapping[str, np.ndarray]) -> CompiledModel:
-        """Compile with the bound inputs made initializers and the dynamic inputs given the shapes of ``arrays``."""
+        """Compile with the bound and empty inputs made initializers and the dynamic inputs given the shapes of
+        ``arrays``."""
         model = onnx.ModelProto()
         model.CopyFrom(self._model)
-        model.graph.initializer.extend(numpy_helper.from_array(arrays[name], name) for name in sorted(self._bound))
+        constants = self._constants(arrays)
+        model.graph.initializer.extend(numpy_helper.from_array(arrays[name], name) for name in sorted(constants))
         input_shapes = {
             i.name: arrays[i.name].shape
             for i in self._inputs
-            if i.name not in self._bound and i.name in arrays and _static_dims(i) is None
+            if i.name not in constants and i.name in arrays and _static_dims(i) is None
         }
         return compile(model, input_shapes=input_shapes or None, optimize=self._optimize)
 
@@ -138,7 +147,8 @@ class GlowRep(BackendRep):
             raise TypeError(f"unexpected run options {sorted(kwargs)}")
         arrays = self._named(inputs)
         compiled = self._compiled_for(arrays)
-        outputs = compiled.run({name: a for name, a in arrays.items() if name not in self._bound})
+        constants = self._constants(arrays)
+        outputs = compiled.run({name: a for name, a in arrays.items() if name not in constants})
         return self._outputs_type(*(outputs[name] for name in self.output_names))
 
 

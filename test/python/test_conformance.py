@@ -23,26 +23,27 @@ from glow_mlir.onnx_backend import GlowBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: node test cases of the spine ops that the backend must pass
-SPINE_CASES = [
+#: node test cases the backend must pass: the spine ops, and an input without elements (empty axes)
+NODE_CASES = [
     "test_relu", "test_add_bcast", "test_sub", "test_mul_example", "test_div_bcast",
     "test_gemm_default_no_bias", "test_gemm_default_scalar_bias", "test_gemm_default_vector_bias",
     "test_gemm_default_matrix_bias", "test_gemm_transposeA", "test_gemm_all_attributes",
     "test_matmul_2d", "test_matmul_4d_1d", "test_matmul_1d_1d", "test_sigmoid", "test_tanh",
     "test_reshape_negative_dim", "test_reshape_zero_dim", "test_transpose_all_permutations_3",
     "test_transpose_default", "test_flatten_negative_axis1", "test_identity", "test_constant",
+    "test_reduce_sum_empty_axes_input_noop",
 ]
 
 
 @pytest.fixture(scope="module")
 def cases() -> dict[str, Case]:
     """The spine cases by name (generating onnx's node cases takes a few seconds: once per module)."""
-    found = {c.name: c for c in conformance.collect_cases(name_pattern=f"^({'|'.join(SPINE_CASES)})$")}
-    assert sorted(found) == sorted(SPINE_CASES)
+    found = {c.name: c for c in conformance.collect_cases(name_pattern=f"^({'|'.join(NODE_CASES)})$")}
+    assert sorted(found) == sorted(NODE_CASES)
     return found
 
 
-@pytest.mark.parametrize("name", SPINE_CASES)
+@pytest.mark.parametrize("name", NODE_CASES)
 def test_backend_passes_node_case(cases: dict[str, Case], name: str):
     case = cases[name]
     assert case.in_supported_set
@@ -95,6 +96,15 @@ def test_inputs_needed_at_compile_time_are_bound_per_value():
     assert rep.run([x, np.array([6, -1])])[0].shape == (6, 1)
     np.testing.assert_array_equal(rep.run([x, np.array([3, 2])])[0], x.reshape(3, 2))
     assert len(rep._cache) == 2
+
+
+def test_inputs_without_elements_are_compiled_as_constants():
+    # Empty axes: ReduceSum over every axis. An empty tensor holds no data, so it is compiled in, not passed.
+    m = _model(helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0),
+               [_vi("x", [2, 3]), _vi("axes", [0], TensorProto.INT64)], [_vi("y", None)], opset=18)
+    rep = GlowBackend.prepare(m)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(rep.run([x, np.zeros(0, np.int64)])[0], np.float32(15))
 
 
 def test_a_computed_value_needed_at_compile_time_stays_unsupported():
