@@ -448,6 +448,11 @@ class _Importer:
         node = ctx.node
         for what, (lo, hi), given in (("input", handler.inputs, node.input), ("output", handler.outputs, node.output)):
             if not lo <= len(given) <= (hi if hi is not None else len(given)):
+                if hi is not None and len(given) > hi and len(given) <= _schema_max(node, ctx.opset, what):
+                    # Valid ONNX (MaxPool's Indices, training-mode statistics...) that the handler does not compute.
+                    extra = ", ".join(f"#{i} '{n}'" for i, n in enumerate(given) if i >= hi)
+                    raise ctx.unsupported(f"{what}{'s' if len(given) - hi > 1 else ''} {extra} "
+                                          f"{'are' if len(given) - hi > 1 else 'is'} not supported")
                 expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
                 raise ctx.error(f"expects {expected} {what}{'' if hi == 1 else 's'}, got {len(given)}")
         if not node.output[0]:
@@ -489,6 +494,15 @@ class _Importer:
         if diags:
             found = "; ".join(f"{_at(d.location)}: {_one_line(d.message)}" for d in diags)
             raise ModelError(f"{label}: the imported IR does not verify: {found}")
+
+
+def _schema_max(node: onnx.NodeProto, opset: int, what: str) -> int:
+    """How many inputs or outputs (``what``) ONNX allows ``node`` at ``opset``; 0 for an op it does not know."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+    except onnx.defs.SchemaError:
+        return 0
+    return schema.max_input if what == "input" else schema.max_output
 
 
 def _at(loc: ir.Location) -> str:

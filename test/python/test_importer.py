@@ -640,6 +640,19 @@ def test_wrong_number_of_inputs(ctx):
         import_model(m, ctx)
 
 
+def test_wrong_number_of_outputs(ctx):
+    m = model([node("Relu", ["x"], ["y", "z"], "r")], [vi("x", [2])], [vi("y", None)])
+    with pytest.raises(ModelError, match=r"^g: node 'r' \(Relu\): expects 1 output, got 2$"):
+        import_model(m, ctx)
+
+
+def test_outputs_onnx_allows_but_the_handler_does_not_compute_are_unsupported(ctx):
+    # Regression: MaxPool's optional Indices output was reported as a malformed model.
+    m = model([node("MaxPool", ["x"], ["y", "i"], "p", kernel_shape=[2])], [vi("x", [1, 1, 4])], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: node 'p' \(MaxPool\): output #1 'i' is not supported$"):
+        import_model(m, ctx)
+
+
 # --------------------------------------------------------------------------- tensor data
 
 
