@@ -4,7 +4,9 @@ against unpartitioned ones; several networks in one bundle; the weights compiled
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import os
 import re
 import shutil
@@ -44,6 +46,8 @@ class Run:
     entry: str
     stdout: str
     outputs: list[np.ndarray]
+    #: what glow-compile printed (the --dump-ir of the fixtures)
+    dump: str = ""
 
 
 def inputs_of(path: Path) -> dict[str, np.ndarray]:
@@ -57,6 +61,19 @@ def make_bundle(models: list[Path], out: Path, **options) -> BundleFiles:
     except UnsupportedError as e:
         pytest.skip(f"not compiled on this branch: {e}")
     return files
+
+
+def bundle_via_cli(model: Path, out: Path, *flags: str) -> tuple[BundleFiles, str]:
+    """The bundle glow-compile writes (run in this process), and what it printed."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            assert glow_compile.main(["-model", str(model), "--emit-bundle", str(out), *flags]) == 0
+    except UnsupportedError as e:
+        pytest.skip(f"not compiled on this branch: {e}")
+    name = model.stem
+    return BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {name: out / f"{name}.weights.bin"}), \
+        printed.getvalue()
 
 
 def build_and_run(files: BundleFiles, entry: str, model: Path, tmp: Path, *build_args: str) -> Run:
@@ -94,11 +111,23 @@ def jit_outputs(model: Path) -> list[np.ndarray]:
     return [got[spec.name] for spec in jit.outputs]
 
 
+def compiled_and_run(name: str, tmp: Path) -> Run:
+    """A model's bundle from glow-compile --dump-ir --emit-bundle, built and run."""
+    model = model_path(name)
+    files, dump = bundle_via_cli(model, tmp / "bundle", "--dump-ir")
+    run = build_and_run(files, name, model, tmp)
+    run.dump = dump
+    return run
+
+
 @pytest.fixture(scope="module")
-def mlp(tmp_path_factory) -> Run:
-    model = model_path("mlp_mnist")
-    tmp = tmp_path_factory.mktemp("mlp")
-    return build_and_run(make_bundle([model], tmp / "bundle"), "mlp_mnist", model, tmp)
+def mlp_mnist(tmp_path_factory) -> Run:
+    return compiled_and_run("mlp_mnist", tmp_path_factory.mktemp("mlp"))
+
+
+@pytest.fixture(scope="module")
+def bert_tiny_encoder(tmp_path_factory) -> Run:
+    return compiled_and_run("bert_tiny_encoder", tmp_path_factory.mktemp("bert"))
 
 
 @pytest.fixture(scope="module")
@@ -113,9 +142,9 @@ def check_against_jit(run: Run, model: Path) -> None:
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=f"{run.entry} output {k}")
 
 
-def test_mlp_bundle_matches_the_jit(mlp: Run):
-    check_against_jit(mlp, model_path("mlp_mnist"))
-    assert "partition 0: mlp_mnist_part0" in mlp.stdout and "output: float32 [64, 10]" in mlp.stdout
+def test_mlp_bundle_matches_the_jit(mlp_mnist: Run):
+    check_against_jit(mlp_mnist, model_path("mlp_mnist"))
+    assert "partition 0: mlp_mnist_part0" in mlp_mnist.stdout and "output: float32 [64, 10]" in mlp_mnist.stdout
 
 
 def check_symbols(obj: Path) -> list[str]:
@@ -134,12 +163,11 @@ def test_resnet18_bundle_matches_the_jit(tmp_path: Path):
     check_symbols(run.files.object)
 
 
-def test_object_needs_only_libc_and_libm_and_exports_the_entry_point(mlp: Run, tmp_path: Path):
+def test_object_needs_only_libc_and_libm_and_exports_the_entry_point(mlp_mnist: Run, bert_tiny_encoder: Run):
     # bert's softmax and layer norm need exp and scratch buffers for their per-row statistics
-    files = make_bundle([model_path("bert_tiny_encoder")], tmp_path)
-    check_symbols(mlp.files.object)
-    assert "expf" in check_symbols(files.object)
-    assert defined_symbols(mlp.files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
+    check_symbols(mlp_mnist.files.object)
+    assert "expf" in check_symbols(bert_tiny_encoder.files.object)
+    assert defined_symbols(mlp_mnist.files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
 
 
 def parse_dump(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
@@ -163,10 +191,10 @@ def parse_header(text: str, entry: str) -> tuple[dict[str, tuple[int, int, int]]
 
 
 @pytest.mark.parametrize("name", ["mlp_mnist", "bert_tiny_encoder"])
-def test_header_agrees_with_dump_ir(name: str, tmp_path: Path, capsys):
-    assert glow_compile.main(["-model", str(model_path(name)), "--dump-ir", "--emit-bundle", str(tmp_path)]) == 0
-    weights, regions = parse_dump(capsys.readouterr().out)
-    header = (tmp_path / f"{name}.h").read_text()
+def test_header_agrees_with_dump_ir(name: str, request):
+    run: Run = request.getfixturevalue(name)
+    weights, regions = parse_dump(run.dump)
+    header = run.files.header.read_text()
     symbols, macros = parse_header(header, name)
     upper = name.upper()
     for region, size in regions.items():
@@ -178,11 +206,11 @@ def test_header_agrees_with_dump_ir(name: str, tmp_path: Path, capsys):
     for n in io:  # the per-tensor macros give the same offset and size
         assert (int(macros[f"{upper}_{re.sub(r'[^A-Za-z0-9_]', '_', n)}"]),
                 int(macros[f"{upper}_{re.sub(r'[^A-Za-z0-9_]', '_', n)}_SIZE"])) == weights[n]
-    assert (tmp_path / f"{name}.weights.bin").stat().st_size == regions["CONSTANT"]
+    assert run.files.weights[name].stat().st_size == regions["CONSTANT"]
 
 
-def test_partitioned_bundle_gives_the_same_bytes(mlp: Run, mlp_partitioned: Run):
-    for got, want in zip(mlp_partitioned.outputs, mlp.outputs, strict=True):
+def test_partitioned_bundle_gives_the_same_bytes(mlp_mnist: Run, mlp_partitioned: Run):
+    for got, want in zip(mlp_partitioned.outputs, mlp_mnist.outputs, strict=True):
         assert got.tobytes() == want.tobytes()
     header = mlp_partitioned.files.header.read_text()
     _, macros = parse_header(header, "mlp_mnist")
@@ -192,17 +220,16 @@ def test_partitioned_bundle_gives_the_same_bytes(mlp: Run, mlp_partitioned: Run)
     # 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10) for the contractions, one per element for the two relus
     total = 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10) + 2 * 64 * 512
     assert sum(int(f) for _, _, f, _ in listed) == total
-    assert re.findall(r"(\d+) FLOPs", mlp.stdout) == [str(total)]
+    assert re.findall(r"(\d+) FLOPs", mlp_mnist.stdout) == [str(total)]
     # the partitions are internal: only the entry point and the table are exported
     assert defined_symbols(mlp_partitioned.files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
 
 
-def test_memory_budget_partitions_fit_and_give_the_same_bytes(tmp_path: Path):
-    model = model_path("bert_tiny_encoder")
-    whole = build_and_run(make_bundle([model], tmp_path / "whole"), "bert_tiny_encoder", model, tmp_path / "w")
+def test_memory_budget_partitions_fit_and_give_the_same_bytes(bert_tiny_encoder: Run, tmp_path: Path):
+    model, whole = model_path("bert_tiny_encoder"), bert_tiny_encoder
     budget = 1_000_000
     cut = build_and_run(make_bundle([model], tmp_path / "cut", memory_budget=budget), "bert_tiny_encoder", model,
-                        tmp_path / "c")
+                        tmp_path)
     listed = re.findall(r"partition \d+: \w+, (\d+) FLOPs, (\d+) activation bytes", cut.stdout)
     assert len(listed) > 1 and all(int(b) <= budget for _, b in listed)
     assert sum(int(f) for f, _ in listed) == int(re.findall(r"(\d+) FLOPs", whole.stdout)[0])
