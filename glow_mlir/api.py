@@ -44,6 +44,12 @@ class CompileOptions:
     emit_mlir_dir: str | os.PathLike | None = None
     #: print each pass's IR after it ran (to stderr)
     print_ir_after_all: bool = False
+    #: cores the kernels run on (None: every core this process may use; 1 for single-thread comparisons)
+    threads: int | None = None
+
+    def thread_count(self) -> int:
+        """``threads``, or the cores this process may use."""
+        return cpu.default_threads() if self.threads is None else self.threads
 
 
 @dataclass
@@ -162,7 +168,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         imported = import_model(model, ctx, input_shapes=options.input_shapes)
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
-        steps = _stage_pipelines(options) + [("codegen", cpu.codegen())]
+        steps = _stage_pipelines(options) + [("codegen", cpu.codegen(options.thread_count()))]
         for name, elements in [("import", [])] + steps:
             if name != "import":
                 if name == "codegen":
@@ -179,14 +185,17 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
 
 
 def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
-            emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False) -> CompiledModel:
-    """Compile an ONNX model (path or ModelProto) for the host CPU."""
-    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all)
+            emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
+            threads: int | None = None) -> CompiledModel:
+    """Compile an ONNX model (path or ModelProto) for the host CPU, its kernels running on ``threads`` cores
+    (default: all this process may use)."""
+    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads)
     lowered = lower_model(model, options)
     assert lowered.program is not None
     with lowered.ctx:
         start = time.perf_counter()
-        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program))
+        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program),
+                         threads=options.thread_count())
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
     return CompiledModel(lowered.imported, lowered.program, jit, lowered.stages, lowered.ctx)
 

@@ -3,6 +3,8 @@ pipeline from glowgraph to the LLVM dialect, as data."""
 
 from __future__ import annotations
 
+import os
+
 from ..passes import pipelines
 from ..passes.pipeline import Element, parse_pipeline, pipeline_text
 from ..passes.pipelines import Entry
@@ -33,9 +35,30 @@ def node_lowering() -> list[Element]:
     return _elements(NODE_LOWERING)
 
 
-def codegen() -> list[Element]:
-    """glowir -> LLVM dialect."""
-    return _elements(pipelines.CODEGEN)
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def codegen_entries(threads: int = 1) -> list[Entry]:
+    """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
+    async runtime when ``threads > 1``."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    if threads == 1:
+        return list(pipelines.CODEGEN)
+    entries: list[Entry] = []
+    for spec, why in pipelines.CODEGEN:
+        if spec == "convert-scf-to-cf":
+            entries += [(f"{s}{{num-workers={threads}}}" if s == "async-parallel-for" else s, w)
+                        for s, w in pipelines.PARALLEL]
+        entries.append((f"{spec}{{threads={threads}}}" if spec == "cpu-tile-kernels" else spec, why))
+    return entries
+
+
+def codegen(threads: int = 1) -> list[Element]:
+    """glowir -> LLVM dialect, parsed (see :func:`codegen_entries`)."""
+    return _elements(codegen_entries(threads))
 
 
 def lower_to_llvm_text() -> str:

@@ -29,7 +29,7 @@ from mlir.execution_engine import ExecutionEngine
 from ..errors import CompileError, InputError
 from ..passes.conversion.ir_program import Program, read_program
 from ..passes.conversion.ir_to_linalg import row_major_strides
-from .tools_paths import c_runner_utils
+from .tools_paths import async_runtime, c_runner_utils
 
 ROLES = ("const", "input", "output")
 
@@ -102,7 +102,8 @@ class JitProgram:
     ``module`` is kept referenced for as long as the compiled code can run, and so are the const weights, as
     C-contiguous arrays held here: the descriptors passed to the code do not own their arrays."""
 
-    def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3):
+    def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3,
+                 threads: int = 1):
         self.module = module
         self.func_name = func_name
         self.signature = list(signature)
@@ -110,7 +111,9 @@ class JitProgram:
         if bad:
             raise ValueError(f"argument roles must be one of {ROLES}, got {bad}")
         try:
-            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
+            # code compiled for several threads calls into the async runtime's worker pool
+            libraries = [c_runner_utils()] + ([async_runtime()] if threads > 1 else [])
+            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libraries)
         except RuntimeError as e:
             detail = str(e).replace("\n", " ")
             raise CompileError(f"JIT compilation of @{func_name} failed: {detail}") from None

@@ -7,7 +7,8 @@
 // CHECK-NOT: glowir.{{[a-z_]+}}"
 // CHECK-LABEL: llvm.func @linear_sigmoid(
 // CHECK-SAME: glowir.arguments = ["w", "b", "x", "y"]
-// CHECK: llvm.fmul
+// The matmul kernel: vectorized multiply-adds.
+// CHECK: llvm.intr.fmuladd
 // CHECK: llvm.intr.exp
 // CHECK-LABEL: llvm.func @_mlir_ciface_linear_sigmoid(
 

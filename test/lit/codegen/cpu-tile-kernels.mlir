@@ -1,0 +1,92 @@
+// cpu-tile-kernels: f32 contractions on memrefs become tensor islands over their buffers, tiled, vectorized, with the
+// accumulator tile hoisted out of the reduction loop; one-shot-bufferize then puts them back in place.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels)' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels,one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
+
+// The general class: L1 tiles 64x128 of a 128x256 output, register tiles 8x32, the reduction step 1.
+// CHECK-LABEL: func.func @tiled(
+// CHECK-SAME:  %[[A:.+]]: memref<128x64xf32>, %[[B:.+]]: memref<64x256xf32>, %[[C:.+]]: memref<128x256xf32>)
+// CHECK-DAG:   %[[TA:.+]] = bufferization.to_tensor %[[A]] restrict : memref<128x64xf32>
+// CHECK-DAG:   %[[TB:.+]] = bufferization.to_tensor %[[B]] restrict : memref<64x256xf32>
+// CHECK-DAG:   %[[TC:.+]] = bufferization.to_tensor %[[C]] restrict writable : memref<128x256xf32>
+// CHECK:       %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TC]])
+// CHECK:       scf.for
+// CHECK:       scf.for
+// CHECK:       scf.for
+// The accumulator is read once before the reduction loop, carried in registers, written once after it.
+// CHECK:       %[[ACC:.+]] = vector.transfer_read {{.+}} vector<8x32xf32>
+// CHECK:       scf.for {{.+}} iter_args(%[[IT:.+]] = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK:       vector.transfer_read %[[TA]]{{.+}} vector<8x1xf32>
+// CHECK:       vector.transfer_read %[[TB]]{{.+}} vector<1x32xf32>
+// CHECK:       vector.contract {{.+}} into vector<8x32xf32>
+// CHECK:       vector.transfer_write {{.+}} vector<8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[C]]
+// CHECK-NOT:   linalg.matmul
+// Bufferized in place: no buffer allocated, nothing copied.
+// BUF-LABEL:   func.func @tiled(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     memref.copy
+// BUF-NOT:     bufferization.
+// BUF:         vector.contract
+// BUF:         return
+// With threads the L1 tiles are the iterations of a forall loop: 2 x 2 of them.
+// THREADS-LABEL: func.func @tiled(
+// THREADS-NOT: memref.alloc
+// THREADS:     scf.forall (%{{.+}}, %{{.+}}) in (2, 2)
+// THREADS:     vector.contract
+func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// M = 10 is not a multiple of the register tile's 8 rows: an 8-row piece and a 2-row remainder strip, each an island
+// on subviews of the buffers; N = 20 is narrower than 32 columns: the register tile is all 20.
+// CHECK-LABEL: func.func @remainder(
+// CHECK:       %[[A0:.+]] = memref.subview %{{.+}}[0, 0] [8, 8] [1, 1]
+// CHECK:       %[[C0:.+]] = memref.subview %{{.+}}[0, 0] [8, 20] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<8x1xf32>, vector<1x20xf32> into vector<8x20xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C0]]
+// CHECK:       %[[A1:.+]] = memref.subview %{{.+}}[8, 0] [2, 8] [1, 1]
+// CHECK:       %[[C1:.+]] = memref.subview %{{.+}}[8, 0] [2, 20] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<2x1xf32>, vector<1x20xf32> into vector<2x20xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C1]]
+// BUF-LABEL:   func.func @remainder(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @remainder(%a: memref<10x8xf32>, %b: memref<8x20xf32>, %c: memref<10x20xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x20xf32>) outs(%c : memref<10x20xf32>)
+  return
+}
+
+// -----
+
+// batch_matmul: a loop over the batch, one 2-D island per step on rank-reduced views.
+// CHECK-LABEL: func.func @batch(
+// CHECK:       scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:       memref.subview %{{.+}}[%[[I]], 0, 0] [1, 8, 4] [1, 1, 1] {{.+}} to memref<8x4xf32, strided<[4, 1], offset: ?>>
+// CHECK:       vector.contract {{.+}} into vector<8x32xf32>
+// CHECK-NOT:   linalg.batch_matmul
+func.func @batch(%a: memref<2x8x4xf32>, %b: memref<2x4x32xf32>, %c: memref<2x8x32xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x8x4xf32>, memref<2x4x32xf32>) outs(%c : memref<2x8x32xf32>)
+  return
+}
+
+// -----
+
+// Not this kernel's: integer matmuls and transposed maps keep the generic lowering.
+// CHECK-LABEL: func.func @untouched(
+// CHECK-NOT:   bufferization.
+// CHECK:       linalg.matmul ins(%{{.+}}, %{{.+}} : memref<4x4xi64>, memref<4x4xi64>)
+// CHECK:       linalg.matmul indexing_maps
+// CHECK-NOT:   bufferization.
+func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi64>, %x: memref<4x4xf32>,
+                     %y: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xi64>, memref<4x4xi64>) outs(%c : memref<4x4xi64>)
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                 affine_map<(d0, d1, d2) -> (d0, d1)>]
+                ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>)
+  return
+}
