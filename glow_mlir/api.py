@@ -12,6 +12,7 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ import numpy as np
 import onnx
 from mlir import ir
 
+from . import cache as compile_cache
 from .backend import cpu
-from .backend.jit import JitProgram, signature_of
+from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
 from .errors import InputError
 from .importer import ImportedModel, TensorSpec, import_model
@@ -51,6 +53,11 @@ class CompileOptions:
         """``threads``, or the cores this process may use."""
         return cpu.default_threads() if self.threads is None else self.threads
 
+    def cache_options(self) -> dict[str, Any]:
+        """The options that change the generated code, as the compile cache keys them."""
+        shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
+        return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count()}
+
 
 @dataclass
 class Stage:
@@ -74,13 +81,14 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
 class CompiledModel:
     """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name."""
 
-    def __init__(self, imported: ImportedModel, program: Program, jit: JitProgram, stages: list[Stage],
-                 ctx: ir.Context):
-        self.name = imported.name
-        self.inputs: list[TensorSpec] = imported.inputs
-        self.outputs: list[TensorSpec] = imported.outputs
+    def __init__(self, name: str, inputs: list[TensorSpec], outputs: list[TensorSpec], jit: JitProgram,
+                 stages: list[Stage], ctx: ir.Context, cache: str = "off"):
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
         self.stages = stages
-        self._program = program
+        #: what the compile cache did: "hit" (loaded), "miss" (compiled and stored) or "off"
+        self.cache = cache
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive
 
@@ -186,18 +194,74 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
 
 def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
             emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
-            threads: int | None = None) -> CompiledModel:
+            threads: int | None = None, cache: bool = True) -> CompiledModel:
     """Compile an ONNX model (path or ModelProto) for the host CPU, its kernels running on ``threads`` cores
-    (default: all this process may use)."""
+    (default: all this process may use). With ``cache`` (and no stage output asked for), a model compiled before
+    with the same options on this machine is loaded from the compile cache (:mod:`glow_mlir.cache`)."""
     options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads)
+    key = None
+    if cache and emit_mlir_dir is None and not print_ir_after_all:
+        key = compile_cache.cache_key(_model_bytes(model), options.cache_options())
+        start = time.perf_counter()
+        entry = compile_cache.load(key)
+        if entry is not None:
+            return _from_cache(entry, options, time.perf_counter() - start)
     lowered = lower_model(model, options)
     assert lowered.program is not None
     with lowered.ctx:
+        signature = signature_of(lowered.program)
+        bytecode = None
+        if key is not None:
+            buffer = io.BytesIO()
+            lowered.module.operation.write_bytecode(buffer)
+            bytecode = buffer.getvalue()
         start = time.perf_counter()
-        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program),
-                         threads=options.thread_count())
+        jit = JitProgram(lowered.module, lowered.program.name, signature, threads=options.thread_count())
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
-    return CompiledModel(lowered.imported, lowered.program, jit, lowered.stages, lowered.ctx)
+    imported = lowered.imported
+    if key is not None:
+        assert bytecode is not None
+        meta = {"name": imported.name, "program": lowered.program.name, "threads": options.thread_count(),
+                "inputs": [_spec_json(t) for t in imported.inputs], "outputs": [_spec_json(t) for t in imported.outputs],
+                "signature": [[a.name, list(a.shape), a.dtype.str, a.role] for a in signature]}
+        consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
+        compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts))
+    return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
+                         cache="off" if key is None else "miss")
+
+
+def _model_bytes(model: ModelLike) -> bytes:
+    if isinstance(model, onnx.ModelProto):
+        return model.SerializeToString(deterministic=True)
+    try:
+        return Path(model).read_bytes()
+    except OSError:
+        return b""  # the importer reports the unreadable file, naming it
+
+
+def _spec_json(spec: TensorSpec) -> list[Any]:
+    return [spec.name, list(spec.shape), spec.dtype.str]
+
+
+def _spec(item: list[Any]) -> TensorSpec:
+    return TensorSpec(item[0], tuple(item[1]), np.dtype(item[2]))
+
+
+def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_seconds: float) -> CompiledModel:
+    """A CompiledModel from a cache entry: parse the bytecode and JIT it."""
+    meta = entry.meta
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        start = time.perf_counter()
+        module = ir.Module.parse(entry.bytecode, ctx)
+        signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name))
+                     for name, shape, dtype, role in meta["signature"]]
+        stages = [Stage("cache", "", load_seconds + time.perf_counter() - start)]
+        start = time.perf_counter()
+        jit = JitProgram(module, meta["program"], signature, threads=meta["threads"])
+        stages.append(Stage("jit", "", time.perf_counter() - start))
+    return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
+                         stages, ctx, cache="hit")
 
 
 def _run_stage(name: str, module: ir.Module, elements: list[Element], options: CompileOptions) -> Stage:
