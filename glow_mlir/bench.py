@@ -35,6 +35,8 @@ from .backend.cpu import default_threads
 #: warm-up runs before timing (the first call of either engine pays for page faults and lazy setup)
 WARMUP = 3
 SGEMM_SIZE = 1024
+#: a reason longer than this is cut (the unsupported-op report names every node)
+REASON_WIDTH = 160
 
 
 def models_dir() -> Path:
@@ -159,6 +161,7 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
         compiled = api.compile(model, threads=threads, cache=False)
     except Exception as e:  # any failure is a row of the table, not the end of the benchmark
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        reason = reason if len(reason) <= REASON_WIDTH else reason[:REASON_WIDTH - 3] + "..."
         return Row(path.stem, threads, None, None, gflop, None, reason)
     compile_s = time.perf_counter() - start
     session = _ort_session(str(path), threads)

@@ -1,0 +1,162 @@
+"""The matmul kernels (glow_mlir/backend/kernels): the tile plan covers every shape with dividing tiles, and the
+compiled code matches numpy (rtol 1e-4) on tiny, non-dividing and big shapes, on one thread and on two, for
+MatMul, Gemm with a bias (fully_connected) and batch_matmul; the JIT object holds FMA instructions."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mlir import ir
+from onnx import TensorProto, helper, numpy_helper
+
+import glow_mlir
+from glow_mlir.backend import cpu, tools_paths
+from glow_mlir.backend.jit import Argument, JitProgram
+from glow_mlir.backend.kernels import matmul
+from glow_mlir.cache import cpu_features
+from glow_mlir.dialects import make_context
+from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
+
+RTOL, ATOL = 1e-4, 1e-5
+RNG = np.random.default_rng(11)
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 700), st.integers(1, 900))
+def test_plan_covers_the_output_with_dividing_tiles(m: int, n: int, k: int) -> None:
+    covered = np.zeros((m, n), np.int32)
+    for p in matmul.plan(m, n, k):
+        covered[p.row:p.row + p.rows, p.col:p.col + p.cols] += 1
+        t = p.tiles
+        assert p.rows % t.m == 0 and t.m % t.mr == 0, p
+        assert p.cols % t.n == 0 and t.n % t.nr == 0, p
+        assert t.k == 0 or k % t.k == 0, p
+    assert (covered == 1).all()
+
+
+def test_plan_of_a_dividing_shape_is_one_piece() -> None:
+    (piece,) = matmul.plan(128, 512, 784)
+    assert piece.tiles == matmul.Tiles(64, 128, 0, 8, 32)
+
+
+def test_plan_splits_off_remainders() -> None:
+    pieces = matmul.plan(67, 1000, 33)
+    assert [(p.row, p.rows, p.col, p.cols) for p in pieces] == \
+        [(0, 64, 0, 992), (0, 64, 992, 8), (64, 3, 0, 992), (64, 3, 992, 8)]
+    assert [(p.tiles.mr, p.tiles.nr) for p in pieces] == [(8, 32), (8, 8), (3, 32), (3, 8)]
+
+
+def test_every_shape_class_has_a_reason() -> None:
+    assert matmul.TABLE[-1].covers(1, 1, 1), "the last class must take every shape"
+    assert all(c.why and c.name for c in matmul.TABLE)
+
+
+# --------------------------------------------------------------------------- numerics through the API
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: dict[str, list[int]], output: list[int],
+           initializers: list[onnx.TensorProto] = ()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "kernel", [helper.make_tensor_value_info(k, TensorProto.FLOAT, v)
+                                                for k, v in inputs.items()],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, output)], list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+SHAPES = {
+    "tiny": (1, 1, 1),
+    "small": (3, 5, 10),
+    "remainders": (67, 130, 33),
+    "narrow": (64, 10, 512),
+    "row": (1, 1000, 512),
+    "mlp": (64, 512, 784),
+    "big": (256, 384, 512),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None:
+    m, n, k = shape
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [m, k], "b": [k, n]}, [m, n])
+    compiled = glow_mlir.compile(model, threads=threads)
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784)], ids=["small", "remainders", "mlp"])
+def test_fully_connected_matches_numpy(shape: tuple[int, int, int]) -> None:
+    m, n, k = shape
+    w = RNG.standard_normal((k, n)).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    model = _model([helper.make_node("Gemm", ["x", "w", "bias"], ["y"])], {"x": [m, k]}, [m, n],
+                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    compiled = glow_mlir.compile(model, threads=1)
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
+
+
+# --------------------------------------------------------------------------- batch_matmul through the codegen passes
+
+BATCH = """
+func.func @bmm(%a: memref<{b}x{m}x{k}xf32>, %w: memref<{b}x{k}x{n}xf32>, %y: memref<{b}x{m}x{n}xf32>)
+    attributes {{llvm.emit_c_interface}} {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<{b}x{m}x{n}xf32>)
+  linalg.batch_matmul ins(%a, %w : memref<{b}x{m}x{k}xf32>, memref<{b}x{k}x{n}xf32>)
+                      outs(%y : memref<{b}x{m}x{n}xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 4), (3, 17, 40, 9), (2, 128, 64, 128)], ids=["tiny", "odd", "attention"])
+def test_batch_matmul_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
+    b, m, n, k = shape
+    ctx = make_context()
+    module = ir.Module.parse(BATCH.format(b=b, m=m, n=n, k=k), ctx)
+    codegen = [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"]
+    run_pipeline(module.operation, codegen)
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "bmm", [Argument("a", (b, m, k), f32, "input"), Argument("w", (b, k, n), f32, "input"),
+                                         Argument("y", (b, m, n), f32, "output")], threads=threads)
+    a = RNG.standard_normal((b, m, k)).astype(np.float32)
+    w = RNG.standard_normal((b, k, n)).astype(np.float32)
+    np.testing.assert_allclose(program({"a": a, "w": w})["y"], a @ w, rtol=RTOL, atol=ATOL * k)
+
+
+# --------------------------------------------------------------------------- machine code
+
+
+def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
+    features = cpu_features().split()
+    if "fma" not in features:
+        pytest.skip("this CPU has no FMA instructions")
+    ctx = make_context()
+    module = ir.Module.parse(BATCH.format(b=1, m=16, n=64, k=32), ctx)
+    run_pipeline(module.operation, [e for e in cpu.codegen(1) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    program = JitProgram(module, "bmm", [])
+    obj = tmp_path / "bmm.o"
+    program.engine.dump_to_object_file(str(obj))
+    disassembly = subprocess.run([tools_paths.llvm_tool("llvm-objdump"), "-d", str(obj)], capture_output=True,
+                                 text=True, check=True).stdout
+    assert "vfmadd" in disassembly
+    if "avx512f" in features:
+        assert "zmm" in disassembly  # AVX-512 registers: the JIT compiles for the host CPU
+
+
+def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
+    text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
+    assert "cpu-tile-kernels{threads=4}" in text and "async-parallel-for{num-workers=4}" in text
+    assert len(parse_pipeline(text)) == len(cpu.codegen(4))
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        cpu.codegen_entries(0)
