@@ -41,20 +41,23 @@ from . import transform as schedule
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
 TILES_ATTR = "glow.tiles"
+ALIGNMENT = 64  # bytes: the packed panels start on a cache line
 
 
 @dataclass(frozen=True)
 class Tiles:
-    """The tiles of one contraction: L1 ``m x n x k`` (k 0: the whole reduction) and register ``mr x nr x 1``."""
+    """The tiles of one contraction: L1 ``m x n x k`` (k 0: the whole reduction) and register ``mr x nr x 1``;
+    ``pack``: B is first copied into ``nr``-column panels (see :func:`_packed_island`)."""
 
     m: int
     n: int
     k: int
     mr: int
     nr: int
+    pack: bool = False
 
     def key(self) -> str:
-        return f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}"
+        return f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,12 @@ class ShapeClass:
 TABLE: list[ShapeClass] = [
     ShapeClass("matrix-vector", lambda m, n, k: m < 8, Tiles(8, 256, 0, 8, 64),
                "few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
+    ShapeClass("large", lambda m, n, k: m >= 128 and n >= 256 and k >= 256, Tiles(128, 128, 0, 8, 32, pack=True),
+               "B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels are packed "
+               "contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 GF/s)"),
     ShapeClass("general", lambda m, n, k: True, Tiles(64, 128, 0, 8, 32),
-               "8x32 = 16 zmm accumulators; B's 128-column panel of the whole K stays in L2 (NOTES: 111 GF/s at 512^3)"),
+               "8x32 = 16 zmm accumulators; B's 128-column panel of the whole K stays in L2 (64x512x784: 150-200 "
+               "GF/s, where packing B costs more than it saves)"),
 ]
 
 
@@ -115,7 +122,9 @@ def plan(m: int, n: int, k: int) -> list[Piece]:
     """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles."""
     t = target_tiles(m, n, k)
     k_tile = t.k if t.k and k % t.k == 0 else 0
-    return [Piece(r, rows, c, cols, Tiles(_fit(rows, mr, t.m), _fit(cols, nr, t.n), k_tile, mr, nr))
+    # a remainder strip is one register tile wide: one panel, nothing to pack
+    return [Piece(r, rows, c, cols, Tiles(_fit(rows, mr, t.m), _fit(cols, nr, t.n), k_tile, mr, nr,
+                                          t.pack and nr == t.nr))
             for r, rows, mr in _strips(m, t.mr) for c, cols, nr in _strips(n, t.nr)]
 
 
@@ -141,16 +150,58 @@ def matches(op: ir.Operation) -> bool:
     return "indexing_maps" not in op.attributes or str(op.attributes["indexing_maps"]) == PLAIN_MAPS[op.name]
 
 
+def _tensor(v: ir.Value, writable: bool = False) -> ir.Value:
+    """The tensor of buffer ``v`` in an island (``restrict``: the island is the only way into the tensor world)."""
+    t = ir.MemRefType(v.type)
+    return bufferization.to_tensor(ir.RankedTensorType.get(t.shape, t.element_type), v, restrict=True,
+                                   writable=writable or None)
+
+
 def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     """``c += a @ b`` as a tensor matmul on the three buffers, tagged with its tiles."""
-    def tensor(v: ir.Value, writable: bool = False) -> ir.Value:
-        t = ir.MemRefType(v.type)
-        return bufferization.to_tensor(ir.RankedTensorType.get(t.shape, t.element_type), v, restrict=True,
-                                       writable=writable or None)
-
-    result = linalg.matmul(tensor(a), tensor(b), outs=[tensor(c, writable=True)])
+    if tiles.pack:
+        _packed_island(a, b, c, tiles)
+        return
+    result = linalg.matmul(_tensor(a), _tensor(b), outs=[_tensor(c, writable=True)])
     result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
     bufferization.materialize_in_destination(None, result, c, writable=True)
+
+
+def _panels(v: ir.Value, width: int) -> ir.Value:
+    """A ``rows x cols`` buffer seen as ``rows x (cols / width) x width``: column panels of ``width``."""
+    t = ir.MemRefType(v.type)
+    rows, cols = t.shape
+    strides, offset = t.get_strides_and_offset()
+    shape, panel_strides = [rows, cols // width, width], [strides[0], width, 1]
+    # the verifier wants the identity layout whenever the strides are the row-major ones
+    plain = offset == 0 and panel_strides == [cols, width, 1]
+    layout = None if plain else ir.StridedLayoutAttr.get(offset, panel_strides)
+    result = ir.MemRefType.get(shape, t.element_type, layout=layout)
+    return memref.expand_shape(result, v, [[0], [1, 2]], [], shape)
+
+
+def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
+    """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (each ``nr``-column
+    panel of B contiguous, so the register tile streams it without cache-set conflicts), then
+    ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``."""
+    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    f32, nr = ir.F32Type.get(), tiles.nr
+    packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
+    linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
+    ta, tb = _tensor(a), _tensor(packed)
+    tc = _tensor(_panels(c, nr), writable=True)
+    dims = [ir.AffineDimExpr.get(i) for i in range(4)]  # (m, p, j, k)
+    maps = [ir.AffineMap.get(4, 0, [dims[i] for i in idx]) for idx in ((0, 3), (1, 3, 2), (0, 1, 2))]
+    op = linalg.GenericOp([tc.type], [ta, tb], [tc], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
+                          ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>")
+                                            for it in ("parallel", "parallel", "parallel", "reduction")]))
+    block = op.regions[0].blocks.append(f32, f32, f32)
+    with ir.InsertionPoint(block):
+        x, y, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
+    op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    bufferization.materialize_in_destination(None, op.result, tc.owner.operands[0], writable=True)
+    memref.dealloc(packed)
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value) -> None:
@@ -192,25 +243,30 @@ def make_islands(op: ir.Operation) -> None:
 
 def parse_key(key: str) -> Tiles:
     """The tiles that :meth:`Tiles.key` printed."""
-    l1, reg = (part.split("=")[1] for part in key.split())
+    parts = key.split()
+    l1, reg = (part.split("=")[1] for part in parts[:2])
     m, n, k = (int(x) for x in l1.split("x"))
     mr, nr = (int(x) for x in reg.split("x"))
-    return Tiles(m, n, k, mr, nr)
+    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:])
 
 
 def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
     """Tile and vectorize the tensor matmuls tagged ``key``. With several threads the L1 tiles become the
     iterations of an ``scf.forall`` (run across cores after bufferization), else of ``scf.for`` loops."""
     t = parse_key(key)
-    ops = structured.MatchOp(schedule.any_op(), root, ops=["linalg.matmul"],
+    if t.pack:  # dims (m, panel, column in panel, k): the n tile counts panels, a panel stays whole
+        name, l1, registers = "linalg.generic", [t.m, t.n // t.nr, 0, t.k], [t.mr, 1, 0, 1]
+    else:  # dims (m, n, k)
+        name, l1, registers = "linalg.matmul", [t.m, t.n, t.k], [t.mr, t.nr, 1]
+    ops = structured.MatchOp(schedule.any_op(), root, ops=[name],
                              op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
     if threads > 1:
-        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=[t.m, t.n]).tiled_op
+        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=l1[:2]).tiled_op
         if t.k:
-            ops = structured.TileUsingForOp(ops, sizes=[0, 0, t.k]).tiled_linalg_op
+            ops = structured.TileUsingForOp(ops, sizes=[0] * (len(l1) - 1) + [t.k]).tiled_linalg_op
     else:
-        ops = structured.TileUsingForOp(ops, sizes=[t.m, t.n, t.k]).tiled_linalg_op
-    registers = structured.TileUsingForOp(ops, sizes=[t.mr, t.nr, 1]).tiled_linalg_op
+        ops = structured.TileUsingForOp(ops, sizes=l1).tiled_linalg_op
+    registers = structured.TileUsingForOp(ops, sizes=registers).tiled_linalg_op
     structured.VectorizeOp(registers).create_named_contraction = True
 
 
@@ -219,7 +275,7 @@ def tiled_keys(module: ir.Operation) -> list[str]:
     keys: list[str] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.matmul" and TILES_ATTR in op.attributes:
+        if op.name in ("linalg.matmul", "linalg.generic") and TILES_ATTR in op.attributes:
             key = ir.StringAttr(op.attributes[TILES_ATTR]).value
             if key not in keys:
                 keys.append(key)

@@ -90,3 +90,27 @@ func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi6
                 ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>)
   return
 }
+
+// -----
+
+// The large class packs B: its 32-column panels are copied contiguous into a scratch buffer (the only buffer the
+// kernel allocates), and the contraction runs on the panel views of B and C.
+// CHECK-LABEL: func.func @packed(
+// CHECK-SAME:  %[[A:.+]]: memref<128x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<128x512xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
+// CHECK:       %[[BV:.+]] = memref.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [256, 16, 32]
+// CHECK:       linalg.transpose ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>) permutation = [1, 0, 2]
+// CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
+// CHECK:       bufferization.to_tensor %[[P]] restrict
+// CHECK:       bufferization.to_tensor %[[CV]] restrict writable
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
+// CHECK:       memref.dealloc %[[P]]
+// BUF-LABEL:   func.func @packed(
+// BUF:         memref.alloc()
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<128x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x512xf32>) outs(%c : memref<128x512xf32>)
+  return
+}
