@@ -100,8 +100,8 @@ func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi6
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
 // CHECK:       %[[BV:.+]] = memref.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [256, 16, 32]
 // CHECK:       linalg.transpose ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>) permutation = [1, 0, 2]
-// CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
 // CHECK:       bufferization.to_tensor %[[P]] restrict
+// CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
 // CHECK:       bufferization.to_tensor %[[CV]] restrict writable
 // CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
 // CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
