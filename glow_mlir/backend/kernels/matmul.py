@@ -78,9 +78,9 @@ TABLE: list[ShapeClass] = [
     ShapeClass("large", lambda m, n, k: m >= 128 and n >= 256 and k >= 256, Tiles(128, 128, 0, 8, 32, pack=True),
                "B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels are packed "
                "contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 GF/s)"),
-    ShapeClass("general", lambda m, n, k: True, Tiles(64, 128, 0, 8, 32),
-               "8x32 = 16 zmm accumulators; B's 128-column panel of the whole K stays in L2 (64x512x784: 150-200 "
-               "GF/s, where packing B costs more than it saves)"),
+    ShapeClass("general", lambda m, n, k: True, Tiles(64, 64, 0, 8, 32),
+               "8x32 = 16 zmm accumulators; B's 64-column panel of the whole K stays in L2 (64x512x784: ~209 GF/s, "
+               "L1 64x128 180-207, 64x256 165-180; packing B there costs more than it saves)"),
 ]
 
 

@@ -4,7 +4,7 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels,one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
 
-// The general class: L1 tiles 64x128 of a 128x256 output, register tiles 8x32, the reduction step 1.
+// The general class: L1 tiles 64x64 of a 128x256 output, register tiles 8x32, the reduction step 1.
 // CHECK-LABEL: func.func @tiled(
 // CHECK-SAME:  %[[A:.+]]: memref<128x64xf32>, %[[B:.+]]: memref<64x256xf32>, %[[C:.+]]: memref<128x256xf32>)
 // CHECK-DAG:   %[[TA:.+]] = bufferization.to_tensor %[[A]] restrict : memref<128x64xf32>
@@ -30,10 +30,10 @@
 // BUF-NOT:     bufferization.
 // BUF:         vector.contract
 // BUF:         return
-// With threads the L1 tiles are the iterations of a forall loop: 2 x 2 of them.
+// With threads the L1 tiles are the iterations of a forall loop: 2 x 4 of them.
 // THREADS-LABEL: func.func @tiled(
 // THREADS-NOT: memref.alloc
-// THREADS:     scf.forall (%{{.+}}, %{{.+}}) in (2, 2)
+// THREADS:     scf.forall (%{{.+}}, %{{.+}}) in (2, 4)
 // THREADS:     vector.contract
 func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x256xf32>) {
   linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%c : memref<128x256xf32>)
