@@ -6,6 +6,7 @@ One row per node. ``instr`` names the glowir instruction the node becomes.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -48,6 +49,41 @@ def _unary(name: str, doc: str, fn: Callable[..., Any]) -> OpDef:
                  evaluate=_np(fn), traits=_EW)
 
 
+# --- elementwise math, activations, comparisons and casts: helpers ---
+
+_T = (Operand("input", group="t"),)
+
+
+def _same(name: str, doc: str, fn: Callable[..., Any], rule: S.Rule, operands: tuple[Operand, ...] = _T,
+          attrs: tuple[Attr, ...] = (), instr: str | None = None) -> OpDef:
+    """An elementwise node whose result has its operands' type. ``instr`` None: node lowering expands it."""
+    return OpDef(name, doc, operands, attrs, infer=rule, result_group="t", instr=instr, evaluate=_np(fn), traits=_EW)
+
+
+def _compare(name: str, doc: str, fn: Callable[..., Any], rule: S.Rule) -> OpDef:
+    """A comparison: operands of one type, an i1 result."""
+    return OpDef(name, doc, _BIN, infer=rule, instr="element_" + name, evaluate=_np(fn), traits=_EW)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _mod(a: np.ndarray, b: np.ndarray, fmod: int) -> np.ndarray:
+    return np.fmod(a, b) if fmod else np.mod(a, b)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    # log(1 + exp(x)) without overflow for large x, as the lowering computes it
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+def _gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
 OPS: list[OpDef] = [
     OpDef("constant", "A constant tensor (weights, biases, folded values).", (),
           (Attr("value", "elements"),), infer=S.constant, traits=frozenset({"pure", "constant"})),
@@ -83,6 +119,44 @@ OPS: list[OpDef] = [
     # --- convolution, pooling and normalization (NHWC) ---
 
     # --- elementwise math, activations, comparisons and casts ---
+    _unary("exp", "e ** x.", np.exp),
+    _unary("log", "Natural logarithm.", np.log),
+    _unary("sqrt", "Square root.", np.sqrt),
+    _unary("erf", "The error function.", _erf),
+    _unary("floor", "The largest integer not above x.", np.floor),
+    _unary("ceil", "The smallest integer not below x.", np.ceil),
+    _same("neg", "-x (floats or integers).", np.negative, S.numeric_unary, instr="neg"),
+    _same("abs", "|x| (floats or integers).", np.abs, S.numeric_unary, instr="abs"),
+    _same("pow", "lhs ** rhs (floats).", np.power, S.float_binary, _BIN, instr="element_pow"),
+    _same("mod", "Remainder of lhs / rhs: fmod 1 takes the sign of lhs (C fmod), fmod 0 that of rhs (integers).",
+          _mod, S.mod, _BIN, (Attr("fmod", "i64"),), instr="element_mod"),
+    _compare("cmp_eq", "lhs == rhs, an i1 tensor.", np.equal, S.same_as_first_bool),
+    _compare("cmp_lt", "lhs < rhs, an i1 tensor (Greater is CmpLT with swapped operands).", np.less,
+             S.ordered_compare),
+    _compare("cmp_lte", "lhs <= rhs, an i1 tensor.", np.less_equal, S.ordered_compare),
+    _same("not", "Logical not of an i1 tensor.", np.logical_not, S.bool_unary, instr="not"),
+    _same("and", "Logical and of i1 tensors.", np.logical_and, S.bool_binary, _BIN, instr="element_and"),
+    _same("or", "Logical or of i1 tensors.", np.logical_or, S.bool_binary, _BIN, instr="element_or"),
+    _same("select", "cond ? lhs : rhs, elementwise (cond is i1 of the same shape).", np.where, S.select,
+          (Operand("cond"), Operand("lhs", group="t"), Operand("rhs", group="t")), instr="element_select"),
+    OpDef("cast", "The input's values as element type 'to': float to integer truncates toward zero, "
+          "to i1 is != 0, i1 to a number is 0 or 1.", _X, (Attr("to", "type"),), infer=S.cast, instr="cast",
+          evaluate=_np(lambda x, to: x), traits=_EW),
+    # high-level nodes: no instruction, node lowering expands them (lower_nodes.py)
+    _same("leaky_relu", "x < 0 ? alpha * x : x.", lambda x, alpha: np.where(x < 0, x * alpha, x), S.float_unary,
+          attrs=(Attr("alpha", "f32"),)),
+    _same("prelu", "x < 0 ? slope * x : x, slope of x's type (broadcasts are explicit).",
+          lambda x, slope: np.where(x < 0, x * slope, x), S.numeric_binary,
+          (Operand("input", group="t"), Operand("slope", group="t"))),
+    _same("elu", "x < 0 ? alpha * (exp(x) - 1) : x.", lambda x, alpha: np.where(x < 0, alpha * (np.exp(x) - 1), x),
+          S.float_unary, attrs=(Attr("alpha", "f32"),)),
+    _same("hard_sigmoid", "max(0, min(1, alpha * x + beta)).",
+          lambda x, alpha, beta: np.clip(x * alpha + beta, 0, 1), S.float_unary,
+          attrs=(Attr("alpha", "f32"), Attr("beta", "f32"))),
+    _same("softplus", "log(1 + exp(x)).", _softplus, S.float_unary),
+    _same("gelu", "x * Phi(x): 0.5 * x * (1 + erf(x / sqrt(2))); approximate 'tanh': "
+          "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).", _gelu, S.gelu,
+          attrs=(Attr("approximate", "str"),)),
 
     # --- data movement and shapes ---
 

@@ -89,6 +89,22 @@ OPS: list[OpDef] = [
     # --- convolution, pooling and normalization (NHWC) ---
 
     # --- elementwise math, activations, comparisons and casts ---
+    *(_instr(n, f"dest = {n}(src), floats.", ("src",), S.float_unary, traits=_EWI)
+      for n in ("exp", "log", "sqrt", "erf", "floor", "ceil")),
+    _instr("neg", "dest = -src.", ("src",), S.numeric_unary, traits=_EWI),
+    _instr("abs", "dest = |src|.", ("src",), S.numeric_unary, traits=_EWI),
+    _instr("element_pow", "dest = lhs ** rhs, floats.", ("lhs", "rhs"), S.float_binary, traits=_EWI),
+    _instr("element_mod", "dest = lhs mod rhs: fmod 1 has the sign of lhs, fmod 0 that of rhs.", ("lhs", "rhs"),
+           S.mod, (Attr("fmod", "i64"),), traits=_EWI),
+    _instr("element_cmp_eq", "dest (i1) = lhs == rhs.", ("lhs", "rhs"), S.same_as_first_bool, traits=_EWI),
+    _instr("element_cmp_lt", "dest (i1) = lhs < rhs.", ("lhs", "rhs"), S.ordered_compare, traits=_EWI),
+    _instr("element_cmp_lte", "dest (i1) = lhs <= rhs.", ("lhs", "rhs"), S.ordered_compare, traits=_EWI),
+    _instr("not", "dest = !src, i1.", ("src",), S.bool_unary, traits=_EWI),
+    _instr("element_and", "dest = lhs && rhs, i1.", ("lhs", "rhs"), S.bool_binary, traits=_EWI),
+    _instr("element_or", "dest = lhs || rhs, i1.", ("lhs", "rhs"), S.bool_binary, traits=_EWI),
+    _instr("element_select", "dest = cond ? lhs : rhs.", ("cond", "lhs", "rhs"), S.select, traits=_EWI),
+    _instr("cast", "dest = src converted to dest's element type 'to'.", ("src",), S.cast, (Attr("to", "type"),),
+           traits=_EWI),
 
     # --- data movement and shapes ---
 

@@ -130,6 +130,100 @@ def splat(info: OpInfo) -> None:
 
 # --- elementwise math, activations, comparisons and casts ---
 
+#: the element types glowgraph computes with
+_CAST_TYPES = ("f32", "i32", "i64", "i1")
+
+
+def _is_bool(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
+def _numeric(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if _is_bool(info.elem(i)):
+            raise VerifyError(f"operand #{i} must have a numeric element type, got i1")
+
+
+def _boolean(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if not _is_bool(info.elem(i)):
+            raise VerifyError(f"operand #{i} must have element type i1, got {info.elem(i)}")
+
+
+def numeric_unary(info: OpInfo) -> list[ir.Type]:
+    """Unary op on floats or integers (not i1): the result has the operand's type."""
+    _numeric(info, 0)
+    return same_as_first(info)
+
+
+def float_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary float op: both operands and the result of one float type."""
+    types = same_as_first(info)
+    _float(info, 0)
+    return types
+
+
+def numeric_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary op on floats or integers (not i1): both operands and the result of one type."""
+    types = same_as_first(info)
+    _numeric(info, 0)
+    return types
+
+
+def mod(info: OpInfo) -> list[ir.Type]:
+    """Mod(a, b) {fmod}: fmod 1 takes the dividend's sign (C fmod), fmod 0 the divisor's (integers only)."""
+    types = numeric_binary(info)
+    fmod = info.attrs["fmod"]
+    if fmod not in (0, 1):
+        raise VerifyError(f"fmod must be 0 or 1, got {fmod}")
+    if fmod == 0 and isinstance(info.elem(0), ir.FloatType):
+        raise VerifyError(f"fmod 0 needs integer operands, got {info.elem(0)}")
+    return types
+
+
+def ordered_compare(info: OpInfo) -> list[ir.Type]:
+    """Less-than comparisons: numeric operands of one type, an i1 result of that shape."""
+    _numeric(info, 0)
+    return same_as_first_bool(info)
+
+
+def bool_unary(info: OpInfo) -> list[ir.Type]:
+    """Logical op on i1: the result has the operand's type."""
+    _boolean(info, 0)
+    return same_as_first(info)
+
+
+def bool_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary logical op: both operands and the result i1 of one shape."""
+    types = same_as_first(info)
+    _boolean(info, 0)
+    return types
+
+
+def select(info: OpInfo) -> list[ir.Type]:
+    """Select(cond, lhs, rhs): an i1 cond of the shape of lhs and rhs, which have one type, the result's."""
+    _boolean(info, 0)
+    cond, lhs = info.shape(0), info.shape(1)
+    if cond != lhs:
+        raise VerifyError(f"cond {_fmt(cond)} must have the shape of the values {_fmt(lhs)}")
+    return same_as_first(OpInfo(info.operand_types[1:], info.attrs, []))
+
+
+def cast(info: OpInfo) -> list[ir.Type]:
+    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64 and i1."""
+    to = info.attrs["to"]
+    for what, t in (("operand", info.elem(0)), ("target", to)):
+        if str(t) not in _CAST_TYPES:
+            raise VerifyError(f"{what} element type {t} is not one of {', '.join(_CAST_TYPES)}")
+    return [tensor_like(info.operand_types[0], info.shape(0), to)]
+
+
+def gelu(info: OpInfo) -> list[ir.Type]:
+    """Gelu(x) {approximate}: a float unary op; approximate is "none" (erf) or "tanh"."""
+    if info.attrs["approximate"] not in ("none", "tanh"):
+        raise VerifyError(f"approximate must be 'none' or 'tanh', got '{info.attrs['approximate']}'")
+    return float_unary(info)
+
 
 # --- data movement and shapes ---
 

@@ -50,3 +50,10 @@ def is_constant(value: ir.Value) -> bool:
 
 def has_uses(op: ir.Operation) -> bool:
     return any(True for r in op.results for _ in r.uses)
+
+
+def replace_op(op: ir.Operation, values: list[ir.Value]) -> None:
+    """Make the users of ``op``'s results use ``values`` instead, then erase ``op``."""
+    for old, new in zip(op.results, values):
+        old.replace_all_uses_with(new)
+    op.erase()

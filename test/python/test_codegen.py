@@ -304,6 +304,16 @@ def test_int64_elementwise(build) -> None:
            "ss": s * s, "fill": np.full(3, -3, np.int64)})
 
 
+def test_integer_division_never_traps(build) -> None:
+    # x / 0 and INT_MIN / -1 trap in hardware (SIGFPE); the lowering guards both, so the process survives
+    program = build(INTS)
+    imin = np.iinfo(np.int64).min
+    a = np.array([[7, -7, imin, 5]] * 3, np.int64)
+    b = np.array([[0, 0, -1, -1]] * 3, np.int64)
+    out = program({"a": a, "b": b, "s": np.array(1, np.int64)})
+    np.testing.assert_array_equal(out["div"][0], [7, -7, imin, -5])
+
+
 # --------------------------------------------------------------------------- booleans (i1 buffers, numpy bool)
 
 MASK = np.array([True, False, False, True, True])

@@ -11,7 +11,7 @@ from ...dialects import glowgraph as gg
 from ...dialects import opdef_of
 from ...dialects.optable import attr_to_python, numpy_to_elements
 from ..registry import Pass, PassError
-from ..utils import body_ops, constant_value, functions, is_constant
+from ..utils import body_ops, constant_value, functions, is_constant, replace_op
 
 
 def _feeds_only_outputs(op: ir.Operation) -> bool:
@@ -39,9 +39,8 @@ def fold_node(op: ir.Operation, max_elements: int) -> bool:
     except (ValueError, ArithmeticError) as e:
         raise PassError(f"cannot evaluate '{op.name}' on its constant operands: {e}", op.location) from None
     with ir.InsertionPoint(op), op.location:
-        for old, value in zip(op.results, values):
-            old.replace_all_uses_with(gg.constant(value=numpy_to_elements(np.ascontiguousarray(value))))
-    op.erase()
+        constants = [gg.constant(value=numpy_to_elements(value)) for value in values]
+    replace_op(op, constants)
     return True
 
 

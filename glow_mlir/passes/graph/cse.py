@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..registry import Pass
-from ..utils import body_ops, functions, has_trait
+from ..utils import body_ops, functions, has_trait, replace_op
 
 
 def _key(op: ir.Operation) -> tuple:
@@ -28,9 +28,7 @@ def eliminate_common_subexpressions(func: ir.Operation) -> int:
         if first is None:
             seen[key] = op
             continue
-        for old, new in zip(op.results, first.results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        replace_op(op, list(first.results))
         merged += 1
     return merged
 

@@ -50,3 +50,17 @@ func.func @output_node() -> tensor<2xf32> {
   %0 = "glowgraph.add"(%c, %c) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Scalars stay scalars.
+// CHECK-LABEL: func.func @scalar
+// CHECK: "glowgraph.constant"() {value = dense<6> : tensor<i64>} : () -> tensor<i64>
+// CHECK-NEXT: "glowgraph.mul"
+func.func @scalar(%x: tensor<i64>) -> tensor<i64> {
+  %a = "glowgraph.constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %b = "glowgraph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %0 = "glowgraph.mul"(%a, %b) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %1 = "glowgraph.mul"(%x, %0) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %1 : tensor<i64>
+}

@@ -1,0 +1,290 @@
+"""Elementwise math, activations, comparisons and casts.
+
+Most ops map to one glowgraph node, with ONNX (numpy) broadcasting made explicit on the operands. Some have no
+node of their own because their ONNX definition is a short composition of nodes that exist, and a backend gains
+nothing from seeing them whole:
+  Reciprocal(x)        -> Div(1, x)
+  Greater(a, b)        -> CmpLT(b, a);  GreaterOrEqual(a, b) -> CmpLTE(b, a)   (Glow has no CmpGT either)
+  Selu(x)              -> Mul(Elu(x, alpha), gamma)          (Selu is a scaled Elu, by definition)
+  HardSwish(x)         -> Mul(x, HardSigmoid(x, 1/6, 1/2))  (its ONNX definition)
+  Sum/Max/Min(a, b..)  -> pairwise Add/Max/Min, left to right; Mean -> Div(Sum, n)
+The activations that do get a node (leaky_relu, prelu, elu, hard_sigmoid, softplus, gelu) are named functions a
+backend may have a kernel for; node lowering expands them otherwise.
+
+A Cast of a known tensor is done here in numpy, as the spine's handlers do data movement of known tensors: a
+conversion of shape data must stay known for the handlers that need constant inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+from mlir import ir
+from onnx import AttributeProto
+
+from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import ELEMENT_TYPES, fmt_shape, type_name
+from .core import _binary, _broadcast_shape, _expand, _scale
+
+FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
+
+#: no upper bound on the inputs of a variadic op
+_ANY = 1 << 31
+
+
+def _splat(x: ir.Value, value: float) -> ir.Value:
+    """``value`` filling a tensor of ``x``'s type."""
+    return gg.splat(value=value, result_types=[x.type])
+
+
+def _float_input(ctx: NodeContext, i: int) -> ir.Value:
+    """Input ``i``, which must be a float tensor (for compositions that would be wrong on integers)."""
+    x = ctx.operand(i)
+    if dtype_of(x).kind != "f":
+        raise ctx.error(f"input #{i} must be a float tensor, got {dtype_of(x)}")
+    return x
+
+
+# --------------------------------------------------------------------------- unary math
+
+
+def _unary(op_type: str, since: int, build: Callable[[ir.Value], ir.Value], doc: str) -> None:
+    """Register ``op_type`` as ``build`` of its one input (the node's shape rule checks the element type)."""
+
+    def handler(ctx: NodeContext) -> Tensor:
+        return build(ctx.operand(0))
+
+    handler.__name__ = op_type.lower()
+    handler.__doc__ = doc
+    onnx_op(op_type, since=since, inputs=(1, 1))(handler)
+
+
+_unary("Exp", 6, gg.exp, "e ** X.")
+_unary("Log", 6, gg.log, "ln(X).")
+_unary("Sqrt", 6, gg.sqrt, "sqrt(X).")
+_unary("Erf", 9, gg.erf, "erf(X).")
+_unary("Floor", 6, gg.floor, "floor(X).")
+_unary("Ceil", 6, gg.ceil, "ceil(X).")
+_unary("Neg", 6, gg.neg, "-X, floats or integers.")
+_unary("Abs", 6, gg.abs_, "|X|, floats or integers.")
+_unary("Not", 1, gg.not_, "Logical not of a bool tensor.")
+_unary("Softplus", 1, gg.softplus, "log(1 + exp(X)).")
+
+
+@onnx_op("Reciprocal", since=6, inputs=(1, 1))
+def reciprocal(ctx: NodeContext) -> Tensor:
+    """1 / X, as Div(1, X)."""
+    x = _float_input(ctx, 0)
+    return gg.div(_splat(x, 1.0), x)
+
+
+# --------------------------------------------------------------------------- binary math
+
+
+@onnx_op("Pow", since=7, inputs=(2, 2))
+def pow_(ctx: NodeContext) -> Tensor:
+    """X ** Y for a float X, numpy broadcasting; an integer Y is converted to X's type first."""
+    x, y = ctx.input(0), ctx.input(1)
+    if dtype_of(x).kind != "f":
+        raise ctx.unsupported(f"Pow of an integer base ({dtype_of(x)}) is not supported")
+    if dtype_of(y) != dtype_of(x):
+        if dtype_of(y) == np.bool_:
+            raise ctx.error("the exponent must be a number, got bool")
+        y = _convert(ctx, y, dtype_of(x))
+    shape = _broadcast_shape(ctx, shape_of(x), shape_of(y))
+    return gg.pow_(_expand(ctx, x, shape), _expand(ctx, y, shape))
+
+
+@onnx_op("Mod", since=10, inputs=(2, 2), attrs=("fmod",))
+def mod(ctx: NodeContext) -> Tensor:
+    """A mod B, numpy broadcasting: fmod=0 (integers) takes B's sign like numpy's mod, fmod=1 A's like C's fmod."""
+    fmod = ctx.attr("fmod", INT, 0)
+    if fmod not in (0, 1):
+        raise ctx.error(f"attribute 'fmod' must be 0 or 1, got {fmod}")
+    if fmod == 0 and dtype_of(ctx.input(0)).kind == "f":
+        raise ctx.error(f"fmod=0 is defined for integer inputs only; {dtype_of(ctx.input(0))} inputs need fmod=1")
+    return _binary(ctx, lambda a, b: gg.mod(a, b, fmod=fmod))
+
+
+# --------------------------------------------------------------------------- comparisons and logic
+
+
+@onnx_op("Equal", since=7, inputs=(2, 2))
+def equal(ctx: NodeContext) -> Tensor:
+    """A == B, numpy broadcasting; a bool tensor."""
+    return _binary(ctx, gg.cmp_eq)
+
+
+@onnx_op("Less", since=7, inputs=(2, 2))
+def less(ctx: NodeContext) -> Tensor:
+    """A < B."""
+    return _binary(ctx, gg.cmp_lt)
+
+
+@onnx_op("LessOrEqual", since=12, inputs=(2, 2))
+def less_or_equal(ctx: NodeContext) -> Tensor:
+    """A <= B."""
+    return _binary(ctx, gg.cmp_lte)
+
+
+@onnx_op("Greater", since=7, inputs=(2, 2))
+def greater(ctx: NodeContext) -> Tensor:
+    """A > B, as B < A."""
+    return _binary(ctx, lambda a, b: gg.cmp_lt(b, a))
+
+
+@onnx_op("GreaterOrEqual", since=12, inputs=(2, 2))
+def greater_or_equal(ctx: NodeContext) -> Tensor:
+    """A >= B, as B <= A."""
+    return _binary(ctx, lambda a, b: gg.cmp_lte(b, a))
+
+
+@onnx_op("And", since=7, inputs=(2, 2))
+def and_(ctx: NodeContext) -> Tensor:
+    """A and B on bool tensors."""
+    return _binary(ctx, gg.and_)
+
+
+@onnx_op("Or", since=7, inputs=(2, 2))
+def or_(ctx: NodeContext) -> Tensor:
+    """A or B on bool tensors."""
+    return _binary(ctx, gg.or_)
+
+
+@onnx_op("Where", since=9, inputs=(3, 3))
+def where(ctx: NodeContext) -> Tensor:
+    """condition ? X : Y, all three broadcast to one shape."""
+    cond, x, y = ctx.input(0), ctx.input(1), ctx.input(2)
+    shape = _broadcast_shape(ctx, shape_of(cond), shape_of(x), shape_of(y))
+    return gg.select(_expand(ctx, cond, shape), _expand(ctx, x, shape), _expand(ctx, y, shape))
+
+
+# --------------------------------------------------------------------------- casts
+
+
+def _convert(ctx: NodeContext, x: Tensor, dtype: np.dtype) -> Tensor:
+    """``x`` as element type ``dtype``: a Cast node, or a numpy conversion for a known tensor."""
+    if dtype_of(x) == dtype:
+        return x
+    if isinstance(x, Const):
+        with np.errstate(invalid="ignore"):  # NaN or out-of-range floats to integers: undefined in ONNX too
+            return ctx.const(x.array.astype(dtype))
+    return gg.cast(x, to=mlir_type(dtype))
+
+
+@onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
+def cast(ctx: NodeContext) -> Tensor:
+    """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL: float to integer truncates toward zero,
+    to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only, which are not supported."""
+    to = ctx.attr("to", INT, None)
+    if to is None:
+        raise ctx.error("attribute 'to' is required")
+    dtype = ELEMENT_TYPES.get(to)
+    if dtype is None:
+        supported = ", ".join(type_name(t) for t in ELEMENT_TYPES)
+        raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
+    return _convert(ctx, ctx.input(0), dtype)
+
+
+# --------------------------------------------------------------------------- activations
+
+
+@onnx_op("LeakyRelu", since=6, inputs=(1, 1), attrs=("alpha",))
+def leaky_relu(ctx: NodeContext) -> Tensor:
+    """X < 0 ? alpha * X : X."""
+    return gg.leaky_relu(ctx.operand(0), alpha=ctx.attr("alpha", FLOAT, 0.01))
+
+
+@onnx_op("PRelu", since=7, inputs=(2, 2))
+def prelu(ctx: NodeContext) -> Tensor:
+    """X < 0 ? slope * X : X, the slope broadcast to X's shape (unidirectional broadcasting)."""
+    x, slope = ctx.input(0), ctx.input(1)
+    shape, s = shape_of(x), shape_of(slope)
+    if len(s) > len(shape) or any(d not in (1, n) for d, n in zip(s[::-1], shape[::-1])):
+        raise ctx.error(f"slope of shape {fmt_shape(shape_of(slope))} does not broadcast to X's {fmt_shape(shape)}")
+    return gg.prelu(ctx.value(x), _expand(ctx, slope, shape))
+
+
+@onnx_op("Elu", since=6, inputs=(1, 1), attrs=("alpha",))
+def elu(ctx: NodeContext) -> Tensor:
+    """X < 0 ? alpha * (exp(X) - 1) : X."""
+    return gg.elu(ctx.operand(0), alpha=ctx.attr("alpha", FLOAT, 1.0))
+
+
+@onnx_op("Selu", since=6, inputs=(1, 1), attrs=("alpha", "gamma"))
+def selu(ctx: NodeContext) -> Tensor:
+    """gamma * (X < 0 ? alpha * (exp(X) - 1) : X), as Mul(Elu(X, alpha), gamma)."""
+    alpha = ctx.attr("alpha", FLOAT, 1.67326319217681884765625)
+    gamma = ctx.attr("gamma", FLOAT, 1.05070102214813232421875)
+    return _scale(ctx, gg.elu(ctx.operand(0), alpha=alpha), gamma)
+
+
+@onnx_op("HardSigmoid", since=6, inputs=(1, 1), attrs=("alpha", "beta"))
+def hard_sigmoid(ctx: NodeContext) -> Tensor:
+    """max(0, min(1, alpha * X + beta))."""
+    return gg.hard_sigmoid(ctx.operand(0), alpha=ctx.attr("alpha", FLOAT, 0.2), beta=ctx.attr("beta", FLOAT, 0.5))
+
+
+@onnx_op("HardSwish", since=14, inputs=(1, 1))
+def hard_swish(ctx: NodeContext) -> Tensor:
+    """X * HardSigmoid(X) with alpha 1/6 and beta 1/2."""
+    x = ctx.operand(0)
+    return gg.mul(x, gg.hard_sigmoid(x, alpha=1 / 6, beta=0.5))
+
+
+@onnx_op("Gelu", since=20, inputs=(1, 1), attrs=("approximate",))
+def gelu(ctx: NodeContext) -> Tensor:
+    """X * Phi(X), with erf (approximate "none") or the tanh approximation ("tanh")."""
+    approximate = ctx.attr("approximate", STRING, b"none").decode("utf-8", "replace")
+    if approximate not in ("none", "tanh"):
+        raise ctx.error(f"attribute 'approximate' must be 'none' or 'tanh', got '{approximate}'")
+    return gg.gelu(ctx.operand(0), approximate=approximate)
+
+
+# --------------------------------------------------------------------------- variadic
+
+
+def _pairwise(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value]) -> Tensor:
+    """``build`` folded over the inputs left to right, each step broadcasting its two operands explicitly."""
+    inputs = [ctx.input(i) for i in range(len(ctx.node.input))]
+
+    def step(acc: Tensor, x: Tensor) -> ir.Value:
+        shape = _broadcast_shape(ctx, shape_of(acc), shape_of(x))
+        return build(_expand(ctx, acc, shape), _expand(ctx, x, shape))
+
+    return functools.reduce(step, inputs)
+
+
+@onnx_op("Sum", since=6, inputs=(1, _ANY))
+def sum_(ctx: NodeContext) -> Tensor:
+    """Elementwise sum of the inputs, numpy broadcasting."""
+    return _pairwise(ctx, gg.add)
+
+
+@onnx_op("Max", since=6, inputs=(1, _ANY))
+def max_(ctx: NodeContext) -> Tensor:
+    """Elementwise maximum of the inputs."""
+    return _pairwise(ctx, gg.max_)
+
+
+@onnx_op("Min", since=6, inputs=(1, _ANY))
+def min_(ctx: NodeContext) -> Tensor:
+    """Elementwise minimum of the inputs."""
+    return _pairwise(ctx, gg.min_)
+
+
+@onnx_op("Mean", since=6, inputs=(1, _ANY))
+def mean(ctx: NodeContext) -> Tensor:
+    """Sum of the inputs divided by their number."""
+    for i in range(len(ctx.node.input)):
+        if dtype_of(ctx.input(i)).kind != "f":
+            raise ctx.error(f"input #{i} must be a float tensor, got {dtype_of(ctx.input(i))}")
+    total = _pairwise(ctx, gg.add)
+    if len(ctx.node.input) == 1:
+        return total
+    total = ctx.value(total)
+    return gg.div(total, _splat(total, len(ctx.node.input)))

@@ -1,0 +1,162 @@
+// RUN: glow-opt %s --split-input-file --convert-glowir-to-linalg | FileCheck %s
+
+// Float math: one identity-mapped generic per instruction, the math or arith op in its body.
+
+// CHECK-LABEL: func.func @float_math
+// CHECK-SAME:  (%[[X:.+]]: memref<2x3xf32>, %[[Y:.+]]: memref<2x3xf32>, %[[Z:.+]]: memref<2x3xf32>)
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%[[X]] : memref<2x3xf32>) outs(%[[Z]] : memref<2x3xf32>)
+// CHECK-NEXT:  ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:  %[[EXP:.+]] = math.exp %[[IN]] : f32
+// CHECK-NEXT:  linalg.yield %[[EXP]] : f32
+// CHECK:       math.log
+// CHECK:       math.sqrt
+// CHECK:       math.erf
+// CHECK:       math.floor
+// CHECK:       math.ceil
+// CHECK:       arith.negf
+// CHECK:       math.absf
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%[[Z]], %[[Y]] : memref<2x3xf32>, memref<2x3xf32>) outs(%[[Z]] : memref<2x3xf32>)
+// CHECK-NEXT:  ^bb0(%[[B:.+]]: f32, %[[E:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:  %[[POW:.+]] = math.powf %[[B]], %[[E]] : f32
+// CHECK:       arith.remf
+func.func @float_math() attributes {glowir.inputs = ["x", "y"], glowir.outputs = ["z"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<2x3xf32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<2x3xf32>
+  "glowir.exp"(%z, %x) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.log"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.sqrt"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.erf"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.floor"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.ceil"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.neg"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.abs"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.element_pow"(%z, %z, %y) : (memref<2x3xf32>, memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.element_mod"(%z, %z, %y) {fmod = 1} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Integer math: mod with fmod 0 moves remsi's remainder to the divisor's sign; neg is 0 - x. Divisors 0 and
+// -1 never reach remsi (they trap in hardware): they are replaced by 1, and -1 is handled by a select.
+
+// CHECK-LABEL: func.func @int_math
+// CHECK-SAME:  (%[[A:.+]]: memref<4xi64>, %[[B:.+]]: memref<4xi64>, %[[C:.+]]: memref<4xi64>, %[[D:.+]]: memref<4xi32>)
+// CHECK:       ^bb0(%[[L:.+]]: i64, %[[R:.+]]: i64, %{{.+}}: i64):
+// CHECK:       %[[TRAP:.+]] = arith.ori
+// CHECK-NEXT:  %[[SAFE:.+]] = arith.select %[[TRAP]], %{{.+}}, %[[R]] : i64
+// CHECK:       %[[RAW:.+]] = arith.remsi %[[L]], %[[SAFE]] : i64
+// CHECK:       %[[REM:.+]] = arith.select %{{.+}}, %{{.+}}, %[[RAW]] : i64
+// CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:  %[[REMNEG:.+]] = arith.cmpi slt, %[[REM]], %[[ZERO]] : i64
+// CHECK-NEXT:  %[[DIVNEG:.+]] = arith.cmpi slt, %[[R]], %[[ZERO]] : i64
+// CHECK-NEXT:  %[[DIFFER:.+]] = arith.xori %[[REMNEG]], %[[DIVNEG]] : i1
+// CHECK-NEXT:  %[[NONZERO:.+]] = arith.cmpi ne, %[[REM]], %[[ZERO]] : i64
+// CHECK-NEXT:  %[[FIX:.+]] = arith.andi %[[DIFFER]], %[[NONZERO]] : i1
+// CHECK-NEXT:  %[[MOVED:.+]] = arith.addi %[[REM]], %[[R]] : i64
+// CHECK-NEXT:  %[[MOD:.+]] = arith.select %[[FIX]], %[[MOVED]], %[[REM]] : i64
+// CHECK-NEXT:  linalg.yield %[[MOD]] : i64
+// CHECK:       arith.remsi {{.+}} : i32
+// CHECK-NEXT:  arith.select
+// CHECK-NEXT:  linalg.yield
+// CHECK:       ^bb0(%[[IN:.+]]: i64, %{{.+}}: i64):
+// CHECK-NEXT:  %[[Z:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:  %[[NEG:.+]] = arith.subi %[[Z]], %[[IN]] : i64
+// CHECK:       math.absi {{.+}} : i64
+func.func @int_math() attributes {glowir.inputs = ["a", "b", "d"], glowir.outputs = ["c"]} {
+  %a = "glowir.weight_var"() {mutability = "mutable", name = "a"} : () -> memref<4xi64>
+  %b = "glowir.weight_var"() {mutability = "mutable", name = "b"} : () -> memref<4xi64>
+  %c = "glowir.weight_var"() {mutability = "mutable", name = "c"} : () -> memref<4xi64>
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4xi32>
+  "glowir.element_mod"(%c, %a, %b) {fmod = 0} : (memref<4xi64>, memref<4xi64>, memref<4xi64>) -> ()
+  "glowir.element_mod"(%d, %d, %d) {fmod = 1} : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.neg"(%c, %c) : (memref<4xi64>, memref<4xi64>) -> ()
+  "glowir.abs"(%c, %c) : (memref<4xi64>, memref<4xi64>) -> ()
+  return
+}
+
+// -----
+
+// Comparisons write i1 as bytes; logic works on the bytes; select tests its byte against 0.
+
+// CHECK-LABEL: func.func @compare_select
+// CHECK-SAME:  (%[[X:.+]]: memref<4xf32>, %[[I:.+]]: memref<4xi32>, %[[B:.+]]: memref<4xi8>, %[[Y:.+]]: memref<4xf32>)
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%[[X]], %[[X]] : memref<4xf32>, memref<4xf32>) outs(%[[B]] : memref<4xi8>)
+// CHECK-NEXT:  ^bb0(%[[L:.+]]: f32, %[[R:.+]]: f32, %{{.+}}: i8):
+// CHECK-NEXT:  %[[EQ:.+]] = arith.cmpf oeq, %[[L]], %[[R]] : f32
+// CHECK-NEXT:  %[[BYTE:.+]] = arith.extui %[[EQ]] : i1 to i8
+// CHECK-NEXT:  linalg.yield %[[BYTE]] : i8
+// CHECK:       arith.cmpi slt, %{{.+}}, %{{.+}} : i32
+// CHECK:       arith.cmpf ole
+// CHECK:       arith.cmpi eq, %{{.+}}, %{{.+}} : i8
+// CHECK:       ^bb0(%[[IN:.+]]: i8, %{{.+}}: i8):
+// CHECK-NEXT:  %[[ONE:.+]] = arith.constant 1 : i8
+// CHECK-NEXT:  %[[NOT:.+]] = arith.xori %[[IN]], %[[ONE]] : i8
+// CHECK:       arith.andi {{.+}} : i8
+// CHECK:       arith.ori {{.+}} : i8
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%[[B]], %[[X]], %[[Y]] : memref<4xi8>, memref<4xf32>, memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
+// CHECK-NEXT:  ^bb0(%[[C:.+]]: i8, %[[T:.+]]: f32, %[[F:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0 : i8
+// CHECK-NEXT:  %[[COND:.+]] = arith.cmpi ne, %[[C]], %[[ZERO]] : i8
+// CHECK-NEXT:  %[[SEL:.+]] = arith.select %[[COND]], %[[T]], %[[F]] : f32
+// CHECK-NEXT:  linalg.yield %[[SEL]] : f32
+func.func @compare_select() attributes {glowir.inputs = ["x", "i", "b"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %i = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<4xi32>
+  %b = "glowir.weight_var"() {mutability = "mutable", name = "b"} : () -> memref<4xi1>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  "glowir.element_cmp_eq"(%b, %x, %x) : (memref<4xi1>, memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.element_cmp_lt"(%b, %i, %i) : (memref<4xi1>, memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.element_cmp_lte"(%b, %x, %x) : (memref<4xi1>, memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.element_cmp_eq"(%b, %b, %b) : (memref<4xi1>, memref<4xi1>, memref<4xi1>) -> ()
+  "glowir.not"(%b, %b) : (memref<4xi1>, memref<4xi1>) -> ()
+  "glowir.element_and"(%b, %b, %b) : (memref<4xi1>, memref<4xi1>, memref<4xi1>) -> ()
+  "glowir.element_or"(%b, %b, %b) : (memref<4xi1>, memref<4xi1>, memref<4xi1>) -> ()
+  "glowir.element_select"(%y, %b, %x, %y) : (memref<4xf32>, memref<4xi1>, memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Casts: float to integer truncates (fptosi), narrowing truncates bits, to i1 is != 0 (unordered: NaN is true),
+// i1 bytes widen unsigned.
+
+// CHECK-LABEL: func.func @cast
+// CHECK:       arith.fptosi %{{.+}} : f32 to i64
+// CHECK:       arith.trunci %{{.+}} : i64 to i32
+// CHECK:       ^bb0(%[[IN:.+]]: f32, %{{.+}}: i8):
+// CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:  %[[NE:.+]] = arith.cmpf une, %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT:  %[[BYTE:.+]] = arith.extui %[[NE]] : i1 to i8
+// CHECK-NEXT:  linalg.yield %[[BYTE]] : i8
+// CHECK:       arith.uitofp %{{.+}} : i8 to f32
+// CHECK:       arith.extui %{{.+}} : i8 to i64
+// CHECK:       arith.sitofp %{{.+}} : i32 to f32
+// CHECK:       arith.extsi %{{.+}} : i32 to i64
+// CHECK:       ^bb0(%[[N:.+]]: i64, %{{.+}}: i8):
+// CHECK-NEXT:  %[[Z:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:  %[[NZ:.+]] = arith.cmpi ne, %[[N]], %[[Z]] : i64
+// CHECK-NEXT:  arith.extui %[[NZ]] : i1 to i8
+func.func @cast() attributes {glowir.inputs = ["x", "b"], glowir.outputs = ["i", "f", "j"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %b = "glowir.weight_var"() {mutability = "mutable", name = "b"} : () -> memref<4xi1>
+  %i = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<4xi64>
+  %f = "glowir.weight_var"() {mutability = "mutable", name = "f"} : () -> memref<4xf32>
+  %j = "glowir.weight_var"() {mutability = "mutable", name = "j"} : () -> memref<4xi32>
+  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<4xi1>
+  "glowir.cast"(%i, %x) {to = i64} : (memref<4xi64>, memref<4xf32>) -> ()
+  "glowir.cast"(%j, %i) {to = i32} : (memref<4xi32>, memref<4xi64>) -> ()
+  "glowir.cast"(%t, %x) {to = i1} : (memref<4xi1>, memref<4xf32>) -> ()
+  "glowir.cast"(%f, %b) {to = f32} : (memref<4xf32>, memref<4xi1>) -> ()
+  "glowir.cast"(%i, %b) {to = i64} : (memref<4xi64>, memref<4xi1>) -> ()
+  "glowir.cast"(%f, %j) {to = f32} : (memref<4xf32>, memref<4xi32>) -> ()
+  "glowir.cast"(%i, %j) {to = i64} : (memref<4xi64>, memref<4xi32>) -> ()
+  "glowir.cast"(%t, %i) {to = i1} : (memref<4xi1>, memref<4xi64>) -> ()
+  "glowir.dealloc_activation"(%t) : (memref<4xi1>) -> ()
+  return
+}
