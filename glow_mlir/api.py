@@ -7,7 +7,10 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 2. optimize       graph optimizations on glowgraph
 3. lower          node lowering, keeping what the backend has kernels for
 4. irgen          glowgraph -> glowir (bufferization: weights, activations)
-5. codegen        glowir -> linalg -> LLVM dialect, then JIT-compiled for the host CPU
+5. codegen        glowir -> linalg -> LLVM dialect (kernels for ``threads`` cores), then JIT-compiled for the host CPU
+
+A model compiled before with the same options on this machine comes from the compile cache instead
+(:mod:`glow_mlir.cache`): its stages are then "cache" and "jit".
 """
 
 from __future__ import annotations

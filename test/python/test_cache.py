@@ -81,7 +81,7 @@ def test_concurrent_compiles_leave_one_whole_entry(own_cache: Path, tmp_path: Pa
     onnx.save(_model(), str(path))
     script = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import glow_mlir; "
               f"print(glow_mlir.compile({str(path)!r}, threads=1).cache)")
-    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(2)]
     results = [p.communicate(timeout=300)[0].strip() for p in procs]
     assert all(p.returncode == 0 for p in procs) and set(results) <= {"hit", "miss"}
     assert [p.suffix for p in own_cache.iterdir()] == [".npz"]  # no temporary file left behind
