@@ -4,8 +4,9 @@ Both run in this one process, on the same inputs, one after the other: on a shar
 the same run compare, so the table's last columns are ratios. For each model and each thread count: a few warm-up
 runs, then ``--runs`` timed runs of each engine; the table gives the median and min latency, GFLOP/s (2 x the MACs
 of Conv, Gemm and MatMul, counted from the ONNX graph with inferred shapes, over the median), glow_mlir / onnxruntime
-(medians), and glow_mlir's compile time (without the compile cache). Models glow_mlir cannot compile yet are listed
-with the reason.
+(medians), glow_mlir's compile time, and the time of compiling it again from the compile cache (a cache of the
+benchmark's own, in a temporary folder, so the first compile is always a full one). Models glow_mlir cannot compile
+yet are listed with the reason.
 
 SGEMM 1024^3 compares a one-node MatMul model with numpy's matmul on one thread and says which BLAS kernel numpy
 ran: OpenBLAS picks it per CPU unless OPENBLAS_CORETYPE forces one (this machine sets Haswell; unset
@@ -21,6 +22,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper, shape_inference
 
 from .backend.cpu import default_threads
+from .cache import CACHE_ENV
 
 #: warm-up runs before timing (the first call of either engine pays for page faults and lazy setup)
 WARMUP = 3
@@ -135,6 +138,7 @@ class Row:
     ort: Timing | None
     gflop: float
     compile_s: float | None
+    hit_s: float | None = None
     error: str | None = None
 
 
@@ -158,22 +162,29 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
     inputs = model_inputs(path, model)
     start = time.perf_counter()
     try:
-        compiled = api.compile(model, threads=threads, cache=False)
+        compiled = api.compile(model, threads=threads)
     except Exception as e:  # any failure is a row of the table, not the end of the benchmark
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         reason = reason if len(reason) <= REASON_WIDTH else reason[:REASON_WIDTH - 3] + "..."
-        return Row(path.stem, threads, None, None, gflop, None, reason)
+        return Row(path.stem, threads, None, None, gflop, None, error=reason)
     compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    again = api.compile(model, threads=threads)
+    hit_s = time.perf_counter() - start
+    if (compiled.cache, again.cache) != ("miss", "hit"):
+        raise RuntimeError(f"{path.stem}: the compile cache did not serve the second compile "
+                           f"({compiled.cache}, {again.cache})")
+    del again
     session = _ort_session(str(path), threads)
     glow = time_runs(lambda: compiled.run(inputs), runs)
     ort = time_runs(lambda: session.run(None, inputs), runs)
-    return Row(path.stem, threads, glow, ort, gflop, compile_s)
+    return Row(path.stem, threads, glow, ort, gflop, compile_s, hit_s)
 
 
 def format_table(rows: list[Row]) -> str:
     """The rows as a fixed-width table; the models that did not compile come after it, with their reasons."""
     head = (f"{'model':<22} {'thr':>3} {'glow med':>9} {'glow min':>9} {'ort med':>9} {'ort min':>9} "
-            f"{'GFLOP':>7} {'glow GF/s':>9} {'ort GF/s':>9} {'glow/ort':>8} {'compile s':>9}")
+            f"{'GFLOP':>7} {'glow GF/s':>9} {'ort GF/s':>9} {'glow/ort':>8} {'compile s':>9} {'cached s':>8}")
     lines = [head, "-" * len(head)]
     failed = []
     for r in rows:
@@ -184,7 +195,7 @@ def format_table(rows: list[Row]) -> str:
         gf_ort = r.gflop / (r.ort.median_ms / 1e3) if r.gflop else 0.0
         lines.append(f"{r.model:<22} {r.threads:>3} {r.glow.median_ms:>9.3f} {r.glow.min_ms:>9.3f} "
                      f"{r.ort.median_ms:>9.3f} {r.ort.min_ms:>9.3f} {r.gflop:>7.3f} {gf_glow:>9.1f} {gf_ort:>9.1f} "
-                     f"{r.glow.median_ms / r.ort.median_ms:>8.2f} {r.compile_s:>9.2f}")
+                     f"{r.glow.median_ms / r.ort.median_ms:>8.2f} {r.compile_s:>9.2f} {r.hit_s:>8.2f}")
     if failed:
         lines.append("")
         lines.append("not compiled by glow_mlir yet:")
@@ -289,10 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     threads = ([int(t) for t in args.threads.split(",")] if args.threads
                else sorted({1, default_threads()}))
     rows = []
-    for count in threads:
-        for path in paths:
-            rows.append(bench_model(path, count, args.runs))
-            print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="glow-bench-cache-") as own_cache:
+        os.environ[CACHE_ENV] = own_cache  # a cache of this run's own: full compiles, then measured hits
+        for count in threads:
+            for path in paths:
+                rows.append(bench_model(path, count, args.runs))
+                print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
     print(format_table(rows))
     if not args.no_sgemm:
         print()

@@ -50,7 +50,8 @@ def codegen_entries(threads: int = 1) -> list[Entry]:
     entries: list[Entry] = []
     for spec, why in pipelines.CODEGEN:
         if spec == "convert-scf-to-cf":
-            entries += [(f"{s}{{num-workers={threads}}}" if s == "async-parallel-for" else s, w)
+            # min-task-size=1: each iteration is a whole L1 tile (the default, 1000, keeps a few tiles in one task)
+            entries += [(f"{s}{{num-workers={threads} min-task-size=1}}" if s == "async-parallel-for" else s, w)
                         for s, w in pipelines.PARALLEL]
         entries.append((f"{spec}{{threads={threads}}}" if spec == "cpu-tile-kernels" else spec, why))
     return entries

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -104,6 +105,31 @@ def _descriptor_pointer(array: np.ndarray) -> ctypes.c_void_p:
     return pointer
 
 
+@functools.cache
+def _load_async_runtime() -> None:
+    """Load the async runtime (the worker pool that multi-threaded kernels call into) once for the whole process,
+    with its symbols global so that every JIT-compiled module finds them there.
+
+    Not through ``ExecutionEngine(shared_libs=...)``: an engine calls the library's destroy hook when it is
+    destroyed, which frees the process-wide default runtime under every other engine still using it (the next
+    multi-threaded call then crashed)."""
+    ctypes.CDLL(async_runtime(), mode=os.RTLD_GLOBAL)
+
+
+#: The engines of multi-threaded programs (with their modules), kept until the process exits: the async runtime's
+#: workers may still be finishing a task's epilogue in the JIT-compiled code after the call has returned, and freeing
+#: that code under them crashed (intermittently, when a program was dropped right after a call). A leak of one
+#: engine per multi-threaded compile, against a crash.
+_KEPT: list[tuple[ExecutionEngine, ir.Module]] = []
+
+
+def _calls_async_runtime(module: ir.Module) -> bool:
+    """Whether the module declares functions of the async runtime (it has multi-threaded loops)."""
+    return any(op.operation.name == "llvm.func" and
+               ir.StringAttr(op.operation.attributes["sym_name"]).value.startswith("mlirAsyncRuntime")
+               for op in module.body.operations)
+
+
 class _Frame:
     """One call's argument block, built once per thread and reused: the descriptors of the inputs and outputs (in
     signature order, their data pointers set at each call) and the packed pointer array the entry point takes.
@@ -137,9 +163,12 @@ class JitProgram:
         if bad:
             raise ValueError(f"argument roles must be one of {ROLES}, got {bad}")
         try:
-            # code compiled for several threads calls into the async runtime's worker pool
-            libraries = [c_runner_utils()] + ([async_runtime()] if threads > 1 else [])
-            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libraries)
+            uses_async = threads > 1 and _calls_async_runtime(module)
+            if uses_async:
+                _load_async_runtime()
+            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
+            if uses_async:
+                _KEPT.append((self.engine, module))
         except RuntimeError as e:
             detail = str(e).replace("\n", " ")
             raise CompileError(f"JIT compilation of @{func_name} failed: {detail}") from None

@@ -4,6 +4,7 @@ MatMul, Gemm with a bias (fully_connected) and batch_matmul; the JIT object hold
 
 from __future__ import annotations
 
+import gc
 import subprocess
 
 import numpy as np
@@ -44,13 +45,14 @@ def test_plan_covers_the_output_with_dividing_tiles(m: int, n: int, k: int) -> N
 
 def test_plan_of_a_dividing_shape_is_one_piece() -> None:
     (piece,) = matmul.plan(64, 512, 784)
-    assert piece.tiles == matmul.Tiles(64, 64, 0, 8, 32)
+    assert piece.tiles == matmul.Tiles(64, 64, 0, 8, 32, split=1)
     (piece,) = matmul.plan(1024, 1024, 1024)
     assert piece.tiles == matmul.Tiles(128, 128, 0, 8, 32, pack=True)
 
 
 def test_tile_keys_round_trip() -> None:
-    for tiles in (matmul.Tiles(64, 64, 0, 8, 32), matmul.Tiles(128, 128, 256, 8, 32, pack=True)):
+    for tiles in (matmul.Tiles(64, 64, 0, 8, 32), matmul.Tiles(128, 128, 256, 8, 32, pack=True),
+                  matmul.Tiles(8, 96, 0, 8, 32, split=1)):
         assert matmul.parse_key(tiles.key()) == tiles
 
 
@@ -86,6 +88,7 @@ SHAPES = {
     "mlp": (64, 512, 784),
     "big": (256, 384, 512),
     "packed-remainders": (136, 300, 260),
+    "odd-tile-grid": (136, 128, 64),  # 17 x 2 L1 tiles: the 2-D thread grid that async-parallel-for got wrong
 }
 
 
@@ -110,6 +113,28 @@ def test_fully_connected_matches_numpy(shape: tuple[int, int, int]) -> None:
     compiled = glow_mlir.compile(model, threads=1)
     x = RNG.standard_normal((m, k)).astype(np.float32)
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
+
+
+def test_threads_run_the_tiles_on_the_async_runtime() -> None:
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
+    parallel = glow_mlir.compile(model, threads=2, cache=False).stage("codegen").text
+    serial = glow_mlir.compile(model, threads=1, cache=False).stage("codegen").text
+    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in parallel
+    assert "mlirAsyncRuntime" not in serial
+
+
+def test_a_destroyed_threaded_program_leaves_the_others_running() -> None:
+    # each ExecutionEngine that loaded the async runtime used to free the process-wide runtime when it was destroyed
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
+    kept = glow_mlir.compile(model, threads=2, cache=False)
+    dropped = glow_mlir.compile(model, threads=2, cache=False)
+    a = RNG.standard_normal((128, 64)).astype(np.float32)
+    b = RNG.standard_normal((64, 256)).astype(np.float32)
+    dropped(a, b)
+    del dropped
+    gc.collect()
+    for _ in range(3):
+        np.testing.assert_allclose(kept(a, b), a @ b, rtol=RTOL, atol=ATOL * 64)
 
 
 # --------------------------------------------------------------------------- batch_matmul through the codegen passes
@@ -164,7 +189,7 @@ def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
 
 def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
     text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
-    assert "cpu-tile-kernels{threads=4}" in text and "async-parallel-for{num-workers=4}" in text
+    assert "cpu-tile-kernels{threads=4}" in text and "async-parallel-for{num-workers=4 min-task-size=1}" in text
     assert len(parse_pipeline(text)) == len(cpu.codegen(4))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         cpu.codegen_entries(0)

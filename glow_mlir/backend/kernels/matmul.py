@@ -55,9 +55,13 @@ class Tiles:
     mr: int
     nr: int
     pack: bool = False
+    #: the L1 dim whose tiles are spread over the threads: 0 rows, 1 columns (one dim: async-parallel-for computed
+    #: wrong results on some 2-D tile grids, e.g. 17 x 2)
+    split: int = 0
 
     def key(self) -> str:
-        return f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
+        return (f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
+                + (f" split={self.split}" if self.split else ""))
 
 
 @dataclass(frozen=True)
@@ -122,10 +126,15 @@ def plan(m: int, n: int, k: int) -> list[Piece]:
     """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles."""
     t = target_tiles(m, n, k)
     k_tile = t.k if t.k and k % t.k == 0 else 0
-    # a remainder strip is one register tile wide: one panel, nothing to pack
-    return [Piece(r, rows, c, cols, Tiles(_fit(rows, mr, t.m), _fit(cols, nr, t.n), k_tile, mr, nr,
-                                          t.pack and nr == t.nr))
-            for r, rows, mr in _strips(m, t.mr) for c, cols, nr in _strips(n, t.nr)]
+    pieces = []
+    for r, rows, mr in _strips(m, t.mr):
+        for c, cols, nr in _strips(n, t.nr):
+            l1_m, l1_n = _fit(rows, mr, t.m), _fit(cols, nr, t.n)
+            # a remainder strip is one register tile wide: one panel, nothing to pack
+            tiles = Tiles(l1_m, l1_n, k_tile, mr, nr, t.pack and nr == t.nr,
+                          split=0 if rows // l1_m >= cols // l1_n else 1)
+            pieces.append(Piece(r, rows, c, cols, tiles))
+    return pieces
 
 
 def _static_f32(op: ir.Operation) -> bool:
@@ -247,7 +256,8 @@ def parse_key(key: str) -> Tiles:
     l1, reg = (part.split("=")[1] for part in parts[:2])
     m, n, k = (int(x) for x in l1.split("x"))
     mr, nr = (int(x) for x in reg.split("x"))
-    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:])
+    split = next((int(p.split("=")[1]) for p in parts[2:] if p.startswith("split=")), 0)
+    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split)
 
 
 def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
@@ -260,10 +270,12 @@ def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
         name, l1, registers = "linalg.matmul", [t.m, t.n, t.k], [t.mr, t.nr, 1]
     ops = structured.MatchOp(schedule.any_op(), root, ops=[name],
                              op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
-    if threads > 1:
-        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=l1[:2]).tiled_op
-        if t.k:
-            ops = structured.TileUsingForOp(ops, sizes=[0] * (len(l1) - 1) + [t.k]).tiled_linalg_op
+    if threads > 1:  # the split dim's L1 tiles over the threads, the rest as loops inside each
+        across = [size if d == t.split else 0 for d, size in enumerate(l1[:2])]
+        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=across).tiled_op
+        inside = [0 if d == t.split else size for d, size in enumerate(l1)]
+        if any(inside):
+            ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
     else:
         ops = structured.TileUsingForOp(ops, sizes=l1).tiled_linalg_op
     registers = structured.TileUsingForOp(ops, sizes=registers).tiled_linalg_op

@@ -30,10 +30,12 @@
 // BUF-NOT:     bufferization.
 // BUF:         vector.contract
 // BUF:         return
-// With threads the L1 tiles are the iterations of a forall loop: 2 x 4 of them.
+// With threads the L1 tiles of one dim, the one with more of them, are the iterations of a forall loop: 4 column
+// tiles across the threads, the 2 row tiles a loop inside each.
 // THREADS-LABEL: func.func @tiled(
 // THREADS-NOT: memref.alloc
-// THREADS:     scf.forall (%{{.+}}, %{{.+}}) in (2, 4)
+// THREADS:     scf.forall (%[[J:.+]]) in (4)
+// THREADS:     scf.for %{{.+}} = %c0 to %c128 step %c64
 // THREADS:     vector.contract
 func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x256xf32>) {
   linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%c : memref<128x256xf32>)
