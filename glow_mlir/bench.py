@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper, shape_inference
+from onnx import TensorProto, helper, shape_inference
 
 from .backend.cpu import default_threads
 from .cache import CACHE_ENV
@@ -163,7 +163,7 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
     start = time.perf_counter()
     try:
         compiled = api.compile(model, threads=threads)
-    except Exception as e:  # any failure is a row of the table, not the end of the benchmark
+    except Exception as e:  # noqa: BLE001 - any failure is a row of the table, not the end of the benchmark
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         reason = reason if len(reason) <= REASON_WIDTH else reason[:REASON_WIDTH - 3] + "..."
         return Row(path.stem, threads, None, None, gflop, None, error=reason)

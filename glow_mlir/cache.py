@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .errors import GlowError
 
 CACHE_ENV = "GLOW_CACHE_DIR"
 #: bumped when the entry layout changes
@@ -49,8 +50,9 @@ def host_cpu() -> str:
     from .backend.tools_paths import llvm_tool
 
     try:
-        out = subprocess.run([llvm_tool("llc"), "--version"], capture_output=True, text=True, timeout=30).stdout
-    except Exception:  # no llc: the CPU features below still tell CPUs apart
+        out = subprocess.run([llvm_tool("llc"), "--version"], capture_output=True, text=True, timeout=30,
+                             check=False).stdout
+    except (GlowError, OSError, subprocess.SubprocessError):  # no llc: the CPU features still tell CPUs apart
         return ""
     return next((line.split(":", 1)[1].strip() for line in out.splitlines() if "Host CPU:" in line), "")
 

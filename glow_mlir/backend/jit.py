@@ -152,7 +152,8 @@ class JitProgram:
     """A program lowered to the LLVM dialect, compiled for this CPU and callable with numpy arrays.
 
     ``module`` is kept referenced for as long as the compiled code can run, and so are the const weights, as
-    C-contiguous arrays held here: the descriptors passed to the code do not own their arrays."""
+    C-contiguous arrays held here: the descriptors passed to the code do not own their arrays. ``threads``: what the
+    module was compiled for; above 1 its parallel loops run on MLIR's async runtime (loaded once per process)."""
 
     def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3,
                  threads: int = 1):

@@ -10,8 +10,8 @@ from pathlib import Path
 from mlir import ir
 
 from ..api import compile, lower_model
-from ..cache import cache_dir
 from ..backend.ir_dump import format_program
+from ..cache import cache_dir
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
 from .graph_dot import graph_to_dot

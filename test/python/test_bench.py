@@ -6,11 +6,10 @@ import os
 
 import numpy as np
 import pytest
+from conftest import MODELS_DIR
 from onnx import TensorProto, helper, numpy_helper
 
 from glow_mlir import bench
-
-from conftest import MODELS_DIR
 
 
 def test_flops_count_conv_gemm_and_matmul() -> None:

@@ -11,13 +11,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from conftest import ROOT, run_tool
 from onnx import TensorProto, helper, numpy_helper
 
 import glow_mlir
 from glow_mlir import cache
 from glow_mlir.api import CompileOptions
-
-from conftest import ROOT, run_tool
 
 RNG = np.random.default_rng(5)
 W = RNG.standard_normal((16, 8)).astype(np.float32)

@@ -193,7 +193,7 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (each ``nr``-column
     panel of B contiguous, so the register tile streams it without cache-set conflicts), then
     ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``."""
-    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    k, n = ir.MemRefType(a.type).shape[1], ir.MemRefType(b.type).shape[1]
     f32, nr = ir.F32Type.get(), tiles.nr
     packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
     linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
