@@ -84,6 +84,21 @@ def _gelu(x: np.ndarray, approximate: str) -> np.ndarray:
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
+# --- data movement and shapes: helpers ---
+
+
+def _slice(x: np.ndarray, starts: list[int], sizes: list[int], steps: list[int] | None = None) -> np.ndarray:
+    steps = steps or [1] * x.ndim
+    return x[np.ix_(*(s + k * np.arange(n) for s, n, k in zip(starts, sizes, steps)))] if x.ndim else x
+
+
+def _gather(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    n = data.shape[axis]
+    if np.any((indices < -n) | (indices >= n)):
+        raise ValueError(f"an index is out of range for axis {axis} of size {n}")
+    return np.take(data, indices, axis=axis)
+
+
 OPS: list[OpDef] = [
     OpDef("constant", "A constant tensor (weights, biases, folded values).", (),
           (Attr("value", "elements"),), infer=S.constant, traits=frozenset({"pure", "constant"})),
@@ -159,6 +174,17 @@ OPS: list[OpDef] = [
           attrs=(Attr("approximate", "str"),)),
 
     # --- data movement and shapes ---
+    # Binary, not variadic: IRDL binds one type to every operand of a variadic group, and the inputs of a concat
+    # differ along the axis. A chain of concats becomes one buffer in bufferization (one insert_tensor per leaf).
+    OpDef("concat", "lhs and rhs joined along `axis`; their other dims agree.", (Operand("lhs"), Operand("rhs")),
+          (Attr("axis", "i64"),), infer=S.concat, instr="insert_tensor", traits=_PURE,
+          evaluate=_np(lambda a, b, axis: np.concatenate([a, b], axis=axis))),
+    OpDef("slice", "result[i] = input[starts + i * steps] for 0 <= i < sizes: a strided box (steps default to 1).",
+          _X, (Attr("starts", "i64s"), Attr("sizes", "i64s"), Attr("steps", "i64s", optional=True)),
+          infer=S.slice_, instr="extract_tensor", traits=_PURE, evaluate=_np(_slice)),
+    OpDef("gather", "result[a.., j.., b..] = data[a.., indices[j..], b..], the index on dim `axis`; a negative "
+          "index counts from the end.", (Operand("data"), Operand("indices")), (Attr("axis", "i64"),),
+          infer=S.gather, instr="gather", traits=_PURE, evaluate=_np(_gather)),
 
     # --- reductions, softmax, normalization and batched matmul ---
 ]

@@ -107,6 +107,14 @@ OPS: list[OpDef] = [
            traits=_EWI),
 
     # --- data movement and shapes ---
+    OpDef("extract_tensor", "dest = the box of src at offsets, every steps-th element (steps default to 1).",
+          (_DEST, Operand("src")), (Attr("offsets", "i64s"), Attr("steps", "i64s", optional=True)), results=(),
+          check=S.extract_tensor, traits=_INSTR),
+    OpDef("insert_tensor", "The box of dest at offsets, of src's shape, = src; the rest of dest is left as it is.",
+          (Operand("dest", role="inout"), Operand("src")), (Attr("offsets", "i64s"),), results=(),
+          check=S.insert_tensor, traits=_INSTR),
+    _instr("gather", "dest = gather(data, indices) along axis (a negative index counts from the end).",
+           ("data", "indices"), S.gather, (Attr("axis", "i64"),)),
 
     # --- reductions, softmax, normalization and batched matmul ---
 ]

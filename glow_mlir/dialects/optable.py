@@ -405,19 +405,29 @@ def numpy_dtype(t: ir.Type) -> np.dtype:
     return np.dtype(table[s])
 
 
+def _is_uniform(value: np.ndarray) -> bool:
+    """Whether every element of ``value`` is the same, without copying a broadcast view (a fill of a huge
+    shape is a ``np.broadcast_to`` of one element: strides 0 on every dim that has more than one entry)."""
+    if value.size == 0:
+        return False
+    if all(stride == 0 or n == 1 for stride, n in zip(value.strides, value.shape)):
+        return True
+    return bool(np.all(value == value.flat[0]))
+
+
 def numpy_to_elements(value: np.ndarray) -> ir.Attribute:
-    """A dense elements attribute holding ``value`` (bool is stored as i1)."""
+    """A dense elements attribute holding ``value`` (bool is stored as i1); a uniform value becomes a splat."""
     value = np.asarray(value)
-    if not value.flags.c_contiguous:  # np.ascontiguousarray would turn a 0-d array into 1-d
-        value = value.copy(order="C")
     ttype = ir.RankedTensorType.get(list(value.shape), mlir_type(value.dtype))
-    if value.size > 0 and np.all(value.reshape(-1) == value.reshape(-1)[0]):
-        v0 = value.reshape(-1)[0]
+    if _is_uniform(value):
+        v0 = value.flat[0]
         if value.dtype.kind == "f":
             el = ir.FloatAttr.get(ttype.element_type, float(v0))
         else:
             el = ir.IntegerAttr.get(ttype.element_type, int(v0))
         return ir.DenseElementsAttr.get_splat(ttype, el)
+    if not value.flags.c_contiguous:  # np.ascontiguousarray would turn a 0-d array into 1-d
+        value = value.copy(order="C")
     if value.dtype == np.bool_:
         return ir.DenseElementsAttr.get(np.packbits(value.reshape(-1), bitorder="little"), type=ttype.element_type, shape=list(value.shape))
     return ir.DenseElementsAttr.get(value, type=ttype.element_type, shape=list(value.shape))

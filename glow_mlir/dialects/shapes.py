@@ -227,6 +227,83 @@ def gelu(info: OpInfo) -> list[ir.Type]:
 
 # --- data movement and shapes ---
 
+#: element types that data movement carries (float32, int64, int32, bool)
+MOVABLE = ("f32", "i64", "i32", "i1")
+
+
+def _movable(info: OpInfo, *idx: int) -> None:
+    for i in idx:
+        if str(info.elem(i)) not in MOVABLE:
+            raise VerifyError(f"operand #{i} has element type {info.elem(i)}; data movement takes {', '.join(MOVABLE)}")
+
+
+def _box(shape: list[int], starts: list[int], sizes: list[int], steps: list[int]) -> None:
+    """Check that the strided box {starts[d] + i * steps[d] : 0 <= i < sizes[d]} lies inside ``shape``."""
+    for name, values in (("starts", starts), ("sizes", sizes), ("steps", steps)):
+        if len(values) != len(shape):
+            raise VerifyError(f"{name} {values} must have one entry per dimension ({len(shape)})")
+    for d, (n, start, size, step) in enumerate(zip(shape, starts, sizes, steps)):
+        if size < 0:
+            raise VerifyError(f"dimension {d}: size {size} is negative")
+        if step == 0:
+            raise VerifyError(f"dimension {d}: the step is 0")
+        if size > 0 and not (0 <= start < n and 0 <= start + (size - 1) * step < n):
+            raise VerifyError(f"dimension {d}: {size} elements from {start} by steps of {step} leave 0..{n - 1}")
+
+
+def concat(info: OpInfo) -> list[ir.Type]:
+    """Concat(lhs, rhs) {axis}: one element type and rank; dims agree but along axis, where they add up."""
+    _movable(info, 0, 1)
+    a, b, axis = info.shape(0), info.shape(1), info.attrs["axis"]
+    if not 0 <= axis < len(a):
+        raise VerifyError(f"axis {axis} is out of range for rank {len(a)}")
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"operands have element types {info.elem(0)} and {info.elem(1)}")
+    if len(a) != len(b) or any(x != y for d, (x, y) in enumerate(zip(a, b)) if d != axis):
+        raise VerifyError(f"shapes {_fmt(a)} and {_fmt(b)} differ on another dimension than axis {axis}")
+    out = list(a)
+    out[axis] += b[axis]
+    return [tensor_like(info.operand_types[0], out)]
+
+
+def slice_(info: OpInfo) -> list[ir.Type]:
+    """Slice(x) {starts, sizes, steps}: result[i] = x[starts + i * steps], of shape sizes (steps default to 1)."""
+    _movable(info, 0)
+    shape, sizes = info.shape(0), info.attrs["sizes"]
+    _box(shape, info.attrs["starts"], sizes, info.attrs.get("steps") or [1] * len(shape))
+    return [tensor_like(info.operand_types[0], sizes)]
+
+
+def gather(info: OpInfo) -> list[ir.Type]:
+    """Gather(data, indices) {axis}: data's dims before axis, the indices' dims, then data's dims after axis."""
+    _movable(info, 0)
+    data, indices, axis = info.shape(0), info.shape(1), info.attrs["axis"]
+    if not 0 <= axis < len(data):
+        raise VerifyError(f"axis {axis} is out of range for rank {len(data)}")
+    if str(info.elem(1)) not in ("i32", "i64"):
+        raise VerifyError(f"indices must be i32 or i64, got {info.elem(1)}")
+    return [tensor_like(info.operand_types[0], data[:axis] + indices + data[axis + 1:])]
+
+
+def extract_tensor(info: OpInfo) -> None:
+    """ExtractTensor(dest, src) {offsets, steps}: dest = the strided box of src at offsets (steps default to 1)."""
+    _movable(info, 0)
+    dest, src = info.shape(0), info.shape(1)
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"dest element type {info.elem(0)} differs from the source's {info.elem(1)}")
+    _box(src, info.attrs["offsets"], dest, info.attrs.get("steps") or [1] * len(src))
+
+
+def insert_tensor(info: OpInfo) -> None:
+    """InsertTensor(dest, src) {offsets}: the box of dest at offsets, of src's shape, = src."""
+    _movable(info, 0)
+    dest, src = info.shape(0), info.shape(1)
+    if info.elem(0) != info.elem(1):
+        raise VerifyError(f"dest element type {info.elem(0)} differs from the source's {info.elem(1)}")
+    if len(src) != len(dest):
+        raise VerifyError(f"source {_fmt(src)} and dest {_fmt(dest)} have different ranks")
+    _box(dest, info.attrs["offsets"], src, [1] * len(dest))
+
 
 # --- reductions, softmax, normalization and batched matmul ---
 

@@ -1,9 +1,10 @@
 """The import driver: the handler registry keyed by (op_type, since_opset), the check that
 reports every unsupported op and attribute at once, and the walk that builds one glowgraph
-``func.func`` from the ONNX nodes in topological order."""
+``func.func`` from the ONNX nodes in topological order, evaluating the static ones (see ``folding``)."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,7 +20,17 @@ from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
 from ..errors import GlowError, ModelError, UnsupportedError
-from .model import LoadedModel, TensorSpec, ValueType, fmt_shape, load_model, node_where, resolve_shapes
+from .folding import FOLD_MAX_ELEMENTS, FoldPlan, evaluate, plan_folding
+from .model import (
+    ELEMENT_TYPES,
+    LoadedModel,
+    TensorSpec,
+    ValueType,
+    fmt_shape,
+    load_model,
+    node_where,
+    resolve_shapes,
+)
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
@@ -31,7 +42,9 @@ NAME_ATTR = gg.NAME_ATTR
 @dataclass(eq=False)
 class Const:
     """A tensor whose value is known at import: an initializer, a Constant node's output, or a
-    value a handler folded. It becomes a ``glowgraph.constant`` at its first use as an operand."""
+    value a handler folded or static evaluation computed. It becomes a ``glowgraph.constant`` at its first use as
+    an operand. The array may be a read-only view: a ConstantOfShape fill is a ``np.broadcast_to`` of one element,
+    never a full array, and becomes a splat constant."""
 
     array: np.ndarray
     #: the location of that constant: the tensor's name, or the name of the node that folded it
@@ -63,30 +76,35 @@ def dtype_of(x: Tensor) -> np.dtype:
 
 @dataclass(frozen=True)
 class Handler:
-    """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's single output;
-    ``inputs`` is the (min, max) number of node inputs; ``attrs`` the attribute names it reads."""
+    """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's output, or a sequence with
+    one entry per node output (None for an output the node leaves out); ``inputs`` and ``outputs`` are the
+    (min, max) numbers of node inputs and outputs (max None: no limit); ``attrs`` the attribute names it reads.
+    ``folds``: given known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it)."""
 
     op_type: str
     since: int
-    fn: Callable[[NodeContext], Tensor]
-    inputs: tuple[int, int]
+    fn: Callable[[NodeContext], Tensor | Sequence[Tensor | None]]
+    inputs: tuple[int, int | None]
     attrs: frozenset[str]
+    outputs: tuple[int, int | None] = (1, 1)
+    folds: bool = False
 
 
 #: op_type -> since_opset -> handler, filled by the @onnx_op decorators of the handlers package
 HANDLERS: dict[str, dict[int, Handler]] = {}
 
 
-def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int], attrs: Iterable[str] = ()):
+def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int | None], attrs: Iterable[str] = (),
+            outputs: tuple[int, int | None] = (1, 1), folds: bool = False):
     """Register the decorated function as the handler of ``op_type`` (default ONNX domain) for
     opsets ``since`` and later, up to the next registered version. Stack decorators to register
     one function for several versions (e.g. with different attribute sets)."""
 
-    def register(fn: Callable[[NodeContext], Tensor]) -> Callable[[NodeContext], Tensor]:
+    def register(fn: Callable[[NodeContext], Any]) -> Callable[[NodeContext], Any]:
         versions = HANDLERS.setdefault(op_type, {})
         if since in versions:
             raise ValueError(f"two handlers for {op_type} since opset {since}")
-        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs))
+        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs, folds)
         return fn
 
     return register
@@ -105,12 +123,27 @@ def lookup(op_type: str, domain: str, opset: int) -> Handler | None:
 _NODES_SHOWN = 5
 
 
-def check_support(loaded: LoadedModel) -> None:
+def buildable(node: onnx.NodeProto, opset: int) -> bool:
+    """Whether a handler can build ``node``: one exists at ``opset`` and knows every attribute the node has."""
+    handler = lookup(node.op_type, node.domain, opset)
+    return handler is not None and all(a.name in handler.attrs for a in node.attribute)
+
+
+def fold_plan(loaded: LoadedModel) -> FoldPlan:
+    """The static evaluation of ``loaded``'s graph (see ``folding``)."""
+    return plan_folding(loaded.nodes, list(loaded.initializers), lambda node: buildable(node, loaded.opset),
+                        loaded.opset)
+
+
+def check_support(loaded: LoadedModel, plan: FoldPlan) -> None:
     """Raise one UnsupportedError listing every op without a handler at the model's opset and
-    every attribute its handler does not know, each with the nodes that use it."""
+    every attribute its handler does not know, each with the nodes that use it. Nodes that static
+    evaluation computes at import need no handler and are not reported."""
     ops: dict[str, list[str]] = {}
     attrs: dict[str, list[str]] = {}
-    for label, node in loaded.nodes:
+    for position, (label, node) in enumerate(loaded.nodes):
+        if position in plan.required:
+            continue
         handler = lookup(node.op_type, node.domain, loaded.opset)
         if handler is None:
             op = f"{node.domain}.{node.op_type}" if node.domain not in ("", "ai.onnx") else node.op_type
@@ -150,8 +183,11 @@ class NodeContext:
     """What a handler sees of its node: its inputs as tensors, its attributes, and errors that
     name the model, the node and the op. Ops built by a handler get the node's location."""
 
-    def __init__(self, node: onnx.NodeProto, label: str, model_label: str, values: Mapping[str, Tensor]):
+    def __init__(self, node: onnx.NodeProto, label: str, model_label: str, values: Mapping[str, Tensor],
+                 opset: int):
         self.node = node
+        #: the model's opset of the default domain
+        self.opset = opset
         #: the node's name, or ``<op>#<index>`` when it has none
         self.label = label
         self.where = node_where(model_label, label, node.op_type)
@@ -159,8 +195,12 @@ class NodeContext:
 
     @property
     def output_name(self) -> str:
-        """The name of the node's (single) output."""
+        """The name of the node's (first) output."""
         return self.node.output[0]
+
+    def has_output(self, i: int) -> bool:
+        """Whether the node gives output ``i`` (an optional output may be left out or named '')."""
+        return i < len(self.node.output) and bool(self.node.output[i])
 
     # --- errors --------------------------------------------------------------
     def error(self, message: str) -> ModelError:
@@ -197,18 +237,20 @@ class NodeContext:
         return x.array
 
     # --- values --------------------------------------------------------------
-    @staticmethod
-    def value(x: Tensor) -> ir.Value:
+    def value(self, x: Tensor) -> ir.Value:
         """``x`` as an MLIR value: a Const becomes a ``glowgraph.constant`` at its first use."""
-        if not isinstance(x, Const):
-            return x
-        if x.value is None:
-            x.value = gg.constant(value=numpy_to_elements(x.array), loc=ir.Location.name(x.name))
-        return x.value
+        return materialize(x, self.where)
 
     def const(self, array: np.ndarray, name: str | None = None) -> Const:
-        """A new known tensor, located at ``name`` (default: this node)."""
-        return Const(np.asarray(array, order="C"), name or self.label)
+        """A new known tensor, located at ``name`` (default: this node). Views stay views."""
+        return Const(np.asarray(array), name or self.label)
+
+    def check_element_type(self, x: Tensor, what: str, allowed: Iterable[np.dtype] = ELEMENT_TYPES.values()) -> None:
+        """Raise UnsupportedError when ``x`` (the node's ``what``) has an element type outside ``allowed``."""
+        allowed = [np.dtype(d) for d in allowed]
+        if dtype_of(x) not in allowed:
+            names = ", ".join(str(d) for d in allowed)
+            raise self.unsupported(f"unsupported element type {dtype_of(x)} for the {what} (supported: {names})")
 
     # --- attributes ----------------------------------------------------------
     def attr(self, name: str, kind: int, default: Any) -> Any:
@@ -220,6 +262,20 @@ class NodeContext:
                     raise self.error(f"attribute '{name}' must be {_ATTR_NAMES(kind)}, got {_ATTR_NAMES(a.type)}")
                 return onnx.helper.get_attribute_value(a)
         return default
+
+
+def materialize(x: Tensor, where: str) -> ir.Value:
+    """``x`` as an MLIR value: a Const becomes a ``glowgraph.constant`` at its first use. ``where`` starts the
+    message when a known tensor of an element type glowgraph does not take must enter the graph."""
+    if not isinstance(x, Const):
+        return x
+    if x.value is None:
+        if x.array.dtype not in ELEMENT_TYPES.values():
+            raise UnsupportedError(
+                f"{where}: tensor '{x.name}', known at import, has unsupported element type {x.array.dtype}"
+            )
+        x.value = gg.constant(value=numpy_to_elements(x.array), loc=ir.Location.name(x.name))
+    return x.value
 
 
 # --------------------------------------------------------------------------- driver
@@ -235,6 +291,8 @@ class ImportedModel:
     func_name: str
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
+    #: labels of the nodes computed at import (static evaluation, or a handler's folding), Constants excluded
+    folded: list[str]
 
 
 def func_name_of(graph_name: str) -> str:
@@ -256,11 +314,12 @@ def import_model(
     Raises ModelError or UnsupportedError, each with a one-line message."""
     try:
         loaded = load_model(model)
+        plan = fold_plan(loaded)
         # Before shapes: a model we cannot compile should not first ask the user for input shapes.
-        check_support(loaded)
+        check_support(loaded, plan)
         inputs, inferred = resolve_shapes(loaded, input_shapes)
         with ctx, ir.Location.unknown(ctx):
-            return _Importer(loaded, inputs, inferred).run()
+            return _Importer(loaded, plan, inputs, inferred).run()
     except GlowError as e:
         message = str(e)
         if message.isprintable():
@@ -272,11 +331,14 @@ def import_model(
 class _Importer:
     """One import: the map from ONNX value names to tensors, filled node by node."""
 
-    def __init__(self, loaded: LoadedModel, inputs: list[TensorSpec], inferred: dict[str, ValueType]):
+    def __init__(self, loaded: LoadedModel, plan: FoldPlan, inputs: list[TensorSpec],
+                 inferred: dict[str, ValueType]):
         self.loaded = loaded
+        self.plan = plan
         self.inputs = inputs
         self.inferred = inferred
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
+        self.folded: list[str] = []
 
     def run(self) -> ImportedModel:
         loaded = self.loaded
@@ -289,9 +351,10 @@ class _Importer:
         block = fn.add_entry_block([ir.Location.name(s.name) for s in self.inputs])
         self.values.update({s.name: arg for s, arg in zip(self.inputs, block.arguments, strict=True)})
         with ir.InsertionPoint(block):
-            for label, node in loaded.nodes:
-                self._import_node(label, node)
-            results = [NodeContext.value(self.values[o.name]) for o in graph.output]
+            for position, (label, node) in enumerate(loaded.nodes):
+                self._import_node(position, label, node)
+            results = [materialize(self.values[o.name], f"{loaded.label}: graph output '{o.name}'")
+                       for o in graph.output]
             func.ReturnOp(results)
         # The result types are known only now that the body is built.
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
@@ -304,32 +367,88 @@ class _Importer:
         outputs = [
             TensorSpec(o.name, tuple(shape_of(r)), dtype_of(r)) for o, r in zip(graph.output, results, strict=True)
         ]
-        return ImportedModel(module, loaded.name, name, self.inputs, outputs)
+        return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded)
 
-    def _import_node(self, label: str, node: onnx.NodeProto) -> None:
-        handler = lookup(node.op_type, node.domain, self.loaded.opset)
-        assert handler is not None, "check_support lets no unsupported op through"
-        ctx = NodeContext(node, label, self.loaded.label, self.values)
-        lo, hi = handler.inputs
-        if not lo <= len(node.input) <= hi:
-            expected = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ctx.error(f"expects {expected} input{'' if hi == 1 else 's'}, got {len(node.input)}")
-        if len(node.output) != 1 or not node.output[0]:
-            raise ctx.error(f"expects 1 output, got {len([o for o in node.output if o])}")
-        with ir.Location.name(label):
+    def _import_node(self, position: int, label: str, node: onnx.NodeProto) -> None:
+        opset = self.loaded.opset
+        handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
+        ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
+        required = position in self.plan.required
+        evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
+        results = self._evaluate(ctx, handler, required) if evaluates else None
+        if results is None:
+            assert handler is not None, "check_support lets through only the unsupported nodes that fold"
+            results = self._build(ctx, handler)
+        for name, result in zip(node.output, results, strict=True):
+            if name:
+                self._check_inferred(ctx, name, result)
+                self.values[name] = result
+        if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
+            self.folded.append(label)
+
+    def _evaluates(self, ctx: NodeContext, handler: Handler | None, required: bool) -> bool:
+        """Whether static evaluation computes this node: it must (no handler can build it, or an evaluated node
+        needs it), or it pays (its inputs are known, the handler does not fold them itself, and its outputs feed
+        other nodes and are not too large)."""
+        if handler is None:
+            return True
+        if handler.folds:
+            return False
+        if required:
+            return True
+        inputs = [ctx.optional_input(i) for i in range(len(ctx.node.input))]
+        if not all(x is None or isinstance(x, Const) for x in inputs):
+            return False
+        outputs = [o for o in ctx.node.output if o]
+        if not any(self.plan.readers.get(o, 0) for o in outputs):
+            return False  # graph outputs only, or dead: left to the optimizer
+        sizes = [self.inferred.get(o, (None, (None,)))[1] for o in outputs]
+        return all(None in dims or math.prod(dims) <= FOLD_MAX_ELEMENTS for dims in sizes)
+
+    def _evaluate(self, ctx: NodeContext, handler: Handler | None, required: bool) -> list[Tensor | None] | None:
+        """The node's outputs computed at import, each a Const named after its ONNX value; None when the result
+        turns out too large to be worth it and a handler can build the node instead."""
+        node = ctx.node
+        inputs = [ctx.optional_input(i) for i in range(len(node.input))]
+        live = [n for n, x in zip(node.input, inputs, strict=True) if x is not None and not isinstance(x, Const)]
+        if live:
+            # Only a known input too large to evaluate (left to its handler) gets here.
+            raise ctx.unsupported(f"its value is needed at import, but input '{live[0]}' is computed at run time")
+        try:
+            with np.errstate(all="ignore"):
+                arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
+        except ValueError as e:
+            raise ctx.unsupported(str(e)) from None
+        too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
+        if too_large and handler is not None and not required:
+            return None
+        given = iter(arrays)
+        return [Const(next(given), name) if name else None for name in node.output]
+
+    def _build(self, ctx: NodeContext, handler: Handler) -> list[Tensor | None]:
+        """The node's outputs as its handler builds them."""
+        node = ctx.node
+        for what, (lo, hi), given in (("input", handler.inputs, node.input), ("output", handler.outputs, node.output)):
+            if not lo <= len(given) <= (hi if hi is not None else len(given)):
+                expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+                raise ctx.error(f"expects {expected} {what}{'' if hi == 1 else 's'}, got {len(given)}")
+        if not node.output[0]:
+            raise ctx.error("its first output has no name")
+        with ir.Location.name(ctx.label):
             try:
                 result = handler.fn(ctx)
             except VerifyError as e:
                 raise ctx.error(str(e)) from None
-        self._check_inferred(ctx, result)
-        self.values[ctx.output_name] = result
+        results = [result] if isinstance(result, (Const, ir.Value)) else list(result)
+        assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
+        return results
 
-    def _check_inferred(self, ctx: NodeContext, result: Tensor) -> None:
+    def _check_inferred(self, ctx: NodeContext, name: str, result: Tensor) -> None:
         """Compare what the handler built with the type the model declares or ONNX shape inference
         gives, so a disagreement with our shape rules is reported at the node, not found at run time."""
-        if ctx.output_name not in self.inferred:
+        if name not in self.inferred:
             return
-        dtype, dims = self.inferred[ctx.output_name]
+        dtype, dims = self.inferred[name]
         shape, got = shape_of(result), dtype_of(result)
         if (
             len(dims) != len(shape)
@@ -337,7 +456,7 @@ class _Importer:
             or (dtype is not None and dtype != got)
         ):
             raise ctx.error(
-                f"output '{ctx.output_name}' is {fmt_shape(shape)} {got} here, but the model's declared or "
+                f"output '{name}' is {fmt_shape(shape)} {got} here, but the model's declared or "
                 f"inferred type is {fmt_shape(dims)} {dtype}"
             )
 

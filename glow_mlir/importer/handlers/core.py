@@ -7,7 +7,8 @@ the glowgraph builders (which infer result types and raise VerifyError on bad sh
 Folding at import: data movement of known tensors (Gemm's transA/transB, Transpose, Reshape,
 Flatten) and Gemm's alpha/beta scalings are done here in numpy, so weights arrive in the graph
 ready to use (a constant in the layout ``fully_connected`` wants) instead of as a chain for the
-constant-folding pass. Arithmetic between tensors is never folded here: that is the pass's work.
+constant-folding pass; those handlers are registered with ``folds=True`` and keep the weight's name.
+Any other node whose inputs are all known is evaluated before its handler is asked (``folding``).
 """
 
 from __future__ import annotations
@@ -185,8 +186,8 @@ def tanh(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- shapes and layout
 
 
-@onnx_op("Reshape", since=5, inputs=(2, 2))
-@onnx_op("Reshape", since=14, inputs=(2, 2), attrs=("allowzero",))
+@onnx_op("Reshape", since=5, inputs=(2, 2), folds=True)
+@onnx_op("Reshape", since=14, inputs=(2, 2), attrs=("allowzero",), folds=True)
 def reshape(ctx: NodeContext) -> Tensor:
     """Reshape to a constant shape: 0 copies the input's dim at that position (a literal 0 with
     allowzero=1), and one -1 takes the remaining elements."""
@@ -217,7 +218,7 @@ def reshape(ctx: NodeContext) -> Tensor:
     return _reshape(ctx, x, out)
 
 
-@onnx_op("Flatten", since=1, inputs=(1, 1), attrs=("axis",))
+@onnx_op("Flatten", since=1, inputs=(1, 1), attrs=("axis",), folds=True)
 def flatten(ctx: NodeContext) -> Tensor:
     """Reshape to 2-D: [prod(dims before axis), prod(dims from axis)]."""
     x = ctx.input(0)
@@ -230,14 +231,14 @@ def flatten(ctx: NodeContext) -> Tensor:
     return _reshape(ctx, x, [math.prod(shape[:axis]), math.prod(shape[axis:])])
 
 
-@onnx_op("Transpose", since=1, inputs=(1, 1), attrs=("perm",))
+@onnx_op("Transpose", since=1, inputs=(1, 1), attrs=("perm",), folds=True)
 def transpose(ctx: NodeContext) -> Tensor:
     """Permute dims; the default perm reverses them."""
     x = ctx.input(0)
     return _transpose(ctx, x, ctx.attr("perm", INTS, list(reversed(range(len(shape_of(x)))))))
 
 
-@onnx_op("Identity", since=1, inputs=(1, 1))
+@onnx_op("Identity", since=1, inputs=(1, 1), folds=True)
 def identity(ctx: NodeContext) -> Tensor:
     """The input itself: no op is built."""
     return ctx.input(0)
@@ -254,8 +255,8 @@ _CONSTANT_LISTS: dict[str, tuple[int, type]] = {
 }
 
 
-@onnx_op("Constant", since=1, inputs=(0, 0), attrs=("value",))
-@onnx_op("Constant", since=12, inputs=(0, 0), attrs=("value", *_CONSTANT_LISTS))
+@onnx_op("Constant", since=1, inputs=(0, 0), attrs=("value",), folds=True)
+@onnx_op("Constant", since=12, inputs=(0, 0), attrs=("value", *_CONSTANT_LISTS), folds=True)
 def constant(ctx: NodeContext) -> Tensor:
     """A known tensor, from one of the value attributes. Its constant op is located at the output's
     name, as an initializer's is at the initializer's."""

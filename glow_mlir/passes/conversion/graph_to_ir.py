@@ -10,6 +10,10 @@ program ``func.func @f() attributes {glowir.inputs = [...], glowir.outputs = [..
   node into an ``alloc_activation`` placed right before it and freed by a ``dealloc_activation``
   right after its last reader;
 - ``reshape`` becomes a ``tensor_view`` of its input's buffer, which then stays alive as long as the view;
+  so does a ``slice`` of one contiguous range of its input (a ``tensor_view`` with offsets); any other slice
+  becomes an ``extract_tensor`` (its starts are the offsets);
+- a ``concat`` becomes one ``insert_tensor`` per input into its buffer, as in Glow's IRGen; a concat that only
+  feeds another one along the same axis gets no buffer of its own: its inputs go straight into the outer one's;
 - a ``copy`` fills an output only where no node can write it: the output is an argument, a
   constant, a view, or the same value as an earlier output.
 
@@ -53,6 +57,8 @@ class Buffer:
     value: ir.Attribute | None = None
     #: the buffer a view looks into
     source: Buffer | None = None
+    #: where a view starts in its source, one entry per source dim (None: at the start)
+    offsets: list[int] | None = None
 
     def root(self) -> Buffer:
         """The weight var or activation at the end of a chain of views."""
@@ -131,6 +137,67 @@ def _check_convertible(op: ir.Operation) -> None:
     if len(op.results) != 1:
         raise PassError(f"'{op.name}' has {len(op.results)} results; conversion handles one @out buffer",
                         op.location)
+
+
+def _contiguous_slice(op: ir.Operation) -> bool:
+    """Whether a slice selects one contiguous range of its row-major input: dims of size 1, then at most one
+    partial dim, then whole dims (steps only matter where more than one element is taken)."""
+    if op.name != "glowgraph.slice":
+        return False
+    shape = list(ir.ShapedType(op.operands[0].type).shape)
+    view = op.opview
+    starts, sizes, steps = view.starts, view.sizes, view.steps or [1] * len(shape)
+    if 0 in sizes or any(k > 1 and st != 1 for k, st in zip(sizes, steps)):
+        return False
+    first = next((d for d, k in enumerate(sizes) if k > 1), len(sizes))
+    return all(sizes[d] == shape[d] and starts[d] == 0 for d in range(first + 1, len(shape)))
+
+
+def _is_view(op: ir.Operation) -> bool:
+    """Whether a node becomes a view of its input's buffer rather than an instruction."""
+    return op.name == "glowgraph.reshape" or _contiguous_slice(op)
+
+
+def _absorbed_concats(live: list[ir.Operation]) -> set[ir.Value]:
+    """The concats that only feed another concat along the same axis: their inputs are inserted straight into
+    the outer concat's buffer."""
+    absorbed = set()
+    for op in live:
+        if op.name != "glowgraph.concat":
+            continue
+        for v in op.operands:
+            if (_producer(v) == "glowgraph.concat" and v.owner.operation.opview.axis == op.opview.axis
+                    and len(list(v.uses)) == 1):
+                absorbed.add(v)
+    return absorbed
+
+
+def _concat_leaves(op: ir.Operation, offset: int, absorbed: set[ir.Value]) -> list[tuple[ir.Value, int]]:
+    """The inputs of concat ``op`` and of the concats absorbed into it, with their offsets along its axis."""
+    axis, found = op.opview.axis, []
+    for x in op.operands:
+        found.extend(_concat_leaves(x.owner.operation, offset, absorbed) if x in absorbed else [(x, offset)])
+        offset += ir.ShapedType(x.type).shape[axis]
+    return found
+
+
+def _i64s(values: list[int], context: ir.Context) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(x) for x in values], context=context)
+
+
+def _instructions(op: ir.Operation, dest: Buffer, buf: dict[ir.Value, Buffer], absorbed: set[ir.Value]) -> list[Step]:
+    """The instructions that compute node ``op`` into ``dest``."""
+    if op.name == "glowgraph.concat":
+        axis, rank = op.opview.axis, ir.ShapedType(op.results[0].type).rank
+        return [Step("instr", [dest, buf[x]], op.location, "insert_tensor",
+                     {"offsets": _i64s([at if d == axis else 0 for d in range(rank)], op.context)})
+                for x, at in _concat_leaves(op, 0, absorbed)]
+    if op.name == "glowgraph.slice":
+        attrs = {"offsets": op.attributes["starts"]}
+        if "steps" in op.attributes:
+            attrs["steps"] = op.attributes["steps"]
+        return [Step("instr", [dest, buf[op.operands[0]]], op.location, "extract_tensor", attrs)]
+    return [Step("instr", [dest, *(buf[x] for x in op.operands)], op.location, opdef_of(op).instr, _instr_attrs(op))]
 
 
 def _instr_attrs(op: ir.Operation) -> dict[str, ir.Attribute]:
@@ -219,7 +286,7 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
     direct: dict[ir.Value, Buffer] = {}
     copies: dict[ir.Value, list[Buffer]] = {}
     for v, out in zip(ret.operands, outputs, strict=True):
-        if _producer(v) not in (None, "glowgraph.constant", "glowgraph.reshape") and v not in direct:
+        if _producer(v) not in (None, "glowgraph.constant") and not _is_view(v.owner.operation) and v not in direct:
             direct[v] = out
         else:
             copies.setdefault(v, []).append(out)
@@ -232,13 +299,16 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
     for v in dict.fromkeys(v for v in ret.operands if v in buf):  # arguments and constants exist from the start
         fill_copies(v)
     activations = 0
+    absorbed = _absorbed_concats(live)
     for op in live:
-        if op.name == "glowgraph.constant":
+        if op.name == "glowgraph.constant" or op.results[0] in absorbed:
             continue
         v = op.results[0]
         what = f"the result of '{op.name}'"
-        if op.name == "glowgraph.reshape":
-            b = Buffer("view", "", _memref(v.type, what, op.location), op.location, source=buf[op.operands[0]])
+        if _is_view(op):
+            offsets = list(op.opview.starts) if op.name == "glowgraph.slice" else None
+            b = Buffer("view", "", _memref(v.type, what, op.location), op.location, source=buf[op.operands[0]],
+                       offsets=offsets if offsets and any(offsets) else None)
             steps.append(Step("view", [b], op.location))
         else:
             b = direct.get(v)
@@ -247,8 +317,7 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
                            _memref(v.type, what, op.location), op.location)
                 activations += 1
                 steps.append(Step("alloc", [b], op.location))
-            steps.append(Step("instr", [b, *(buf[x] for x in op.operands)], op.location, opdef_of(op).instr,
-                              _instr_attrs(op)))
+            steps.extend(_instructions(op, b, buf, absorbed))
         buf[v] = b
         fill_copies(v)
     return steps
@@ -298,7 +367,8 @@ def emit_program(plan: Plan) -> None:
                 if step.kind == "alloc":
                     values[b] = gi.alloc_activation(name=b.name, result_types=[b.type], loc=step.loc)
                 elif step.kind == "view":
-                    values[b] = gi.tensor_view(values[b.source], result_types=[b.type], loc=step.loc)
+                    values[b] = gi.tensor_view(values[b.source], offsets=b.offsets, result_types=[b.type],
+                                               loc=step.loc)
                 elif step.kind == "dealloc":
                     gi.dealloc_activation(values[b], loc=step.loc)
                 else:

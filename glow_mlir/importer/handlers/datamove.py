@@ -1,0 +1,365 @@
+"""Data movement and shapes: Concat, Split, Slice, Gather, Squeeze, Unsqueeze, Expand, Tile, Shape, Size,
+ConstantOfShape, Range and Dropout (Reshape, Flatten, Transpose and Identity are in ``core``).
+
+Shape chains of known tensors never reach these handlers: static evaluation computes them first (``folding``).
+The handlers build the graph for tensors known only at run time; the ones registered with ``folds=True`` make
+known tensors themselves, where that reads only a shape (Shape, Size), keeps a fill a splat (ConstantOfShape),
+keeps a weight's name (Squeeze, Unsqueeze), or follows the ONNX spec where onnx.reference does not (Slice and
+Split: onnx.reference slices like numpy, which differs for a start below -dim with a negative step). What
+becomes what:
+
+- Squeeze, Unsqueeze -> reshape; Expand -> broadcast; Tile -> reshape, broadcast, reshape (x[a, b] tiled by
+  [r, s] is x viewed as [1, a, 1, b], broadcast to [r, a, s, b], viewed as [r*a, s*b]: no node of its own);
+- Slice, Split -> slice (a strided box); Gather with constant indices in arithmetic progression -> slice and
+  reshape, any other Gather -> gather; Concat -> a chain of binary concats;
+- Shape, Size, ConstantOfShape, Range -> known tensors; Dropout -> its input (inference), its mask all true.
+
+A box, a gather or a concat with no elements is an empty known tensor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...dialects import glowgraph as gg
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import fmt_shape, tensor_to_array
+from .core import INT, INTS, TENSOR, _broadcast_shape, _expand, _reshape
+
+#: element types data movement carries
+MOVABLE = tuple(np.dtype(t) for t in (np.float32, np.int64, np.int32, np.bool_))
+#: element types of indices
+INDEX = tuple(np.dtype(t) for t in (np.int64, np.int32))
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _data(ctx: NodeContext, i: int = 0, what: str = "data") -> Tensor:
+    """Input ``i``, whose element type data movement must carry."""
+    x = ctx.input(i)
+    ctx.check_element_type(x, f"{what} input", MOVABLE)
+    return x
+
+
+def _axis(ctx: NodeContext, axis: int, rank: int, what: str = "axis") -> int:
+    """``axis`` in [-rank, rank) made non-negative."""
+    if not -rank <= axis < rank:
+        raise ctx.error(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _axes(ctx: NodeContext, axes: Sequence[int], rank: int) -> list[int]:
+    """Distinct axes in [-rank, rank) made non-negative."""
+    found = [_axis(ctx, a, rank) for a in axes]
+    if len(set(found)) != len(found):
+        raise ctx.error(f"axes {list(axes)} repeat an axis")
+    return found
+
+
+def _ints(ctx: NodeContext, i: int, what: str) -> list[int]:
+    """The values of a known integer input of rank 0 or 1."""
+    a = ctx.constant_input(i, what)
+    if a.dtype.kind not in "iu" or a.ndim > 1:
+        raise ctx.error(f"the {what} input must be a 1-D integer tensor, got {fmt_shape(a.shape)} {a.dtype}")
+    return [int(v) for v in a.reshape(-1)]
+
+
+def _empty(ctx: NodeContext, shape: Sequence[int], dtype: np.dtype) -> Const:
+    return ctx.const(np.empty(list(shape), dtype), name=ctx.output_name)
+
+
+def _box(ctx: NodeContext, x: Tensor, starts: Sequence[int], sizes: Sequence[int],
+         steps: Sequence[int] | None = None, name: str | None = None) -> Tensor:
+    """x[starts + i * steps] for 0 <= i < sizes: ``x`` itself when it is all of x, a view of a known ``x``."""
+    shape = shape_of(x)
+    steps = list(steps or [1] * len(shape))
+    starts, sizes = list(starts), list(sizes)
+    if sizes == shape and not any(starts) and all(k == 1 for k in steps):
+        return x
+    if 0 in sizes:
+        return ctx.const(np.empty(sizes, dtype_of(x)), name=name or ctx.output_name)
+    if isinstance(x, Const):
+        index = tuple(slice(s, s + n * k if s + n * k >= 0 else None, k) for s, n, k in zip(starts, sizes, steps))
+        return ctx.const(x.array[index], name=name or ctx.output_name)
+    strided = any(k != 1 for k in steps)
+    return gg.slice_(ctx.value(x), starts=starts, sizes=sizes, steps=steps if strided else None)
+
+
+# --------------------------------------------------------------------------- joining and splitting
+
+
+def _concat(ctx: NodeContext, default_axis: int | None) -> Tensor:
+    xs = [_data(ctx, i, f"#{i}") for i in range(len(ctx.node.input))]
+    shapes, dtypes = [shape_of(x) for x in xs], {dtype_of(x) for x in xs}
+    if len(dtypes) > 1:
+        raise ctx.error(f"inputs have different element types: {', '.join(sorted(map(str, dtypes)))}")
+    axis = ctx.attr("axis", INT, default_axis)
+    if axis is None:
+        raise ctx.error("attribute 'axis' is required")
+    axis = _axis(ctx, axis, len(shapes[0]))
+    if any(len(s) != len(shapes[0]) or any(a != b for d, (a, b) in enumerate(zip(s, shapes[0])) if d != axis)
+           for s in shapes):
+        raise ctx.error(f"input shapes {', '.join(map(fmt_shape, shapes))} differ on another dimension than "
+                        f"axis {axis}")
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    parts = [x for x in xs if shape_of(x)[axis] > 0]  # ONNX allows empty inputs; they add nothing
+    if not parts or 0 in out:
+        return _empty(ctx, out, dtype_of(xs[0]))
+    result = ctx.value(parts[0]) if len(parts) > 1 else parts[0]
+    for x in parts[1:]:
+        result = gg.concat(result, ctx.value(x), axis=axis)
+    return result
+
+
+@onnx_op("Concat", since=1, inputs=(1, None), attrs=("axis",))
+def concat_1(ctx: NodeContext) -> Tensor:
+    """Inputs joined along ``axis`` (default 1 before opset 4)."""
+    return _concat(ctx, 1)
+
+
+@onnx_op("Concat", since=4, inputs=(1, None), attrs=("axis",))
+def concat(ctx: NodeContext) -> Tensor:
+    """Inputs joined along ``axis`` (required; negative from opset 11)."""
+    return _concat(ctx, None)
+
+
+@onnx_op("Split", since=2, inputs=(1, 1), attrs=("axis", "split"), outputs=(1, None), folds=True)
+@onnx_op("Split", since=13, inputs=(1, 2), attrs=("axis",), outputs=(1, None), folds=True)
+@onnx_op("Split", since=18, inputs=(1, 2), attrs=("axis", "num_outputs"), outputs=(1, None), folds=True)
+def split(ctx: NodeContext) -> list[Tensor | None]:
+    """One slice per output along ``axis``, of the sizes ``split`` gives (an attribute before opset 13, an input
+    from then on); without it, equal parts (from opset 18 the last may be smaller)."""
+    x = _data(ctx)
+    shape = shape_of(x)
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
+    n, dim = len(ctx.node.output), shape[axis]
+    sizes = ctx.attr("split", INTS, None)
+    if ctx.optional_input(1) is not None:
+        sizes = _ints(ctx, 1, "split")
+    num_outputs = ctx.attr("num_outputs", INT, None)
+    if num_outputs is not None and (sizes is not None or num_outputs != n):
+        raise ctx.error(f"num_outputs {num_outputs} must match the {n} outputs and come without a split")
+    if sizes is None:
+        part = -(-dim // n) if ctx.opset >= 18 else dim // n
+        if ctx.opset < 18 and dim % n:
+            raise ctx.error(f"dimension {axis} of size {dim} does not split into {n} equal parts")
+        sizes = [part] * (n - 1) + [dim - part * (n - 1)]
+        if sizes[-1] < 0:
+            raise ctx.error(f"dimension {axis} of size {dim} cannot split into {n} parts of {part}")
+    if len(sizes) != n or any(k < 0 for k in sizes) or sum(sizes) != dim:
+        raise ctx.error(f"split {list(sizes)} must give one size >= 0 per output ({n}) adding up to {dim}")
+    outputs: list[Tensor | None] = []
+    offset = 0
+    for name, size in zip(ctx.node.output, sizes):
+        starts = [offset if d == axis else 0 for d in range(len(shape))]
+        box = [size if d == axis else s for d, s in enumerate(shape)]
+        outputs.append(_box(ctx, x, starts, box, name=name) if name else None)
+        offset += size
+    return outputs
+
+
+# --------------------------------------------------------------------------- selecting
+
+
+def _slice_bounds(n: int, start: int, end: int, step: int) -> tuple[int, int]:
+    """ONNX Slice on a dim of size n: the first index and the element count, after clamping."""
+    start += n if start < 0 else 0
+    end += n if end < 0 else 0
+    if step > 0:
+        start, end = min(max(start, 0), n), min(max(end, 0), n)
+    else:
+        start, end = min(max(start, 0), n - 1), min(max(end, -1), n - 1)
+    count = max(0, -(-(end - start) // step))
+    return start, count
+
+
+@onnx_op("Slice", since=1, inputs=(1, 1), attrs=("starts", "ends", "axes"), folds=True)
+@onnx_op("Slice", since=10, inputs=(3, 5), folds=True)
+def slice_(ctx: NodeContext) -> Tensor:
+    """x[starts:ends:steps] on ``axes`` (default: the first ones), ONNX clamping and negative indices; starts,
+    ends, axes and steps must be known (attributes before opset 10, inputs from then on)."""
+    x = _data(ctx)
+    shape = shape_of(x)
+    if ctx.opset < 10:
+        starts, ends = ctx.attr("starts", INTS, None), ctx.attr("ends", INTS, None)
+        if starts is None or ends is None:
+            raise ctx.error("attributes 'starts' and 'ends' are required")
+        axes, steps = ctx.attr("axes", INTS, None), None
+    else:
+        starts, ends = _ints(ctx, 1, "starts"), _ints(ctx, 2, "ends")
+        axes = _ints(ctx, 3, "axes") if ctx.optional_input(3) is not None else None
+        steps = _ints(ctx, 4, "steps") if ctx.optional_input(4) is not None else None
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise ctx.error(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} must have one length")
+    if 0 in steps:
+        raise ctx.error(f"steps {steps} must not hold 0")
+    box_starts, sizes, box_steps = [0] * len(shape), list(shape), [1] * len(shape)
+    for a, start, end, step in zip(_axes(ctx, axes, len(shape)), starts, ends, steps):
+        box_starts[a], sizes[a] = _slice_bounds(shape[a], start, end, step)
+        box_steps[a] = step
+    return _box(ctx, x, box_starts, sizes, box_steps)
+
+
+@onnx_op("Gather", since=1, inputs=(2, 2), attrs=("axis",))
+def gather(ctx: NodeContext) -> Tensor:
+    """data[..., indices, ...] on ``axis``; a negative index counts from the end. Known indices in arithmetic
+    progression (a range, a reversal, one index) take a slice; any others a gather."""
+    data, indices = _data(ctx), ctx.input(1)
+    ctx.check_element_type(indices, "indices input", INDEX)
+    shape = shape_of(data)
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
+    n = shape[axis]
+    out = shape[:axis] + shape_of(indices) + shape[axis + 1:]
+    if not isinstance(indices, Const):
+        return gg.gather(ctx.value(data), ctx.value(indices), axis=axis)
+    flat = indices.array.reshape(-1).astype(np.int64)
+    bad = flat[(flat < -n) | (flat >= n)]
+    if bad.size:
+        raise ctx.error(f"index {int(bad[0])} is out of range for axis {axis} of size {n}")
+    flat = np.where(flat < 0, flat + n, flat)
+    if 0 in out:
+        return _empty(ctx, out, dtype_of(data))
+    step = int(flat[1] - flat[0]) if flat.size > 1 else 1
+    if step != 0 and np.array_equal(flat, flat[0] + step * np.arange(flat.size)):
+        starts = [int(flat[0]) if d == axis else 0 for d in range(len(shape))]
+        sizes = [flat.size if d == axis else s for d, s in enumerate(shape)]
+        steps = [step if d == axis else 1 for d in range(len(shape))]
+        return _reshape(ctx, _box(ctx, data, starts, sizes, steps), out)
+    return gg.gather(ctx.value(data), ctx.value(indices), axis=axis)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+@onnx_op("Squeeze", since=1, inputs=(1, 1), attrs=("axes",), folds=True)
+@onnx_op("Squeeze", since=13, inputs=(1, 2), folds=True)
+def squeeze(ctx: NodeContext) -> Tensor:
+    """Drop the given dims of size 1 (an attribute before opset 13, an input from then on), or all of them."""
+    x = _data(ctx)
+    shape = shape_of(x)
+    axes = _ints(ctx, 1, "axes") if ctx.optional_input(1) is not None else ctx.attr("axes", INTS, None)
+    if axes is None:
+        axes = [d for d, s in enumerate(shape) if s == 1]
+    axes = _axes(ctx, axes, len(shape))
+    wide = [a for a in axes if shape[a] != 1]
+    if wide:
+        raise ctx.error(f"cannot squeeze axis {wide[0]} of size {shape[wide[0]]} (input {fmt_shape(shape)})")
+    return _reshape(ctx, x, [s for d, s in enumerate(shape) if d not in axes])
+
+
+@onnx_op("Unsqueeze", since=1, inputs=(1, 1), attrs=("axes",), folds=True)
+@onnx_op("Unsqueeze", since=13, inputs=(2, 2), folds=True)
+def unsqueeze(ctx: NodeContext) -> Tensor:
+    """Insert dims of size 1 at ``axes`` of the result (an attribute before opset 13, an input from then on)."""
+    x = _data(ctx)
+    shape = shape_of(x)
+    axes = _ints(ctx, 1, "axes") if ctx.opset >= 13 else ctx.attr("axes", INTS, None)
+    if axes is None:
+        raise ctx.error("attribute 'axes' is required")
+    rank = len(shape) + len(axes)
+    axes = _axes(ctx, axes, rank)
+    rest = iter(shape)
+    return _reshape(ctx, x, [1 if d in axes else next(rest) for d in range(rank)])
+
+
+@onnx_op("Expand", since=8, inputs=(2, 2))
+def expand(ctx: NodeContext) -> Tensor:
+    """Broadcast to the numpy broadcast of the input's shape and the known ``shape``."""
+    x = _data(ctx, 0, "input")
+    dims = _ints(ctx, 1, "shape")
+    if any(d < 0 for d in dims):
+        raise ctx.error(f"shape {dims} has a negative dimension")
+    out = _broadcast_shape(ctx, shape_of(x), dims)
+    if 0 in out:
+        return _empty(ctx, out, dtype_of(x))
+    return _expand(ctx, x, out)
+
+
+@onnx_op("Tile", since=6, inputs=(2, 2))
+def tile(ctx: NodeContext) -> Tensor:
+    """The input repeated ``repeats[d]`` times along each dim d: a reshape that puts a dim of 1 before every
+    repeated dim, a broadcast of those to the repeats, and a reshape that merges each pair."""
+    x = _data(ctx, 0, "input")
+    shape = shape_of(x)
+    repeats = _ints(ctx, 1, "repeats")
+    if len(repeats) != len(shape) or any(r < 0 for r in repeats):
+        raise ctx.error(f"repeats {repeats} must hold one count >= 0 per dimension of the {fmt_shape(shape)} input")
+    out = [s * r for s, r in zip(shape, repeats)]
+    if 0 in out:
+        return _empty(ctx, out, dtype_of(x))
+    if all(r == 1 for r in repeats):
+        return x
+    spread = [d for s, r in zip(shape, repeats) for d in ([s] if r == 1 else [1, s])]
+    big = [d for s, r in zip(shape, repeats) for d in ([s] if r == 1 else [r, s])]
+    return _reshape(ctx, _expand(ctx, _reshape(ctx, x, spread), big), out)
+
+
+@onnx_op("Shape", since=1, inputs=(1, 1), folds=True)
+@onnx_op("Shape", since=15, inputs=(1, 1), attrs=("start", "end"), folds=True)
+def shape(ctx: NodeContext) -> Tensor:
+    """The input's static shape (dims start to end, clamped, from opset 15): a known int64 tensor."""
+    dims = shape_of(ctx.input(0))
+    rank = len(dims)
+    start, end = ctx.attr("start", INT, 0), ctx.attr("end", INT, rank)
+    start, end = (min(max(i + rank if i < 0 else i, 0), rank) for i in (start, end))
+    return ctx.const(np.array(dims[start:end], dtype=np.int64), name=ctx.output_name)
+
+
+@onnx_op("Size", since=1, inputs=(1, 1), folds=True)
+def size(ctx: NodeContext) -> Tensor:
+    """The input's element count: a known int64 scalar."""
+    return ctx.const(np.array(math.prod(shape_of(ctx.input(0))), dtype=np.int64), name=ctx.output_name)
+
+
+@onnx_op("ConstantOfShape", since=9, inputs=(1, 1), attrs=("value",), folds=True)
+def constant_of_shape(ctx: NodeContext) -> Tensor:
+    """A tensor of the known ``shape`` filled with ``value`` (one element; default float 0): a broadcast view
+    of that element, which the graph holds as a splat, however large."""
+    dims = _ints(ctx, 0, "shape")
+    if any(d < 0 for d in dims):
+        raise ctx.error(f"shape {dims} has a negative dimension")
+    value = ctx.attr("value", TENSOR, None)
+    fill = np.zeros(1, np.float32) if value is None else tensor_to_array(value, f"{ctx.where}: attribute 'value'")
+    if fill.size != 1:
+        raise ctx.error(f"attribute 'value' must hold one element, got {fill.size}")
+    return ctx.const(np.broadcast_to(fill.reshape(()), dims), name=ctx.output_name)
+
+
+@onnx_op("Range", since=11, inputs=(3, 3), folds=True)
+def range_(ctx: NodeContext) -> Tensor:
+    """start, start + delta, ... up to limit (excluded), from known scalars: a known tensor."""
+    start, limit, delta = (ctx.constant_input(i, what) for i, what in enumerate(("start", "limit", "delta")))
+    if any(a.size != 1 for a in (start, limit, delta)) or len({a.dtype for a in (start, limit, delta)}) != 1:
+        raise ctx.error("start, limit and delta must be scalars of one element type")
+    if delta.item() == 0:
+        raise ctx.error("delta must not be 0")
+    count = max(math.ceil((limit.item() - start.item()) / delta.item()), 0)
+    values = (start.reshape(()) + delta.reshape(()) * np.arange(count)).astype(start.dtype)
+    return ctx.const(values, name=ctx.output_name)
+
+
+@onnx_op("Dropout", since=1, inputs=(1, 1), attrs=("ratio", "is_test", "consumed_inputs"), outputs=(1, 2),
+         folds=True)
+@onnx_op("Dropout", since=7, inputs=(1, 1), attrs=("ratio",), outputs=(1, 2), folds=True)
+@onnx_op("Dropout", since=12, inputs=(1, 3), attrs=("seed",), outputs=(1, 2), folds=True)
+def dropout(ctx: NodeContext) -> list[Tensor | None]:
+    """Inference: the input itself, and a mask that keeps everything (bool from opset 10, the input's type
+    before). As in onnxruntime and Glow, is_test before opset 7 changes nothing; a known training_mode
+    (opset 12) must be false."""
+    x = ctx.input(0)
+    if ctx.optional_input(2) is not None:
+        training = ctx.constant_input(2, "training_mode")
+        if training.size != 1 or bool(training.reshape(-1)[0]):
+            raise ctx.unsupported("training-mode dropout is not supported (training_mode must be false)")
+    if len(ctx.node.output) == 1:
+        return [x]
+    if not ctx.has_output(1):
+        return [x, None]
+    keep = np.ones((), np.bool_ if ctx.opset >= 10 else dtype_of(x))
+    return [x, ctx.const(np.broadcast_to(keep, shape_of(x)), name=ctx.node.output[1])]
