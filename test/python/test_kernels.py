@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 import glow_mlir
 from glow_mlir.backend import cpu, tools_paths
 from glow_mlir.backend.jit import Argument, JitProgram
-from glow_mlir.backend.kernels import matmul
+from glow_mlir.backend.kernels import conv, matmul
 from glow_mlir.cache import cpu_features
 from glow_mlir.dialects import make_context
 from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
@@ -165,6 +165,60 @@ def test_batch_matmul_matches_numpy(shape: tuple[int, int, int, int], threads: i
     a = RNG.standard_normal((b, m, k)).astype(np.float32)
     w = RNG.standard_normal((b, k, n)).astype(np.float32)
     np.testing.assert_allclose(program({"a": a, "w": w})["y"], a @ w, rtol=RTOL, atol=ATOL * k)
+
+
+# --------------------------------------------------------------------------- conv_2d_nhwc_hwcf through the codegen passes
+
+CONV = """
+func.func @conv(%x: memref<{n}x{h}x{w}x{c}xf32>, %f: memref<{kh}x{kw}x{c}x{co}xf32>, %b: memref<{co}xf32>,
+                %y: memref<{n}x{oh}x{ow}x{co}xf32>) attributes {{llvm.emit_c_interface}} {{
+  linalg.broadcast ins(%b : memref<{co}xf32>) outs(%y : memref<{n}x{oh}x{ow}x{co}xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+    ins(%x, %f : memref<{n}x{h}x{w}x{c}xf32>, memref<{kh}x{kw}x{c}x{co}xf32>) outs(%y : memref<{n}x{oh}x{ow}x{co}xf32>)
+  return
+}}
+"""
+
+def test_conv_register_tiles_follow_the_rule() -> None:
+    assert conv.plan([1, 56, 56, 64], 1) == conv.ConvTiles(56, 64, 14, 32)
+    assert conv.plan([1, 112, 112, 64], 2) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
+    assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
+    assert conv.plan([1, 8, 8, 10], 1) == conv.ConvTiles(8, 10, 8, 10)
+    assert conv.plan([1, 8, 8, 40], 1) is None
+    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10)):
+        assert conv.parse_key(t.key()) == t
+
+
+CONVS = {  # (N, H, W, C, KH, KW, F, stride)
+    "3x3": (1, 16, 16, 32, 3, 3, 64, 1),
+    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),
+    "7x7-stride-2": (1, 21, 21, 3, 7, 7, 32, 2),
+    "stride-2-prime-width": (2, 15, 15, 16, 1, 1, 16, 2),
+    "few-filters": (1, 8, 8, 4, 3, 3, 10, 1),
+    "untiled-40-filters": (1, 8, 8, 4, 3, 3, 40, 1),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", CONVS.values(), ids=CONVS.keys())
+def test_conv_matches_numpy(shape: tuple[int, ...], threads: int) -> None:
+    n, h, w, c, kh, kw, co, s = shape
+    oh, ow = (h - kh) // s + 1, (w - kw) // s + 1
+    module = ir.Module.parse(CONV.format(n=n, h=h, w=w, c=c, kh=kh, kw=kw, co=co, s=s, oh=oh, ow=ow), make_context())
+    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "conv", [Argument("x", (n, h, w, c), f32, "input"),
+                                          Argument("f", (kh, kw, c, co), f32, "input"),
+                                          Argument("b", (co,), f32, "input"),
+                                          Argument("y", (n, oh, ow, co), f32, "output")], threads=threads)
+    x = RNG.standard_normal((n, h, w, c)).astype(np.float32)
+    f = RNG.standard_normal((kh, kw, c, co)).astype(np.float32)
+    b = RNG.standard_normal(co).astype(np.float32)
+    want = np.broadcast_to(b, (n, oh, ow, co)).astype(np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            want = want + np.einsum("nhwc,cf->nhwf", x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64), f[i, j])
+    np.testing.assert_allclose(program({"x": x, "f": f, "b": b})["y"], want, rtol=RTOL, atol=ATOL * kh * kw * c)
 
 
 # --------------------------------------------------------------------------- machine code

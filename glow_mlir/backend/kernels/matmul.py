@@ -159,7 +159,7 @@ def matches(op: ir.Operation) -> bool:
     return "indexing_maps" not in op.attributes or str(op.attributes["indexing_maps"]) == PLAIN_MAPS[op.name]
 
 
-def _tensor(v: ir.Value, writable: bool = False) -> ir.Value:
+def tensor_of(v: ir.Value, writable: bool = False) -> ir.Value:
     """The tensor of buffer ``v`` in an island (``restrict``: the island is the only way into the tensor world)."""
     t = ir.MemRefType(v.type)
     return bufferization.to_tensor(ir.RankedTensorType.get(t.shape, t.element_type), v, restrict=True,
@@ -171,7 +171,7 @@ def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     if tiles.pack:
         _packed_island(a, b, c, tiles)
         return
-    result = linalg.matmul(_tensor(a), _tensor(b), outs=[_tensor(c, writable=True)])
+    result = linalg.matmul(tensor_of(a), tensor_of(b), outs=[tensor_of(c, writable=True)])
     result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
     bufferization.materialize_in_destination(None, result, c, writable=True)
 
@@ -197,8 +197,8 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     f32, nr = ir.F32Type.get(), tiles.nr
     packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
     linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
-    ta, tb = _tensor(a), _tensor(packed)
-    tc = _tensor(_panels(c, nr), writable=True)
+    ta, tb = tensor_of(a), tensor_of(packed)
+    tc = tensor_of(_panels(c, nr), writable=True)
     dims = [ir.AffineDimExpr.get(i) for i in range(4)]  # (m, p, j, k)
     maps = [ir.AffineMap.get(4, 0, [dims[i] for i in idx]) for idx in ((0, 3), (1, 3, 2), (0, 1, 2))]
     op = linalg.GenericOp([tc.type], [ta, tb], [tc], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),

@@ -18,39 +18,47 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.registry import Pass
-from . import matmul
+from . import conv, matmul
 from . import transform as schedule
 
 
 @dataclass(frozen=True)
 class TileKernels(Pass):
-    """Rewrite each f32 contraction on memrefs into tensor islands and apply its kernel schedule."""
+    """Rewrite each f32 contraction and convolution on memrefs into tensor islands and apply its kernel schedule."""
 
     name = "cpu-tile-kernels"
-    summary = "tile and vectorize matmul/batch_matmul on tensor islands over their buffers (run one-shot-bufferize next)"
+    summary = ("tile and vectorize matmul, batch_matmul and conv_2d_nhwc_hwcf on tensor islands over their buffers "
+               "(run one-shot-bufferize next)")
 
     #: cores the tiled loops may run on: above 1 the L1 tiles become scf.forall iterations
     threads: int = 1
 
     def run(self, module: ir.Operation) -> None:
-        found: list[ir.Operation] = []
+        contractions: list[ir.Operation] = []
+        convolutions: list[tuple[ir.Operation, conv.ConvTiles]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
-                found.append(op)
+                contractions.append(op)
+            elif (tiles := conv.matches(op)) is not None:
+                convolutions.append((op, tiles))
             return ir.WalkResult.ADVANCE
 
         with module.context, module.location:
             module.walk(visit)
-            if not found:
+            if not contractions and not convolutions:
                 return
-            for op in found:
+            for op in contractions:
                 matmul.make_islands(op)
-            keys = matmul.tiled_keys(module)
+            for op, tiles in convolutions:
+                conv.make_island(op, tiles)
+            matmul_keys, conv_keys = matmul.tiled_keys(module), conv.tiled_keys(module)
 
             def build(root: ir.Value) -> None:
-                for key in keys:
+                for key in matmul_keys:
                     matmul.schedule_tiles(root, key, self.threads)
+                for key in conv_keys:
+                    conv.schedule_tiles(root, key, self.threads)
                 funcs = schedule.functions(root)
                 schedule.canonicalize(funcs)
                 schedule.hoist_subsets(root)

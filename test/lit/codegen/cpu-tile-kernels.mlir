@@ -116,3 +116,49 @@ func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<1
   linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x512xf32>) outs(%c : memref<128x512xf32>)
   return
 }
+
+// -----
+
+// conv_2d_nhwc_hwcf: an island over the three buffers; one output row per L1 tile (64 filters), register tiles of
+// 8 output columns x 32 filters; the 3x3 window is decomposed to 1-D convolutions, and the accumulator stays in
+// registers across the window's row, column and channel loops.
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME:  %[[X:.+]]: memref<1x10x18x16xf32>, %[[W:.+]]: memref<3x3x16x64xf32>, %[[Y:.+]]: memref<1x8x16x64xf32>)
+// CHECK-DAG:   %[[TX:.+]] = bufferization.to_tensor %[[X]] restrict
+// CHECK-DAG:   %[[TW:.+]] = bufferization.to_tensor %[[W]] restrict
+// CHECK-DAG:   %[[TY:.+]] = bufferization.to_tensor %[[Y]] restrict writable
+// CHECK:       %[[ACC:.+]] = vector.transfer_read {{.+}} vector<1x8x32xf32>
+// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<1x8x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x8x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x8x32xf32>)
+// CHECK:       vector.transfer_read %[[TX]]{{.+}} vector<1x8x1xf32>
+// CHECK:       vector.transfer_read %[[TW]]{{.+}} vector<1x1x32xf32>
+// CHECK:       vector.contract {{.+}} into vector<1x8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[Y]]
+// CHECK-NOT:   linalg.conv_2d
+// BUF-LABEL:   func.func @conv(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+// THREADS-LABEL: func.func @conv(
+// THREADS:     scf.forall (%{{.+}}) in (8)
+func.func @conv(%x: memref<1x10x18x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x8x16x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x10x18x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x8x16x64xf32>)
+  return
+}
+
+// -----
+
+// Convolutions the rule does not tile keep the generic lowering: dilated, and 40 filters (no vector width in it).
+// CHECK-LABEL: func.func @untiled_conv(
+// CHECK-NOT:   bufferization.
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>
+func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x6x6x64xf32>,
+                        %v: memref<3x3x16x40xf32>, %z: memref<1x8x8x40xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x10x10x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x6x6x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %v : memref<1x10x10x16xf32>, memref<3x3x16x40xf32>) outs(%z : memref<1x8x8x40xf32>)
+  return
+}

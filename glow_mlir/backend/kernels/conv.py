@@ -1,0 +1,124 @@
+"""Convolution kernels: ``linalg.conv_2d_nhwc_hwcf`` on f32 buffers (NHWC activations, HWCF filters), tiled,
+decomposed to 1-D convolutions and vectorized.
+
+The recipe (shared/NOTES-mlir.md, "Convolution and matmul at onnxruntime speed"): an L1 tile of one output row
+``[1, 1, OW, Fl]``, a register tile ``[OWr, Fr]`` of accumulators with the filter's row and channel loops stepping by
+1, ``structured.decompose`` (the 2-D convolution with a 1-row filter tile becomes a 1-D one), vectorization, then
+hoisting of the accumulators out of the reduction loops BEFORE slices fold into the vector transfers (folding first
+left the accumulator re-read on every step: 25-53 GFLOP/s instead of 105-115). The island over the buffers is the
+matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias written into it before stays.
+
+Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the whole F up to 32: vectors of F's
+width) and the largest ``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm
+accumulators; with a stride above 1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT
+code in the NOTES' probe). A convolution the rule cannot tile well (dilated, or F with no divisor of 8 or more
+above 32, where the vectors would be scalar) keeps the generic lowering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import bufferization, linalg
+from mlir.dialects.transform import structured
+
+from . import transform as schedule
+from .matmul import TILES_ATTR, tensor_of
+
+NAME = "linalg.conv_2d_nhwc_hwcf"
+#: zmm accumulators a register tile may hold (32 registers, some for the operands)
+MAX_ACCUMULATORS = 28
+#: the register tile's output columns, best first
+ROW_TILES = (14, 8, 7, 4, 2, 1)
+#: above stride 1, register tiles wider than this crashed (NOTES)
+MAX_STRIDED_ROW_TILE = 8
+
+
+@dataclass(frozen=True)
+class ConvTiles:
+    """L1 ``[1, 1, ow, f]`` and register ``[owr, fr]`` tiles of a conv_2d_nhwc_hwcf."""
+
+    ow: int
+    f: int
+    owr: int
+    fr: int
+
+    def key(self) -> str:
+        return f"conv l1=1x{self.ow}x{self.f} reg={self.owr}x{self.fr}"
+
+
+def parse_key(key: str) -> ConvTiles:
+    """The tiles that :meth:`ConvTiles.key` printed."""
+    l1, reg = (part.split("=")[1] for part in key.split()[1:])
+    _, ow, f = (int(x) for x in l1.split("x"))
+    owr, fr = (int(x) for x in reg.split("x"))
+    return ConvTiles(ow, f, owr, fr)
+
+
+def _ints(op: ir.Operation, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])] if name in op.attributes else [1, 1]
+
+
+def plan(output_shape: list[int], stride: int) -> ConvTiles | None:
+    """Tiles for an output ``[N, OH, OW, F]`` at ``stride``, or None when the rule has none worth vectorizing."""
+    _, _, ow, f = output_shape
+    fr = next((t for t in (32, 16) if f % t == 0), f if f <= 32 else 0)
+    if fr < 8:
+        return None
+    limit = MAX_STRIDED_ROW_TILE if stride > 1 else max(ROW_TILES)
+    owr = next(t for t in ROW_TILES if ow % t == 0 and t <= limit and t * fr <= 16 * MAX_ACCUMULATORS)
+    fl = 64 if f % 64 == 0 and fr == 32 else fr
+    return ConvTiles(ow, fl, owr, fr)
+
+
+def matches(op: ir.Operation) -> ConvTiles | None:
+    """The tiles for ``op`` if it is a convolution this family takes (f32, static shapes, no dilation)."""
+    if op.name != NAME or _ints(op, "dilations") != [1, 1]:
+        return None
+    types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
+    if len(types) != 3 or not all(t.has_static_shape and t.element_type == ir.F32Type.get() for t in types):
+        return None
+    return plan(list(types[2].shape), max(_ints(op, "strides")))
+
+
+def make_island(op: ir.Operation, tiles: ConvTiles) -> None:
+    """Replace ``op`` by the same convolution on tensors over its buffers, tagged with its tiles."""
+    src, filt, dest = op.operands
+    with ir.InsertionPoint(op), op.location:
+        result = linalg.conv_2d_nhwc_hwcf(tensor_of(src), tensor_of(filt), outs=[tensor_of(dest, writable=True)],
+                                          strides=_ints(op, "strides"), dilations=[1, 1])
+        result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+        bufferization.materialize_in_destination(None, result, dest, writable=True)
+    op.erase()
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
+    """Tile, decompose and vectorize the tensor convolutions tagged ``key``; with threads, output rows are spread
+    over them. Dims: (n, oh, ow, f, kh, kw, c)."""
+    t = parse_key(key)
+    ops = structured.MatchOp(schedule.any_op(), root, ops=[NAME],
+                             op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
+    if threads > 1:
+        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops,
+                                           tile_sizes=[0, 1]).tiled_op
+        ops = structured.TileUsingForOp(ops, sizes=[1, 0, t.ow, t.f, 0, 0, 0]).tiled_linalg_op
+    else:
+        ops = structured.TileUsingForOp(ops, sizes=[1, 1, t.ow, t.f, 0, 0, 0]).tiled_linalg_op
+    registers = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, 1, 1, 1]).tiled_linalg_op
+    structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
+
+
+def tiled_keys(module: ir.Operation) -> list[str]:
+    """The distinct tile keys of the convolution islands in ``module``."""
+    keys: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == NAME and TILES_ATTR in op.attributes:
+            key = ir.StringAttr(op.attributes[TILES_ATTR]).value
+            if key not in keys:
+                keys.append(key)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return keys
