@@ -185,7 +185,10 @@ def test_conv_register_tiles_follow_the_rule() -> None:
     assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
     assert conv.plan([1, 8, 8, 10], 1) == conv.ConvTiles(8, 10, 8, 10)
     assert conv.plan([1, 8, 8, 40], 1) is None
-    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10)):
+    assert conv.plan_depthwise([1, 112, 112, 96], 1) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 56, 56, 32], 2) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 8, 8, 24], 1) is None
+    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10), conv.ConvTiles(7, 16, 7, 16, True)):
         assert conv.parse_key(t.key()) == t
 
 
@@ -219,6 +222,34 @@ def test_conv_matches_numpy(shape: tuple[int, ...], threads: int) -> None:
         for j in range(kw):
             want = want + np.einsum("nhwc,cf->nhwf", x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64), f[i, j])
     np.testing.assert_allclose(program({"x": x, "f": f, "b": b})["y"], want, rtol=RTOL, atol=ATOL * kh * kw * c)
+
+
+DEPTHWISE = """
+func.func @dw(%x: memref<1x{h}x{w}x{c}xf32>, %f: memref<3x3x{c}xf32>, %y: memref<1x{oh}x{ow}x{c}xf32>)
+    attributes {{llvm.emit_c_interface}} {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x{oh}x{ow}x{c}xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwc {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+    ins(%x, %f : memref<1x{h}x{w}x{c}xf32>, memref<3x3x{c}xf32>) outs(%y : memref<1x{oh}x{ow}x{c}xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1)], ids=["3x3", "stride-2", "untiled"])
+def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
+    h, w, c, s = shape
+    oh, ow = (h - 3) // s + 1, (w - 3) // s + 1
+    module = ir.Module.parse(DEPTHWISE.format(h=h, w=w, c=c, s=s, oh=oh, ow=ow), make_context())
+    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "dw", [Argument("x", (1, h, w, c), f32, "input"), Argument("f", (3, 3, c), f32, "input"),
+                                        Argument("y", (1, oh, ow, c), f32, "output")], threads=threads)
+    x = RNG.standard_normal((1, h, w, c)).astype(np.float32)
+    f = RNG.standard_normal((3, 3, c)).astype(np.float32)
+    want = sum(x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64) * f[i, j] for i in range(3) for j in range(3))
+    np.testing.assert_allclose(program({"x": x, "f": f})["y"], want, rtol=RTOL, atol=ATOL * 9)
 
 
 # --------------------------------------------------------------------------- machine code

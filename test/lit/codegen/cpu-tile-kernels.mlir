@@ -162,3 +162,20 @@ func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %
     ins(%x, %v : memref<1x10x10x16xf32>, memref<3x3x16x40xf32>) outs(%z : memref<1x8x8x40xf32>)
   return
 }
+
+// -----
+
+// Depthwise: register tiles of 16 output columns x 16 channels over the whole filter row, decomposed to 1-D.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK:       bufferization.to_tensor %{{.+}} restrict writable : memref<1x16x32x32xf32>
+// CHECK:       scf.for {{.+}} -> (vector<1x16x16xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   linalg.depthwise_conv_2d
+// BUF-LABEL:   func.func @depthwise(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: memref<1x16x32x32xf32>) {
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x18x34x32xf32>, memref<3x3x32xf32>) outs(%y : memref<1x16x32x32xf32>)
+  return
+}
