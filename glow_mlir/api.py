@@ -7,10 +7,12 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 2. optimize       graph optimizations on glowgraph
 3. lower          node lowering, keeping what the backend has kernels for
 4. irgen          glowgraph -> glowir (bufferization: weights, activations)
-5. codegen        glowir -> linalg -> LLVM dialect (kernels for ``threads`` cores), then JIT-compiled for the host CPU
+5. iropt          glowir optimizations (shorter, merged buffer lives), then the static memory plan
+6. codegen        glowir -> linalg -> LLVM dialect (kernels for ``threads`` cores), then JIT-compiled for the host CPU
 
 A model compiled before with the same options on this machine comes from the compile cache instead
-(:mod:`glow_mlir.cache`): its stages are then "cache" and "jit".
+(:mod:`glow_mlir.cache`): no stage runs; its stages are those recorded by the compile that stored it (their IR text
+and times), followed by "cache" (loading the entry) and "jit".
 """
 
 from __future__ import annotations
@@ -33,15 +35,16 @@ from .dialects import make_context
 from .errors import InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .passes import pipelines
-from .passes.conversion.ir_program import Program, read_programs
-from .passes.pipeline import Element, RunOptions, run_pipeline
+from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
+from .passes.pipeline import Element, RunOptions, pipeline_text, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
 
 
 @dataclass
 class CompileOptions:
-    """What ``compile`` does. ``optimize=False`` skips the graph optimizer (not lowering)."""
+    """What ``compile`` does. ``optimize=False`` skips the graph and IR optimizers (not lowering, nor the memory
+    plan)."""
 
     input_shapes: dict[str, Sequence[int]] | None = None
     optimize: bool = True
@@ -57,9 +60,12 @@ class CompileOptions:
         return cpu.default_threads() if self.threads is None else self.threads
 
     def cache_options(self) -> dict[str, Any]:
-        """The options that change the generated code, as the compile cache keys them."""
+        """What changes the generated code, as the compile cache keys it: the options, and every stage's pipeline
+        as text (so a backend configured differently in this process, a keep list for one, never hits)."""
         shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
-        return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count()}
+        stages = _stage_pipelines(self) + [("codegen", cpu.codegen(self.thread_count()))]
+        return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count(),
+                "pipelines": {name: pipeline_text(elements) for name, elements in stages}}
 
 
 @dataclass
@@ -78,6 +84,8 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
         stages.append(("optimize", pipelines.elements("graph-optimization")))
     stages.append(("lower", cpu.node_lowering()))
     stages.append(("irgen", pipelines.elements("ir-generation")))
+    iropt = pipelines.elements("ir-optimization") if options.optimize else []
+    stages.append(("iropt", iropt + pipelines.elements("memory-planning")))
     return stages
 
 
@@ -95,8 +103,14 @@ class CompiledModel:
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive
 
+    @property
+    def memory(self) -> MemoryLayout | None:
+        """The byte sizes of the program's three memory regions (constant weights, inputs and outputs,
+        activations), as planned at compile time (the runtime holds the same layout)."""
+        return self._jit.memory
+
     def stage(self, name: str) -> Stage:
-        """The stage called ``name`` (import, optimize, lower, irgen, codegen)."""
+        """The stage called ``name`` (import, optimize, lower, irgen, iropt, codegen, jit)."""
         for s in self.stages:
             if s.name == name:
                 return s
@@ -151,7 +165,7 @@ def _asm(module: ir.Module, full: bool = False) -> str:
     return module.operation.get_asm(large_elements_limit=None if full else STAGE_ELEMENTS_LIMIT)
 
 
-STAGES = ("import", "optimize", "lower", "irgen", "codegen")
+STAGES = ("import", "optimize", "lower", "irgen", "iropt", "codegen")
 
 
 @dataclass
@@ -190,7 +204,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
                 on_stage(name, module)
             if name == until:
                 break
-        if lowered.program is None and until == "irgen":
+        if lowered.program is None and until in ("irgen", "iropt"):
             (lowered.program,) = read_programs(module.operation)
     return lowered
 
@@ -219,14 +233,17 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
             lowered.module.operation.write_bytecode(buffer)
             bytecode = buffer.getvalue()
         start = time.perf_counter()
-        jit = JitProgram(lowered.module, lowered.program.name, signature, threads=options.thread_count())
+        jit = JitProgram(lowered.module, lowered.program.name, signature, memory=lowered.program.memory,
+                         threads=options.thread_count())
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
     imported = lowered.imported
     if key is not None:
         assert bytecode is not None
         meta = {"name": imported.name, "program": lowered.program.name, "threads": options.thread_count(),
                 "inputs": [_spec_json(t) for t in imported.inputs], "outputs": [_spec_json(t) for t in imported.outputs],
-                "signature": [[a.name, list(a.shape), a.dtype.str, a.role] for a in signature]}
+                "signature": [[a.name, list(a.shape), a.dtype.str, a.role, a.offset] for a in signature],
+                "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
+                "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
         consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
         compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts))
     return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
@@ -257,11 +274,14 @@ def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_second
     with ctx, ir.Location.unknown(ctx):
         start = time.perf_counter()
         module = ir.Module.parse(entry.bytecode, ctx)
-        signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name))
-                     for name, shape, dtype, role in meta["signature"]]
-        stages = [Stage("cache", "", load_seconds + time.perf_counter() - start)]
+        signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name), offset)
+                     for name, shape, dtype, role, offset in meta["signature"]]
+        memory = None if meta["memory"] is None else MemoryLayout(*meta["memory"])
+        # the stages of the compile that made the entry (their IR and times), then this load's
+        stages = [Stage(name, text, seconds, [tuple(p) for p in passes]) for name, text, seconds, passes in meta["stages"]]
+        stages.append(Stage("cache", "", load_seconds + time.perf_counter() - start))
         start = time.perf_counter()
-        jit = JitProgram(module, meta["program"], signature, threads=meta["threads"])
+        jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
         stages.append(Stage("jit", "", time.perf_counter() - start))
     return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
                          stages, ctx, cache="hit")

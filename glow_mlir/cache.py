@@ -4,8 +4,9 @@ An entry is keyed by a SHA-256 of everything that decides the code: the model's 
 change it (input shapes, optimize, threads), the target (host triple, LLVM's name for the host CPU and the CPU's
 feature flags) and the compiler's version (glow_mlir's version, a digest of its own source files, the MLIR wheel's
 version). It holds what running the model needs and nothing else: the final LLVM-dialect module as MLIR bytecode, the
-program's signature (argument names, shapes, dtypes, roles), the constant weights, and the model's name, inputs and
-outputs. A hit parses the bytecode and JIT-compiles it: no import, no pass runs.
+program's signature (argument names, shapes, dtypes, roles, planned offsets), the memory plan's region sizes, the
+constant weights, the model's name, inputs and outputs, and the stages' IR texts and times (so ``stage(name)`` still
+answers). A hit parses the bytecode and JIT-compiles it: no import, no pass runs.
 
 Where: ``$GLOW_CACHE_DIR``, else ``~/.cache/glow_mlir``. One ``.npz`` file per entry, written to a temporary file in
 the same folder and renamed into place (atomic on POSIX), so processes compiling at once never see half an entry;
@@ -32,7 +33,7 @@ from .errors import GlowError
 
 CACHE_ENV = "GLOW_CACHE_DIR"
 #: bumped when the entry layout changes
-FORMAT = 1
+FORMAT = 3
 _BYTECODE = "__bytecode__"
 _META = "__meta__"
 _CONST = "const:"

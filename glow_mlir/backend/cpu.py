@@ -12,6 +12,12 @@ from ..passes.pipelines import Entry
 #: node kinds with a CPU kernel of their own, kept out of node lowering
 KEEP_NODES: tuple[str, ...] = (
     "fully_connected",  # the kernel writes the bias as the matmul's initial value: one pass over the output
+    # One kernel each, with small per-row scratch buffers for the statistics: lowered, they would put a full-size
+    # temporary (x - max, exp, x - mean, ...) between every pair of primitives and read the input several times more.
+    "softmax",  # max, exp and sum, then a division: max-subtracted, so exp cannot overflow
+    "log_softmax",  # max, sum of exp, one log per row
+    "layer_norm",  # mean, then variance from x - mean (two passes: no E[x^2] - E[x]^2 cancellation), then normalize
+    "reduce_l2",  # the squares are summed as they are read: no x * x temporary
 )
 
 #: node lowering with this backend's keep list
@@ -22,7 +28,8 @@ NODE_LOWERING: list[Entry] = [
 
 #: every stage, glowgraph to the LLVM dialect: what glow-opt --lower-to-llvm and the API run
 LOWER_TO_LLVM: list[Entry] = (
-    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.CODEGEN
+    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
+    + pipelines.MEMORY_PLANNING + pipelines.CODEGEN
 )
 
 

@@ -2,7 +2,9 @@
 
 The text has Glow's two sections: ``declare`` lists the weight vars with their sizes and users and
 closes with their total size; ``code`` numbers the instructions, and each buffer an instruction
-declares (``allocactivation``, ``tensorview``) lists its users as ``@role instruction-number``:
+declares (``allocactivation``, ``tensorview``) lists its users as ``@role instruction-number``.
+Once memory is planned, each weight var and activation also shows its byte offset in its region, and the
+declare section closes with the three region sizes:
 
     function main
     declare {
@@ -27,7 +29,7 @@ from mlir import ir
 
 from ..dialects import opdef_of
 from ..dialects.optable import attr_to_python
-from ..passes.conversion.ir_program import UniqueNames, operand_roles, read_program, size_in_bytes
+from ..passes.conversion.ir_program import REGIONS, UniqueNames, operand_roles, read_program, size_in_bytes
 
 #: MLIR element type -> Glow's element kind name
 _ELEMENT_NAMES = {"f32": "float", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
@@ -107,9 +109,14 @@ def format_program(func_op: ir.Operation) -> str:
 
     lines = [f"function {program.name}", "declare {"]
     for w in program.weights:
+        offset = f" // offset: {w.offset}" if w.offset is not None else ""
         lines.append(f"  %{names[w.buffer]} = WeightVar {glow_type(w.type)} {w.mutability}"
-                     f" // size: {w.size_in_bytes}{_users_text(users.get(w.buffer, []))}")
-    lines += ["", f"  ; size = {sum(w.size_in_bytes for w in program.weights)} bytes", "}", "", "code {"]
+                     f" // size: {w.size_in_bytes}{offset}{_users_text(users.get(w.buffer, []))}")
+    lines += ["", f"  ; size = {sum(w.size_in_bytes for w in program.weights)} bytes"]
+    if program.memory is not None:
+        regions = ", ".join(f"{r} {size} bytes" for r, size in zip(REGIONS, program.memory.sizes()))
+        lines.append(f"  ; memory plan: {regions}")
+    lines += ["}", "", "code {"]
 
     def name_of(v: ir.Value) -> str:
         if v not in names:

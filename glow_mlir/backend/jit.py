@@ -1,18 +1,27 @@
 """The CPU runtime: run a program lowered to the LLVM dialect in this process through MLIR's ExecutionEngine.
 
-The calling convention comes from ``convert-glowir-to-linalg``: the program function takes one memref per weight
-var, in declaration order, and carries ``llvm.emit_c_interface``. :func:`program_signature` reads that order (with
-each weight's role and constant value) from the glowir function before it is lowered, because lowering turns the
-weight vars, and the constants they hold, into plain arguments::
+The calling convention comes from ``convert-glowir-to-linalg``, and has two forms:
 
-    signature = program_signature(func_op)          # on the glowir program; or signature_of(read_program(func_op))
+- memory planned (glowir-plan-memory ran): the function takes three byte regions, Glow's bundle convention
+  ``(constantWeight, mutableWeight, activations)``. The runtime packs the constants into one 64-byte aligned blob at
+  their offsets once, at load time, and allocates the activations region and the mutable region once per
+  JitProgram. Each call copies the inputs into the mutable region at their offsets, runs, and copies the outputs
+  out: one call at a time per JitProgram (a lock serializes them), since the regions are reused;
+- not planned: one memref per weight var, in declaration order; buffers cross as descriptors pointing into the
+  caller's arrays (inputs) and fresh arrays (outputs), and activations come from the heap inside the code.
+
+:func:`program_signature` reads the weights (roles, constant values and planned offsets) from the glowir function
+before it is lowered, because lowering turns the weight vars, and the constants they hold, into views or
+arguments::
+
+    program = read_program(func_op)                 # on the glowir program
     run_pipeline(module.operation, CODEGEN passes)  # glowir -> LLVM dialect
-    program = JitProgram(module, "main", signature)
-    outputs = program({"input_1": x})
+    jit = JitProgram(module, "main", signature_of(program), memory=program.memory)
+    outputs = jit({"input_1": x})
 
-Buffers cross as memref descriptors pointing into numpy arrays; no data is copied (except to make an input
-C-contiguous). The lowering stores ``i1`` buffers one byte per element, 0 or 1, which is numpy's ``bool`` layout, so
-boolean arrays pass as they are. Scalars are 0-d arrays, passed as rank-0 descriptors.
+The lowering stores ``i1`` buffers one byte per element, 0 or 1, which is numpy's ``bool`` layout, so boolean arrays
+pass as they are. Scalars are 0-d arrays. The function carries ``glowir.arguments`` naming what it takes; the
+runtime checks it against the signature it was given, so a mismatch is an error, not a crash.
 """
 
 from __future__ import annotations
@@ -29,8 +38,8 @@ from mlir import ir
 from mlir.execution_engine import ExecutionEngine
 
 from ..errors import CompileError, InputError
-from ..passes.conversion.ir_program import Program, read_program
-from ..passes.conversion.ir_to_linalg import row_major_strides
+from ..passes.conversion.ir_program import REGIONS, MemoryLayout, Program, read_program
+from ..passes.conversion.ir_to_linalg import ALIGNMENT, row_major_strides
 from .tools_paths import async_runtime, c_runner_utils
 
 ROLES = ("const", "input", "output")
@@ -47,6 +56,8 @@ class Argument:
     role: str
     #: the data of a const weight, None otherwise
     value: np.ndarray | None = None
+    #: byte offset in its region (constantWeight for consts, mutableWeight otherwise) when memory is planned
+    offset: int | None = None
 
     def describe(self) -> str:
         """``float32 of shape [3, 10]``, for messages."""
@@ -60,11 +71,11 @@ def signature_of(program: Program) -> list[Argument]:
     signature = []
     for w in program.weights:
         if w.mutability == "const":
-            signature.append(Argument(w.name, w.shape, w.dtype, "const", w.numpy()))
+            signature.append(Argument(w.name, w.shape, w.dtype, "const", w.numpy(), w.offset))
         elif w.name in program.inputs:
-            signature.append(Argument(w.name, w.shape, w.dtype, "input"))
+            signature.append(Argument(w.name, w.shape, w.dtype, "input", offset=w.offset))
         elif w.name in program.outputs:
-            signature.append(Argument(w.name, w.shape, w.dtype, "output"))
+            signature.append(Argument(w.name, w.shape, w.dtype, "output", offset=w.offset))
         else:
             raise CompileError(f"program @{program.name}: mutable weight '{w.name}' is neither an input "
                                f"{list(program.inputs)} nor an output {list(program.outputs)}")
@@ -148,21 +159,54 @@ class _Frame:
         self.packed = (ctypes.c_void_p * len(pointers))(*pointers)
 
 
+def aligned_bytes(size: int, alignment: int = ALIGNMENT) -> np.ndarray:
+    """A zeroed uint8 array of ``size`` bytes whose data starts at a multiple of ``alignment`` (it keeps its
+    over-allocated base alive)."""
+    raw = np.zeros(size + alignment, dtype=np.uint8)
+    shift = -raw.ctypes.data % alignment
+    return raw[shift: shift + size]
+
+
+def _region_view(region: np.ndarray, arg: Argument) -> np.ndarray:
+    """The array of ``arg`` inside its region, at its planned offset."""
+    nbytes = int(np.prod(arg.shape, dtype=np.int64)) * arg.dtype.itemsize
+    if arg.offset is None or arg.offset < 0 or arg.offset + nbytes > region.size:
+        raise CompileError(f"weight '{arg.name}' at offset {arg.offset} does not fit its {region.size}-byte region")
+    return region[arg.offset: arg.offset + nbytes].view(arg.dtype).reshape(arg.shape)
+
+
+def _lowered_arguments(module: ir.Module, func_name: str) -> list[str] | None:
+    """The ``glowir.arguments`` of the lowered function: what it takes, by name."""
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if ("sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == func_name
+                and "glowir.arguments" in attrs):
+            return [ir.StringAttr(a).value for a in ir.ArrayAttr(attrs["glowir.arguments"])]
+    return None
+
+
 class JitProgram:
     """A program lowered to the LLVM dialect, compiled for this CPU and callable with numpy arrays.
 
-    ``module`` is kept referenced for as long as the compiled code can run, and so are the const weights, as
-    C-contiguous arrays held here: the descriptors passed to the code do not own their arrays. ``threads``: what the
-    module was compiled for; above 1 its parallel loops run on MLIR's async runtime (loaded once per process)."""
+    ``memory`` is the region layout of a planned program (None: not planned). ``module`` is kept referenced for as
+    long as the compiled code can run, and so are the arrays the code reads (const weights, regions): the
+    descriptors passed to the code do not own their arrays. ``threads``: what the module was compiled for; above 1
+    its parallel loops run on MLIR's async runtime (loaded once per process)."""
 
     def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3,
-                 threads: int = 1):
+                 memory: MemoryLayout | None = None, threads: int = 1):
         self.module = module
         self.func_name = func_name
         self.signature = list(signature)
+        self.memory = memory
         bad = [a.role for a in self.signature if a.role not in ROLES]
         if bad:
             raise ValueError(f"argument roles must be one of {ROLES}, got {bad}")
+        expected = list(REGIONS) if memory is not None else [a.name for a in self.signature]
+        lowered = _lowered_arguments(module, func_name)
+        if lowered is not None and lowered != expected:
+            raise CompileError(f"@{func_name} was lowered to take {lowered}, but the runtime was given {expected}"
+                               f" ({'a memory plan' if memory is not None else 'no memory plan'})")
         try:
             uses_async = threads > 1 and _calls_async_runtime(module)
             if uses_async:
@@ -177,11 +221,24 @@ class JitProgram:
             self._entry = self.engine.lookup(func_name)
         except RuntimeError:
             raise CompileError(f"the compiled module has no function @{func_name} with a C interface") from None
-        self._consts = {a.name: np.require(a.value, a.dtype, "CA") for a in self.signature if a.role == "const"}
-        self._const_pointers = {name: _descriptor_pointer(array) for name, array in self._consts.items()}
-        self._variable = [a for a in self.signature if a.role != "const"]
+        self._lock = threading.Lock()
+        if memory is None:
+            self._consts = {a.name: np.require(a.value, a.dtype, "CA") for a in self.signature if a.role == "const"}
+            self._const_pointers = {name: _descriptor_pointer(array) for name, array in self._consts.items()}
+            self._variable = [a for a in self.signature if a.role != "const"]
+            self._frames = threading.local()
+        else:
+            self._regions = [aligned_bytes(size) for size in memory.sizes()]
+            constants, mutable, _ = self._regions
+            for a in self.signature:
+                if a.role == "const":
+                    _region_view(constants, a)[...] = a.value
+            self._in_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "input"}
+            self._out_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "output"}
+            pointers = [_descriptor_pointer(r) for r in self._regions]
+            self._packed = (ctypes.c_void_p * len(pointers))(*pointers)
+            self._pointers = pointers  # the packed array holds bare addresses: keep the descriptors alive
         self._input_names = self.input_names
-        self._frames = threading.local()
 
     @property
     def input_names(self) -> list[str]:
@@ -192,6 +249,7 @@ class JitProgram:
         return [a.name for a in self.signature if a.role == "output"]
 
     def _input(self, arg: Argument, value: np.ndarray) -> np.ndarray:
+        """``value`` checked against the input's shape and dtype (copied only if not C-contiguous and aligned)."""
         array = np.asarray(value)
         if array.shape != arg.shape or array.dtype != arg.dtype:
             raise InputError(f"input '{arg.name}' of @{self.func_name} must be {arg.describe()}, "
@@ -206,6 +264,8 @@ class JitProgram:
             unknown = sorted(set(inputs) - set(self.input_names))
             missing = [n for n in self.input_names if n not in inputs]
             raise InputError(f"@{self.func_name} takes inputs {self.input_names}; missing {missing}, unknown {unknown}")
+        if self.memory is not None:
+            return self._call_planned(inputs)
         frame = getattr(self._frames, "frame", None)
         if frame is None:
             frame = self._frames.frame = _Frame(self.signature, self._const_pointers)
@@ -220,3 +280,12 @@ class JitProgram:
             descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
         self._entry(frame.packed)
         return outputs
+
+    def _call_planned(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Inputs into the mutable region, run, outputs copied out (the region is reused by the next call)."""
+        arrays = {a.name: self._input(a, inputs[a.name]) for a in self.signature if a.role == "input"}
+        with self._lock:
+            for name, array in arrays.items():
+                self._in_views[name][...] = array
+            self._entry(self._packed)
+            return {name: view.copy() for name, view in self._out_views.items()}

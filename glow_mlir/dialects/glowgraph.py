@@ -99,6 +99,36 @@ def _gather(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
     return np.take(data, indices, axis=axis)
 
 
+# --- reductions, softmax, normalization and batched matmul: helpers ---
+
+
+def _reduce(name: str, doc: str, fn: Callable[..., Any], rule: S.Rule = S.reduce) -> OpDef:
+    return OpDef(name, doc, _X, (Attr("axes", "i64s"),), infer=rule, instr=name, traits=_PURE,
+                 evaluate=_np(lambda x, axes: fn(x, axis=tuple(axes))))
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    d = x - np.max(x, axis=axis, keepdims=True)
+    return d - np.log(np.sum(np.exp(d), axis=axis, keepdims=True))
+
+
+def _layer_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, axis: int, epsilon: float) -> np.ndarray:
+    dims = tuple(range(axis, x.ndim))
+    d = x - np.mean(x, axis=dims, keepdims=True)
+    return d / np.sqrt(np.mean(d * d, axis=dims, keepdims=True) + np.float32(epsilon)) * scale + bias
+
+
+def _arg_max(x: np.ndarray, axis: int, select_last: int) -> np.ndarray:
+    if not select_last:
+        return np.argmax(x, axis=axis)
+    return x.shape[axis] - 1 - np.argmax(np.flip(x, axis=axis), axis=axis)
+
+
 OPS: list[OpDef] = [
     OpDef("constant", "A constant tensor (weights, biases, folded values).", (),
           (Attr("value", "elements"),), infer=S.constant, traits=frozenset({"pure", "constant"})),
@@ -187,6 +217,26 @@ OPS: list[OpDef] = [
           infer=S.gather, instr="gather", traits=_PURE, evaluate=_np(_gather)),
 
     # --- reductions, softmax, normalization and batched matmul ---
+    *(_reduce(n, f"{doc} over the axes, which leave the shape (keepdims is a reshape).", fn)
+      for n, doc, fn in (("reduce_sum", "Sum", np.sum), ("reduce_max", "Maximum", np.max),
+                         ("reduce_min", "Minimum", np.min), ("reduce_prod", "Product", np.prod))),
+    OpDef("reduce_mean", "Mean over the axes, which leave the shape (float only; lowered to a sum and a division).",
+          _X, (Attr("axes", "i64s"),), infer=S.float_reduce, traits=_PURE,
+          evaluate=_np(lambda x, axes: np.mean(x, axis=tuple(axes)))),
+    _reduce("reduce_l2", "sqrt(sum(x * x)) over the axes, which leave the shape (float only).",
+            lambda x, axis: np.sqrt(np.sum(x * x, axis=axis)), S.float_reduce),
+    OpDef("softmax", "exp(x - max) / sum(exp(x - max)) along one axis.", _X, (Attr("axis", "i64"),),
+          infer=S.softmax, instr="softmax", traits=_PURE, evaluate=_np(_softmax)),
+    OpDef("log_softmax", "x - max - log(sum(exp(x - max))) along one axis.", _X, (Attr("axis", "i64"),),
+          infer=S.softmax, instr="log_softmax", traits=_PURE, evaluate=_np(_log_softmax)),
+    OpDef("layer_norm", "(x - mean) / sqrt(variance + epsilon) * scale + bias, statistics over the dims from axis on.",
+          (Operand("input"), Operand("scale"), Operand("bias")), (Attr("axis", "i64"), Attr("epsilon", "f32")),
+          infer=S.layer_norm, instr="layer_norm", traits=_PURE, evaluate=_np(_layer_norm)),
+    OpDef("batch_matmul", "BatchMatMul(A[B,M,K], B[B,K,N])[b] = A[b] * B[b].", (Operand("lhs"), Operand("rhs")),
+          infer=S.batch_matmul, instr="batch_matmul", traits=_PURE, evaluate=_np(np.matmul)),
+    OpDef("arg_max", "Index (i64) of the largest element along the axis, which leaves the shape; the first one, "
+          "or the last with select_last = 1.", _X, (Attr("axis", "i64"), Attr("select_last", "i64")),
+          infer=S.arg_max, instr="arg_max", traits=_PURE, evaluate=_np(_arg_max)),
 ]
 
 DIALECT = Dialect("glowgraph", "tensor", OPS, __doc__ or "")

@@ -27,6 +27,7 @@ def _check_weight(info: OpInfo) -> None:
     mut, value = info.attrs["mutability"], info.attrs.get("value")
     if mut not in ("const", "mutable"):
         raise VerifyError(f"mutability must be 'const' or 'mutable', got '{mut}'")
+    _check_offset(info)
     if mut == "const" and value is None:
         raise VerifyError("a const weight_var needs a 'value'")
     if value is not None:
@@ -34,6 +35,12 @@ def _check_weight(info: OpInfo) -> None:
         bt = ir.ShapedType(info.result_types[0])
         if list(vt.shape) != list(bt.shape) or vt.element_type != bt.element_type:
             raise VerifyError(f"value of type {vt} does not fit the buffer {bt}")
+
+
+def _check_offset(info: OpInfo) -> None:
+    """A planned buffer's byte offset in its memory region is not negative."""
+    if info.attrs.get("offset", 0) < 0:
+        raise VerifyError(f"offset must not be negative, got {info.attrs['offset']}")
 
 
 def _check_view(info: OpInfo) -> None:
@@ -60,21 +67,33 @@ def _check_view(info: OpInfo) -> None:
         raise VerifyError(f"view of {view_n} elements at offset {flat_offset} reads past the {src_n}-element source")
 
 
+#: ``elementwise``: dest[i] is computed from element i of each input alone, every input element being read before
+#: dest[i] is written; the IR optimizer may then run the op in place on an input of dest's type
+#: (passes/ir/liveness.py, inplace_safe). An op that reads other positions (matmul, transpose, convolution,
+#: broadcasts, reductions) or writes dest before reading its inputs (e.g. a fill then an accumulation) must not
+#: carry it.
 _EWI = frozenset({"instruction", "elementwise"})
+
+# --- reductions, softmax, normalization and batched matmul ---
+_AXES = Attr("axes", "i64s")
+_AXIS = Attr("axis", "i64")
 
 OPS: list[OpDef] = [
     OpDef("weight_var", "A weight: a constant (with its value) or a mutable input/output buffer.", (),
           (Attr("name", "str"), Attr("mutability", "str", doc="'const' or 'mutable'"),
-           Attr("value", "elements", optional=True, doc="the data of a const weight")),
+           Attr("value", "elements", optional=True, doc="the data of a const weight"),
+           Attr("offset", "i64", optional=True, doc="byte offset in its memory region, once memory is planned")),
           results=("buffer",), check=_check_weight, traits=frozenset({"declaration"})),
     OpDef("alloc_activation", "Allocate an activation buffer; its live range ends at dealloc_activation.", (),
-          (Attr("name", "str", optional=True),), results=("buffer",), traits=frozenset({"declaration"})),
+          (Attr("name", "str", optional=True),
+           Attr("offset", "i64", optional=True, doc="byte offset in the activations region, once memory is planned")),
+          results=("buffer",), check=_check_offset, traits=frozenset({"declaration"})),
     OpDef("dealloc_activation", "End the live range of an activation buffer.",
           (Operand("buffer", role="out"),), results=(), traits=frozenset({"dealloc"})),
     OpDef("tensor_view", "Reinterpret a buffer under another shape (no data moves).",
           (Operand("src", role="in"),), (Attr("offsets", "i64s", optional=True),), results=("view",),
           check=_check_view, traits=frozenset({"declaration", "view"})),
-    _instr("copy", "dest = src.", ("src",), S.same_as_first),
+    _instr("copy", "dest = src.", ("src",), S.same_as_first, traits=_EWI),
     OpDef("splat", "Fill dest with one value (typed like its elements).", (_DEST,), (Attr("value", "scalar"),),
           results=(), check=S.splat, traits=_INSTR),
     _instr("fully_connected", "dest = src * weights + bias.", ("src", "weights", "bias"), S.fully_connected),
@@ -117,6 +136,16 @@ OPS: list[OpDef] = [
            ("data", "indices"), S.gather, (Attr("axis", "i64"),)),
 
     # --- reductions, softmax, normalization and batched matmul ---
+    *(_instr(f"reduce_{n}", f"dest = the {n} of src over the axes (dest has src's shape without them).", ("src",),
+             S.reduce, (_AXES,)) for n in ("sum", "max", "min", "prod")),
+    _instr("reduce_l2", "dest = sqrt(sum(src * src)) over the axes.", ("src",), S.float_reduce, (_AXES,)),
+    _instr("softmax", "dest = softmax(src) along axis, max-subtracted.", ("src",), S.softmax, (_AXIS,)),
+    _instr("log_softmax", "dest = log_softmax(src) along axis, max-subtracted.", ("src",), S.softmax, (_AXIS,)),
+    _instr("layer_norm", "dest = (src - mean) / sqrt(var + epsilon) * scale + bias over the dims from axis on.",
+           ("src", "scale", "bias"), S.layer_norm, (_AXIS, Attr("epsilon", "f32"))),
+    _instr("batch_matmul", "dest[b] = lhs[b] * rhs[b].", ("lhs", "rhs"), S.batch_matmul),
+    _instr("arg_max", "dest = index of the max of src along axis (the last one with select_last = 1).", ("src",),
+           S.arg_max, (_AXIS, Attr("select_last", "i64"))),
 ]
 
 DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")

@@ -6,6 +6,7 @@ A rule takes an :class:`OpInfo` and returns the result types, or raises VerifyEr
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Callable
 
 import numpy as np
@@ -306,6 +307,75 @@ def insert_tensor(info: OpInfo) -> None:
 
 
 # --- reductions, softmax, normalization and batched matmul ---
+
+
+def _in_range(axis: int, rank: int) -> None:
+    if not 0 <= axis < rank:
+        raise VerifyError(f"axis {axis} is out of range for rank {rank} (0 <= axis < {rank})")
+
+
+def _reduced(shape: list[int], axes: list[int]) -> list[int]:
+    """``shape`` without the dims in ``axes``, which must be strictly increasing, in range and not empty."""
+    if not axes:
+        raise VerifyError("axes must not be empty")
+    if any(a >= b for a, b in pairwise(axes)):
+        raise VerifyError(f"axes {axes} must be strictly increasing")
+    _in_range(axes[0], len(shape))
+    _in_range(axes[-1], len(shape))
+    return [d for i, d in enumerate(shape) if i not in axes]
+
+
+def reduce(info: OpInfo) -> list[ir.Type]:
+    """Reduce(x) {axes} -> x's shape without the axes (float or integer elements)."""
+    _numeric(info, 0)
+    return [tensor_like(info.operand_types[0], _reduced(info.shape(0), info.attrs["axes"]))]
+
+
+def float_reduce(info: OpInfo) -> list[ir.Type]:
+    """Reduce(x) {axes} -> x's shape without the axes (float elements)."""
+    _float(info, 0)
+    return reduce(info)
+
+
+def softmax(info: OpInfo) -> list[ir.Type]:
+    """Softmax(x) {axis} -> x's type: normalized along one axis (0 <= axis < rank)."""
+    _float(info, 0)
+    _in_range(info.attrs["axis"], len(info.shape(0)))
+    return [info.operand_types[0]]
+
+
+def layer_norm(info: OpInfo) -> list[ir.Type]:
+    """LayerNorm(x, scale, bias) {axis, epsilon} -> x's type: normalized over the dims from ``axis`` on,
+    whose shape ``scale`` and ``bias`` have."""
+    _float(info, 0)
+    shape, axis = info.shape(0), info.attrs["axis"]
+    _in_range(axis, len(shape))
+    for i, what in ((1, "scale"), (2, "bias")):
+        if info.shape(i) != shape[axis:] or info.elem(i) != info.elem(0):
+            raise VerifyError(f"{what} {_fmt(info.shape(i))} {info.elem(i)} must be {_fmt(shape[axis:])} "
+                              f"{info.elem(0)}: the input's dims from axis {axis} on")
+    return [info.operand_types[0]]
+
+
+def batch_matmul(info: OpInfo) -> list[ir.Type]:
+    """BatchMatMul(A[B,M,K], B[B,K,N]) -> [B,M,N]: one matmul per batch entry."""
+    _float(info, 0, 1)
+    b, m, k = _rank(info, 0, 3, "lhs")
+    b2, k2, n = _rank(info, 1, 3, "rhs")
+    if b != b2 or k != k2 or info.elem(0) != info.elem(1):
+        raise VerifyError(f"batch and inner dimensions and element types must agree: lhs {_fmt([b, m, k])} "
+                          f"{info.elem(0)}, rhs {_fmt([b2, k2, n])} {info.elem(1)}")
+    return [tensor_like(info.operand_types[0], [b, m, n])]
+
+
+def arg_max(info: OpInfo) -> list[ir.Type]:
+    """ArgMax(x) {axis, select_last} -> i64 indices of x's shape without the axis."""
+    _numeric(info, 0)
+    shape, axis = info.shape(0), info.attrs["axis"]
+    _in_range(axis, len(shape))
+    if info.attrs["select_last"] not in (0, 1):
+        raise VerifyError(f"select_last must be 0 or 1, got {info.attrs['select_last']}")
+    return [tensor_like(info.operand_types[0], shape[:axis] + shape[axis + 1:], ir.IntegerType.get_signless(64))]
 
 
 def instruction(rule: Rule, n_out: int = 1) -> Callable[[OpInfo], None]:

@@ -77,8 +77,9 @@ def dtype_of(x: Tensor) -> np.dtype:
 @dataclass(frozen=True)
 class Handler:
     """How to import one ONNX op from opset ``since`` on: ``fn`` returns the node's output, or a sequence with
-    one entry per node output (None for an output the node leaves out); ``inputs`` and ``outputs`` are the
-    (min, max) numbers of node inputs and outputs (max None: no limit); ``attrs`` the attribute names it reads.
+    one entry per node output (None for an output the node leaves out, or does not compute: nothing may read it
+    then); ``inputs`` and ``outputs`` are the (min, max) numbers of node inputs and outputs (max None: no limit);
+    ``attrs`` the attribute names it reads.
     ``folds``: given known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it)."""
 
     op_type: str
@@ -339,6 +340,7 @@ class _Importer:
         self.inferred = inferred
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
         self.folded: list[str] = []
+        self.graph_outputs = {o.name for o in loaded.proto.graph.output}
 
     def run(self) -> ImportedModel:
         loaded = self.loaded
@@ -379,10 +381,15 @@ class _Importer:
         if results is None:
             assert handler is not None, "check_support lets through only the unsupported nodes that fold"
             results = self._build(ctx, handler)
-        for name, result in zip(node.output, results, strict=True):
-            if name:
-                self._check_inferred(ctx, name, result)
-                self.values[name] = result
+        for i, (name, result) in enumerate(zip(node.output, results, strict=True)):
+            if not name:
+                continue
+            if result is None:  # an output the handler does not compute: nothing may read it
+                if self.plan.readers.get(name) or name in self.graph_outputs:
+                    raise ctx.unsupported(f"output #{i} '{name}' is used, but this output is not supported")
+                continue
+            self._check_inferred(ctx, name, result)
+            self.values[name] = result
         if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
             self.folded.append(label)
 

@@ -126,7 +126,9 @@ def run_pipeline(module: ir.Operation, elements: list[Element], options: RunOpti
             groups.append([e])
     for group in groups:
         label = ",".join(_element_name(e) for e in group)
-        before = _asm(module, None)
+        # A clone is cheap (attributes, weights included, are shared, not copied); printing the module,
+        # weights and all, before every pass is not. It is printed only if the pass fails.
+        before = module.clone()
         start = time.perf_counter()
         try:
             if isinstance(group[0], Pass):
@@ -139,13 +141,16 @@ def run_pipeline(module: ir.Operation, elements: list[Element], options: RunOpti
                 pm = PassManager.parse(pipeline_text(group), module.context)
                 pm.run(module)
         except (PassError, ir.MLIRError, ValueError, TypeError, KeyError, IndexError, AssertionError) as exc:
-            raise _failure(group, before, exc, options) from exc
+            failure = _failure(group, _asm(before, None), exc, options)
+            before.erase()
+            raise failure from exc
         if options.on_timing:
             options.on_timing(label, time.perf_counter() - start)
         if options.print_after_all or options.print_after_change:
-            if options.print_after_all or _asm(module, None) != before:
+            if options.print_after_all or _asm(module, None) != _asm(before, None):
                 print(f"// -----// IR Dump After {label} //----- //", file=options.print_stream)
                 print(_asm(module, options.large_elements_limit), file=options.print_stream)
+        before.erase()
 
 
 class PipelineError(CompileError):

@@ -26,9 +26,28 @@ IR_GENERATION: list[Entry] = [
     ("convert-glowgraph-to-glowir", "give every value a buffer: weights, activations with alloc/dealloc"),
 ]
 
+#: glowir -> glowir: Glow's IROptimizer, which shortens and merges buffer lives so less memory is needed.
+IR_OPTIMIZATION: list[Entry] = [
+    ("glowir-peephole", "fold views of views and same-type views, so the passes below see whole buffers"),
+    ("glowir-dse", "drop writes nobody reads first: they would keep buffers alive and block the merges below"),
+    ("glowir-copy-elimination", "the copies IRGen made for outputs and views: the producer writes the output"),
+    ("glowir-share-buffers", "elementwise ops run in place on an input that dies there (from the op table)"),
+    ("glowir-peephole", "the merges leave self-copies and views of the same type behind"),
+    ("glowir-dse", "copies removed and buffers merged can leave stores nobody reads"),
+    ("glowir-dead-allocs", "buffers the passes above left without users"),
+    ("glowir-make-weights-const", "mutable weights nothing writes can join the constants"),
+    ("glowir-sink-allocs", "each buffer is allocated right before its first user"),
+    ("glowir-hoist-deallocs", "and freed right after its last: the shortest lives for the plan"),
+]
+
+#: glowir -> glowir: the static memory plan. Last on glowir: it reads the final allocation intervals.
+MEMORY_PLANNING: list[Entry] = [
+    ("glowir-plan-memory", "offsets for every buffer in three regions: constant weights, inputs/outputs, activations"),
+]
+
 #: glowir -> LLVM dialect: code generation (one thread; backend/cpu.py adds PARALLEL for more).
 CODEGEN: list[Entry] = [
-    ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs; weight vars become arguments"),
+    ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
     ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
     ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
     ("func.func(canonicalize,cse)", "fold the copies and casts bufferization left"),
@@ -63,6 +82,8 @@ PIPELINES: dict[str, list[Entry]] = {
     "graph-optimization": GRAPH_OPTIMIZATION,
     "node-lowering": NODE_LOWERING,
     "ir-generation": IR_GENERATION,
+    "ir-optimization": IR_OPTIMIZATION,
+    "memory-planning": MEMORY_PLANNING,
     "codegen": CODEGEN,
 }
 

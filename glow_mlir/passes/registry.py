@@ -88,6 +88,16 @@ PASSES: dict[str, str] = {
     "glowgraph-constant-fold": "graph.constant_fold:ConstantFold",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
+    # glowir: memory optimizations (Glow's IROptimizer) and the static memory plan
+    "glowir-peephole": "ir.peephole:Peephole",
+    "glowir-dse": "ir.dse:DeadStoreElimination",
+    "glowir-copy-elimination": "ir.copy_elimination:CopyElimination",
+    "glowir-share-buffers": "ir.share_buffers:ShareBuffers",
+    "glowir-dead-allocs": "ir.dead_allocs:DeadAllocs",
+    "glowir-sink-allocs": "ir.sink_allocs:SinkAllocs",
+    "glowir-hoist-deallocs": "ir.hoist_deallocs:HoistDeallocs",
+    "glowir-make-weights-const": "ir.make_weights_const:MakeWeightsConst",
+    "glowir-plan-memory": "ir.plan_memory:PlanMemory",
     # conversions
     "convert-glowgraph-to-glowir": "conversion.graph_to_ir:ConvertGraphToIR",
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -10,8 +11,9 @@ from pathlib import Path
 from mlir import ir
 
 from ..api import compile, lower_model
-from ..backend.ir_dump import format_program
+from ..backend.ir_dump import format_program, program_stats
 from ..cache import cache_dir
+from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
 from .graph_dot import graph_to_dot
@@ -22,7 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_arguments(p)
     p.add_argument("--dump-graph", action="store_true", help="print the optimized glowgraph")
     p.add_argument("--dump-graph-dag", metavar="FILE.dot", help="write the optimized graph as Graphviz DOT")
-    p.add_argument("--dump-ir", action="store_true", help="print the glowir program in Glow's style")
+    p.add_argument("--dump-ir", action="store_true",
+                   help="print the optimized glowir program in Glow's style, with its memory plan")
+    p.add_argument("--memory-report", action="store_true",
+                   help="print the activation memory (naive, planned, lower bound) and weight regions as JSON")
     p.add_argument("--emit-mlir", metavar="DIR", help="write the .mlir of every stage into DIR")
     p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
     return p
@@ -31,10 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
-    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes):
+    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
+            or args.memory_report):
         return compile_only(args, options)
     options.emit_mlir_dir = args.emit_mlir
-    until = "codegen" if args.emit_mlir or args.time_passes else "irgen"
+    until = "codegen" if args.emit_mlir or args.time_passes else "iropt"
+    report: dict[str, object] = {}
 
     def on_stage(name: str, module: ir.Module) -> None:
         if name == "lower":
@@ -42,10 +49,19 @@ def main(argv: list[str]) -> int:
                 print(module.operation.get_asm(large_elements_limit=16))
             if args.dump_graph_dag:
                 Path(args.dump_graph_dag).write_text("".join(graph_to_dot(f) for f in functions(module.operation)))
-        if name == "irgen" and args.dump_ir:
-            print("\n".join(format_program(f) for f in functions(module.operation)))
+        if name == "irgen" and args.memory_report:
+            (stats,) = [program_stats(f) for f in functions(module.operation)]
+            report.update(irgen_naive_bytes=stats.activation_bytes, irgen_lower_bound_bytes=stats.peak_activation_bytes)
+        if name == "iropt":
+            if args.dump_ir:
+                print("\n".join(format_program(f) for f in functions(module.operation)))
+            if args.memory_report:
+                (planned,) = [memory_report(f).as_dict() for f in functions(module.operation)]
+                report.update(planned)
 
     lowered = lower_model(args.model, options, until=until, on_stage=on_stage)
+    if args.memory_report:
+        print(json.dumps({"model": lowered.imported.name, **report}))
     if args.time_passes:
         total = sum(s.seconds for s in lowered.stages)
         print("===- glow-compile time report -===", file=sys.stderr)
@@ -67,7 +83,7 @@ def compile_only(args, options) -> int:
     where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
              "off": "not cached"}[model.cache]
     print(f"{model.name}: compiled in {seconds:.2f} s, {options.thread_count()} thread(s); {where}. "
-          "Use --dump-graph, --dump-ir, --emit-mlir DIR or --time-passes to see the stages")
+          "Use --dump-graph, --dump-ir, --memory-report, --emit-mlir DIR or --time-passes to see the stages")
     return 0
 
 

@@ -41,7 +41,8 @@ def test_second_compile_is_a_hit_that_runs_no_stage(own_cache: Path) -> None:
     first = glow_mlir.compile(_model(), threads=1)
     second = glow_mlir.compile(_model(), threads=1)
     assert (first.cache, second.cache) == ("miss", "hit")
-    assert [s.name for s in second.stages] == ["cache", "jit"]
+    assert [s.name for s in second.stages] == [s.name for s in first.stages][:-1] + ["cache", "jit"]
+    assert second.stage("irgen").text == first.stage("irgen").text  # recorded by the compile that stored it
     assert len(list(own_cache.glob("*.npz"))) == 1
     assert (second.name, second.inputs, second.outputs) == (first.name, first.inputs, first.outputs)
     np.testing.assert_array_equal(second(x), first(x))
@@ -58,6 +59,16 @@ def test_the_key_follows_the_model_the_options_and_the_compiler() -> None:
     assert base != cache.cache_key(data, CompileOptions(threads=1, input_shapes={"x": [4, 16]}).cache_options())
     assert cache.compiler_version().startswith(glow_mlir.__version__ + "+")
     assert set(cache.target()) == {"triple", "cpu", "features"}
+
+
+def test_the_key_follows_the_pipelines(monkeypatch: pytest.MonkeyPatch) -> None:
+    from glow_mlir.backend import cpu
+    from glow_mlir.passes import pipelines
+
+    data = _model().SerializeToString()
+    before = cache.cache_key(data, CompileOptions(threads=1).cache_options())
+    monkeypatch.setattr(cpu, "NODE_LOWERING", pipelines.NODE_LOWERING)  # no keep list: fully_connected lowered
+    assert cache.cache_key(data, CompileOptions(threads=1).cache_options()) != before
 
 
 def test_cache_off_writes_nothing(own_cache: Path) -> None:

@@ -254,10 +254,11 @@ def test_matmul_vector_rhs(ctx):
     assert imported.outputs[0].shape == (2,)
 
 
-def test_matmul_batched_rhs_is_unsupported(ctx):
+def test_matmul_batched_rhs_is_a_batch_matmul(ctx):
     m = model([node("MatMul", ["a", "b"], ["y"], "mm")], [vi("a", [2, 4, 3]), vi("b", [2, 3, 5])], [vi("y", None)])
-    with pytest.raises(UnsupportedError, match=r"^g: node 'mm' \(MatMul\): batched MatMul"):
-        import_model(m, ctx)
+    imported = import_model(m, ctx)
+    assert names(imported) == ["batch_matmul"]
+    assert imported.outputs == [TensorSpec("y", (2, 4, 5), np.dtype(np.float32))]
 
 
 def test_matmul_inner_dims_differ(ctx):

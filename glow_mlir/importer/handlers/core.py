@@ -123,19 +123,34 @@ def gemm(ctx: NodeContext) -> Tensor:
 
 @onnx_op("MatMul", since=1, inputs=(2, 2))
 def matmul(ctx: NodeContext) -> Tensor:
-    """numpy matmul with a 1-D or 2-D B: A's leading dims are folded into the rows of one
-    2-D matmul and restored after it. A batched B (rank > 2) is not supported yet."""
+    """numpy matmul of float32 operands. A 1-D A is a row and a 1-D B a column, their unit dim dropped from the result.
+    When B holds one matrix (rank 2, or batch dims all 1), A's batch dims fold into the rows of one 2-D matmul;
+    otherwise both operands are broadcast to the common batch dims (numpy rules, explicit) and flattened into the
+    batch of one batch_matmul. The result is reshaped to the batch dims and the matrix dims."""
     a, b = ctx.input(0), ctx.input(1)
     sa, sb = shape_of(a), shape_of(b)
     if not sa or not sb:
         raise ctx.error(f"operands must have rank 1 or more, got {fmt_shape(sa)} and {fmt_shape(sb)}")
-    if len(sb) > 2:
-        raise ctx.unsupported(f"batched MatMul (B of shape {fmt_shape(sb)}) is not supported yet")
-    lhs = _reshape(ctx, a, [math.prod(sa[:-1]), sa[-1]])
-    rhs = b if len(sb) == 2 else _reshape(ctx, b, [sb[0], 1])
-    y = gg.matmul(ctx.value(lhs), ctx.value(rhs))
+    for x, what in ((a, "A input"), (b, "B input")):
+        ctx.check_element_type(x, what, [np.float32])
+    a2 = sa if len(sa) > 1 else [1, *sa]
+    b2 = sb if len(sb) > 1 else [*sb, 1]
+    (m, k), (k2, n) = a2[-2:], b2[-2:]
+    if k != k2:
+        raise ctx.error(f"inner dimensions differ: A {fmt_shape(sa)}, B {fmt_shape(sb)}")
+    batch = _broadcast_shape(ctx, a2[:-2], b2[:-2])
+    if math.prod(b2[:-2]) == 1:
+        lhs = _reshape(ctx, a, [math.prod(a2[:-1]), k])
+        y = gg.matmul(ctx.value(lhs), ctx.value(_reshape(ctx, b, [k, n])))
+    else:
+        flat = math.prod(batch)
+        lhs = _reshape(ctx, _expand(ctx, _reshape(ctx, a, a2), [*batch, m, k]), [flat, m, k])
+        rhs = _reshape(ctx, _expand(ctx, _reshape(ctx, b, b2), [*batch, k, n]), [flat, k, n])
+        y = gg.batch_matmul(ctx.value(lhs), ctx.value(rhs))
     # numpy drops the dims it added to 1-D operands.
-    return _reshape(ctx, y, sa[:-1] + sb[1:])
+    rows = [m] if len(sa) > 1 else []
+    cols = [n] if len(sb) > 1 else []
+    return _reshape(ctx, y, [*batch, *rows, *cols])
 
 
 # --------------------------------------------------------------------------- elementwise

@@ -4,6 +4,10 @@ A program takes no arguments and returns nothing; its entry block opens with its
 vars (const weights, then the inputs, then the outputs) and the function names its
 inputs and outputs in ``glowir.inputs`` / ``glowir.outputs``. The runtime binds data to
 weight vars by these names, and the IR dump prints them; both read them through here.
+
+A program whose memory is planned (glowir-plan-memory) also gives the byte sizes of its three regions as function
+attributes (:data:`REGION_SIZE_ATTRS`) and each weight var's and activation's byte offset in its region as an
+``offset`` attribute: constant weights in one region, inputs and outputs in another, activations in the third.
 """
 
 from __future__ import annotations
@@ -20,6 +24,13 @@ from ...dialects.optable import elements_to_numpy, numpy_dtype
 INPUTS_ATTR = "glowir.inputs"
 #: function attribute listing the output weight vars' names, in result order
 OUTPUTS_ATTR = "glowir.outputs"
+#: the memory regions of a planned program, in the order its lowered function takes their base pointers (Glow
+#: bundles: constantWeight, mutableWeight, activations), each with the function attribute giving its size in bytes
+REGIONS = ("constantWeight", "mutableWeight", "activations")
+REGION_SIZE_ATTRS = {"constantWeight": "glowir.constant_weights_size", "mutableWeight": "glowir.mutable_weights_size",
+                     "activations": "glowir.activations_size"}
+#: attribute of weight_var and alloc_activation: the buffer's byte offset in its region
+OFFSET_ATTR = "offset"
 
 
 class UniqueNames:
@@ -63,6 +74,8 @@ class WeightVar:
     value: ir.DenseElementsAttr | None
     #: the SSA buffer the weight var declares (not part of equality)
     buffer: ir.Value = field(compare=False, repr=False)
+    #: byte offset in its region (constantWeight or mutableWeight) once memory is planned
+    offset: int | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -84,6 +97,19 @@ class WeightVar:
 
 
 @dataclass(frozen=True)
+class MemoryLayout:
+    """The byte sizes of a planned program's regions."""
+
+    constant_weights: int
+    mutable_weights: int
+    activations: int
+
+    def sizes(self) -> tuple[int, int, int]:
+        """The sizes in :data:`REGIONS` order."""
+        return self.constant_weights, self.mutable_weights, self.activations
+
+
+@dataclass(frozen=True)
 class Program:
     """What a glowir program declares: its weight vars in order, and which are inputs and outputs."""
 
@@ -91,6 +117,8 @@ class Program:
     weights: tuple[WeightVar, ...]
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    #: the region sizes when memory is planned, else None
+    memory: MemoryLayout | None = None
 
     def weight(self, name: str) -> WeightVar:
         """The weight var called ``name``."""
@@ -139,14 +167,23 @@ def read_program(func_op: ir.Operation) -> Program:
             type=ir.MemRefType(inner.operation.results[0].type),
             value=ir.DenseElementsAttr(attrs["value"]) if "value" in attrs else None,
             buffer=inner.operation.results[0],
+            offset=ir.IntegerAttr(attrs[OFFSET_ATTR]).value if OFFSET_ATTR in attrs else None,
         ))
-    program = Program(fname, tuple(weights), _names(op, INPUTS_ATTR), _names(op, OUTPUTS_ATTR))
+    program = Program(fname, tuple(weights), _names(op, INPUTS_ATTR), _names(op, OUTPUTS_ATTR), memory_layout(op))
     by_name = {w.name: w for w in weights}
     for role, names in (("input", program.inputs), ("output", program.outputs)):
         for n in names:
             if n not in by_name or by_name[n].mutability != "mutable":
                 raise ValueError(f"@{fname}: {role} '{n}' is not a mutable weight var of the program")
     return program
+
+
+def memory_layout(func_op: ir.Operation) -> MemoryLayout | None:
+    """The region sizes of a planned program; None when its memory is not planned."""
+    attrs = func_op.operation.attributes
+    if not all(a in attrs for a in REGION_SIZE_ATTRS.values()):
+        return None
+    return MemoryLayout(*(ir.IntegerAttr(attrs[REGION_SIZE_ATTRS[r]]).value for r in REGIONS))
 
 
 def read_programs(module_op: ir.Operation) -> list[Program]:

@@ -4,10 +4,20 @@ Why memrefs and not linalg on tensors: glowir has already fixed every buffer (th
 memory plan will place them), so lowering straight onto those memrefs keeps the plan exact; going through tensors would
 throw the buffers away and need a second bufferization that could choose differently.
 
-Rewrites, one row each in :data:`LOWERINGS` (weight vars are handled per function, as they change its signature):
-  weight_var                  -> a function argument (consts, inputs, outputs in declaration order)
-  alloc_activation            -> memref.alloc {alignment = 64}
-  dealloc_activation(b)       -> memref.dealloc(b)
+Buffers are lowered one of two ways, per function:
+- memory planned (glowir-plan-memory gave every buffer an ``offset`` and the function its region sizes): the function
+  takes the three regions as Glow bundles do, ``(constantWeight, mutableWeight, activations)``, each a
+  ``memref<Nxi8>``, and every buffer is a view of its region at its offset (:func:`_planned_buffer`):
+    weight_var {offset}         -> memref.view(constantWeight or mutableWeight, offset)
+    alloc_activation {offset}   -> memref.view(activations, offset)
+    dealloc_activation          -> (nothing: the plan already reuses the memory)
+- not planned (a pipeline that skips the plan, e.g. glow-opt on hand-written glowir): one argument per weight var
+  (consts, inputs, outputs in declaration order), and the activations come from the heap:
+    weight_var                  -> a function argument
+    alloc_activation            -> memref.alloc {alignment = 64}
+    dealloc_activation(b)       -> memref.dealloc(b)
+
+Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   tensor_view(src){offsets}   -> memref.reinterpret_cast(src), row-major, offset = src's offset + flat offsets
   copy(d, s)                  -> linalg.copy(s -> d)
   splat(d){value}             -> linalg.fill(value -> d)
@@ -32,6 +42,15 @@ Rewrites, one row each in :data:`LOWERINGS` (weight vars are handled per functio
   gather(d, data, idx){axis}  -> linalg.generic over d reading idx[j..]:
                                  d[a.., j.., b..] = memref.load data[a.., i, b..],
                                  i = idx[j..] (+ the axis size when negative), clamped into the axis
+  reduce_<kind>(d, s){axes}   -> linalg.fill(neutral -> d); linalg.reduce(s -> d) over axes (sum 0, max -inf,
+                                 min +inf, prod 1; integers their extremes)
+  reduce_l2(d, s){axes}       -> linalg.fill(0 -> d); generic d += s * s; generic d = sqrt(d)
+  softmax(d, s){axis}         -> m = max(s) into a scratch row buffer; d = exp(s - m); m = sum(d); d = d / m
+  log_softmax(d, s){axis}     -> m = max(s); d = s - m; m = log(sum(exp(d))); d = d - m
+  layer_norm(d, s, g, b)      -> mean and 1/sqrt(var + eps) into scratch row buffers (two passes over s);
+                                 d = (s - mean) * rstd * g + b
+  batch_matmul(d, a, b)       -> linalg.fill(0 -> d); linalg.batch_matmul(a, b -> d)
+  arg_max(d, s){axis}         -> generic reduction with two outputs: the running max (scratch) and its index (d)
 
 Every glowir buffer is a contiguous row-major range of memory (a view selects a flat sub-range), so one
 ``reinterpret_cast`` with row-major strides expresses any view, of a view too; results stay identity-layout
@@ -49,13 +68,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import prod
 
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
 from ...dialects import glowir
 from ..registry import Pass, PassError
-from .ir_program import is_program
+from .ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, is_program, memory_layout, size_in_bytes
 
 PREFIX = glowir.DIALECT.name + "."
 ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector loads
@@ -357,6 +377,196 @@ def _cast(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.src], _cast_body(_memref(op.src).element_type, _memref(op.dest).element_type))
 
 
+# --- reductions, softmax, normalization and batched matmul ---
+# A reduction is a linalg op over the source's index space whose output map drops the reduced dims; its output starts
+# at the reduction's neutral element. Kernels that need per-row statistics (softmax, layer_norm, arg_max) keep them in
+# scratch buffers of the reduced shape, allocated and freed around the kernel.
+
+#: reduction kind -> its neutral element, for float and for signed integer elements
+_NEUTRAL: dict[str, tuple[float, Callable[[int], int]]] = {
+    "sum": (0.0, lambda bits: 0),
+    "max": (float("-inf"), lambda bits: -(1 << (bits - 1))),
+    "min": (float("inf"), lambda bits: (1 << (bits - 1)) - 1),
+    "prod": (1.0, lambda bits: 1),
+}
+
+
+def _neutral(kind: str, element_type: ir.Type) -> ir.Value:
+    """The element that ``kind`` leaves unchanged, as a constant of ``element_type``."""
+    value, integer = _NEUTRAL[kind]
+    if isinstance(element_type, ir.FloatType):
+        return _constant(element_type, value)
+    return _constant(element_type, integer(ir.IntegerType(element_type).width))
+
+
+def _projection(rank: int, kept: Sequence[int]) -> ir.AffineMap:
+    """(d0, ..., d{rank-1}) -> (the kept dims)."""
+    return ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in kept])
+
+
+def _generic(ins: Sequence[ir.Value], outs: Sequence[ir.Value], maps: Sequence[ir.AffineMap],
+             reduced: Sequence[int], body: Callable[..., Sequence[ir.Value]]) -> linalg.GenericOp:
+    """A linalg.generic over the index space of ``maps`` (reduction iterators on ``reduced``); ``body`` gets the
+    elements of the ins and then of the outs, and returns the elements to store in the outs."""
+    rank = maps[0].n_dims
+    iterators = [linalg.IteratorType.reduction if d in reduced else linalg.IteratorType.parallel for d in range(rank)]
+    op = linalg.GenericOp([], list(ins), list(outs), ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          iterators)
+    block = op.regions[0].blocks.append(*(_memref(v).element_type for v in (*ins, *outs)))
+    with ir.InsertionPoint(block):
+        linalg.YieldOp(list(body(*block.arguments)))
+    return op
+
+
+def _in_place(buffer: ir.Value, fn: Body, ins: Sequence[ir.Value] = (),
+              in_maps: Sequence[ir.AffineMap] = ()) -> None:
+    """``buffer[i] = fn(*ins[map(i)], buffer[i])``: a parallel generic with ``buffer`` as its only output."""
+    identity = ir.AffineMap.get_identity(_memref(buffer).rank)
+    _generic(ins, [buffer], [*in_maps, identity], [], lambda *xs: [fn(*xs)])
+
+
+def _scratch(src: ir.MemRefType, kept: Sequence[int], element_type: ir.Type | None = None) -> ir.Value:
+    """A buffer of ``src``'s shape restricted to the ``kept`` dims, for per-row statistics."""
+    shape = [src.shape[d] for d in kept]
+    return memref.alloc(ir.MemRefType.get(shape, element_type or src.element_type), [], [], alignment=ALIGNMENT)
+
+
+def _reduce_into(acc: ir.Value, src: ir.Value, reduced: Sequence[int], combine: Callable[..., ir.Value],
+                 ins: Sequence[ir.Value] = (), in_maps: Sequence[ir.AffineMap] = ()) -> None:
+    """``acc[kept] = combine(src[i], *ins[map(i)], acc[kept])`` over every index i of src, reducing ``reduced``."""
+    rank = _memref(src).rank
+    kept = [d for d in range(rank) if d not in reduced]
+    maps = [ir.AffineMap.get_identity(rank), *in_maps, _projection(rank, kept)]
+    _generic([src, *ins], [acc], maps, reduced, lambda *xs: [combine(*xs)])
+
+
+def _reduce(kind: str, float_op: Body, int_op: Body) -> Lowering:
+    """``dest = fill(neutral); linalg.reduce(src -> dest) over axes``."""
+
+    def lower(op: ir.OpView, new: Operands) -> None:
+        combine = _arith_op(op, float_op, int_op)
+        linalg.fill(_neutral(kind, _memref(new.dest).element_type), outs=[new.dest])
+        reduce = linalg.ReduceOp([], [new.src], [new.dest], op.axes)
+        element_type = _memref(new.dest).element_type
+        block = reduce.regions[0].blocks.append(element_type, element_type)
+        with ir.InsertionPoint(block):
+            linalg.YieldOp([combine(*block.arguments)])
+
+    return lower
+
+
+def _reduce_l2(op: ir.OpView, new: Operands) -> None:
+    """dest = 0; dest += src * src over the axes; dest = sqrt(dest)."""
+    linalg.fill(_neutral("sum", _memref(new.dest).element_type), outs=[new.dest])
+    _reduce_into(new.dest, new.src, op.axes, lambda x, acc: arith.addf(acc, arith.mulf(x, x)))
+    _in_place(new.dest, math.sqrt)
+
+
+def _rows(op: ir.OpView, new: Operands) -> tuple[list[int], ir.AffineMap]:
+    """For a kernel along one axis: the kept dims and the map from the source's index space to a row statistic."""
+    rank = _memref(new.src).rank
+    kept = [d for d in range(rank) if d != op.axis]
+    return kept, _projection(rank, kept)
+
+
+def _row_max(op: ir.OpView, new: Operands) -> tuple[ir.Value, ir.AffineMap]:
+    """A scratch buffer holding the max of every row along the axis, and the map that reads it."""
+    kept, row = _rows(op, new)
+    peak = _scratch(_memref(new.src), kept)
+    linalg.fill(_neutral("max", _memref(peak).element_type), outs=[peak])
+    _reduce_into(peak, new.src, [op.axis], arith.maximumf)
+    return peak, row
+
+
+def _softmax(op: ir.OpView, new: Operands) -> None:
+    """m = max(src); dest = exp(src - m); s = sum(dest); dest = dest / s (s reuses m's buffer)."""
+    stat, row = _row_max(op, new)
+    identity = ir.AffineMap.get_identity(_memref(new.src).rank)
+    _generic([new.src, stat], [new.dest], [identity, row, identity], [],
+             lambda x, m, _: [math.exp(arith.subf(x, m))])
+    linalg.fill(_neutral("sum", _memref(stat).element_type), outs=[stat])
+    _reduce_into(stat, new.dest, [op.axis], arith.addf)
+    _in_place(new.dest, lambda s, e: arith.divf(e, s), [stat], [row])
+    memref.dealloc(stat)
+
+
+def _log_softmax(op: ir.OpView, new: Operands) -> None:
+    """m = max(src); dest = src - m; s = log(sum(exp(dest))); dest = dest - s (s reuses m's buffer)."""
+    stat, row = _row_max(op, new)
+    _in_place(new.dest, lambda x, m, _: arith.subf(x, m), [new.src, stat],
+              [ir.AffineMap.get_identity(_memref(new.src).rank), row])
+    linalg.fill(_neutral("sum", _memref(stat).element_type), outs=[stat])
+    _reduce_into(stat, new.dest, [op.axis], lambda d, acc: arith.addf(acc, math.exp(d)))
+    _in_place(stat, math.log)
+    _in_place(new.dest, lambda s, d: arith.subf(d, s), [stat], [row])
+    memref.dealloc(stat)
+
+
+def _layer_norm(op: ir.OpView, new: Operands) -> None:
+    """mean = sum(src) / n; r = 1 / sqrt(sum((src - mean)^2) / n + epsilon); dest = (src - mean) * r * scale + bias,
+    the statistics over the dims from axis on (n elements) kept in two scratch buffers."""
+    src = _memref(new.src)
+    rank, axis, et = src.rank, op.axis, src.element_type
+    kept, normalized = list(range(axis)), list(range(axis, rank))
+    row, per_element = _projection(rank, kept), _projection(rank, normalized)
+    identity = ir.AffineMap.get_identity(rank)
+    n = _constant(et, float(prod(src.shape[axis:])))
+    mean, rstd = _scratch(src, kept), _scratch(src, kept)
+    for stat in (mean, rstd):
+        linalg.fill(_neutral("sum", et), outs=[stat])
+    _reduce_into(mean, new.src, normalized, arith.addf)
+    _in_place(mean, lambda s: arith.divf(s, n))
+
+    def square(x: ir.Value, mu: ir.Value, acc: ir.Value) -> ir.Value:
+        d = arith.subf(x, mu)
+        return arith.addf(acc, arith.mulf(d, d))
+
+    _reduce_into(rstd, new.src, normalized, square, [mean], [row])
+    epsilon = _constant(et, op.epsilon)
+    one = _constant(et, 1.0)
+    _in_place(rstd, lambda v: arith.divf(one, math.sqrt(arith.addf(arith.divf(v, n), epsilon))))
+
+    def normalize(x: ir.Value, mu: ir.Value, r: ir.Value, g: ir.Value, b: ir.Value, _: ir.Value) -> list[ir.Value]:
+        return [arith.addf(arith.mulf(arith.mulf(arith.subf(x, mu), r), g), b)]
+
+    _generic([new.src, mean, rstd, new.scale, new.bias], [new.dest],
+             [identity, row, row, per_element, per_element, identity], [], normalize)
+    memref.dealloc(mean)
+    memref.dealloc(rstd)
+
+
+def _batch_matmul(op: ir.OpView, new: Operands) -> None:
+    linalg.fill(_constant(_memref(new.dest).element_type, 0.0), outs=[new.dest])
+    linalg.batch_matmul(new.lhs, new.rhs, outs=[new.dest])
+
+
+def _arg_max(op: ir.OpView, new: Operands) -> None:
+    """One reduction with two outputs, the running max (a scratch buffer) and its index (dest). NaN wins as in
+    numpy: the first one, or the last with select_last."""
+    src = _memref(new.src)
+    kept, row = _rows(op, new)
+    peak = _scratch(src, kept)
+    linalg.fill(_neutral("max", src.element_type), outs=[peak])
+    linalg.fill(_constant(_memref(new.dest).element_type, 0), outs=[new.dest])
+    is_float = isinstance(src.element_type, ir.FloatType)
+    last = bool(op.select_last)
+
+    def better(x: ir.Value, best: ir.Value) -> ir.Value:
+        if not is_float:
+            return arith.cmpi(arith.CmpIPredicate.sge if last else arith.CmpIPredicate.sgt, x, best)
+        greater = arith.cmpf(arith.CmpFPredicate.OGE if last else arith.CmpFPredicate.OGT, x, best)
+        nan = arith.cmpf(arith.CmpFPredicate.UNO, x, x)
+        if not last:  # the first NaN stays: a later one does not replace it
+            nan = arith.andi(nan, arith.cmpf(arith.CmpFPredicate.ORD, best, best))
+        return arith.ori(greater, nan)
+
+    def body(x: ir.Value, best: ir.Value, index: ir.Value) -> list[ir.Value]:
+        here = arith.index_cast(_memref(new.dest).element_type, linalg.IndexOp(op.axis).result)
+        take = better(x, best)
+        return [arith.select(take, x, best), arith.select(take, here, index)]
+
+    _generic([new.src], [peak, new.dest], [ir.AffineMap.get_identity(src.rank), row, row], [op.axis], body)
+    memref.dealloc(peak)
 
 # --- data movement and shapes ---
 
@@ -451,6 +661,16 @@ LOWERINGS: dict[str, Lowering] = {
     "gather": _gather,
 
     # --- reductions, softmax, normalization and batched matmul ---
+    "reduce_sum": _reduce("sum", arith.addf, arith.addi),
+    "reduce_max": _reduce("max", arith.maximumf, arith.maxsi),
+    "reduce_min": _reduce("min", arith.minimumf, arith.minsi),
+    "reduce_prod": _reduce("prod", arith.mulf, arith.muli),
+    "reduce_l2": _reduce_l2,
+    "softmax": _softmax,
+    "log_softmax": _log_softmax,
+    "layer_norm": _layer_norm,
+    "batch_matmul": _batch_matmul,
+    "arg_max": _arg_max,
 }
 
 
@@ -458,18 +678,56 @@ def _is_glowir(op: ir.Operation) -> bool:
     return op.name.startswith(PREFIX)
 
 
+def _region_of(op: ir.Operation) -> str:
+    """The region a planned weight var or activation lives in."""
+    if op.name == PREFIX + "alloc_activation":
+        return "activations"
+    return "constantWeight" if ir.StringAttr(op.attributes["mutability"]).value == "const" else "mutableWeight"
+
+
+def _planned_buffer(op: ir.Operation, regions: dict[str, ir.Value], sizes: dict[str, int]) -> ir.Value:
+    """A view of the buffer's region at its planned offset, checked to lie inside the region."""
+    region = _region_of(op)
+    if OFFSET_ATTR not in op.attributes:
+        raise PassError(f"'{op.name}' has no '{OFFSET_ATTR}' although the function's memory is planned", op.location)
+    offset = ir.IntegerAttr(op.attributes[OFFSET_ATTR]).value
+    if offset % ALIGNMENT or offset + size_in_bytes(op.results[0].type) > sizes[region]:
+        raise PassError(f"'{op.name}' at offset {offset} does not fit the {sizes[region]}-byte {region} region "
+                        f"at a {ALIGNMENT}-byte aligned offset", op.location)
+    shift = arith.constant(ir.IndexType.get(), offset)
+    return memref.view(storage_type(op.results[0].type), regions[region], shift, [])
+
+
 def convert_program(func_op: ir.Operation) -> None:
-    """Rewrite one program in place: weight vars become arguments, every other glowir op its lowering."""
+    """Rewrite one program in place: buffers become region views (planned) or arguments and allocations, every
+    other glowir op its lowering."""
     name = ir.StringAttr(func_op.attributes["sym_name"]).value
     block = func_op.regions[0].blocks[0]
     if len(block.arguments):
         raise PassError(f"glowir program @{name} takes no arguments: its weight_vars become them", func_op.location)
     ops = [op.operation for op in block.operations if _is_glowir(op.operation)]
     weights = [op for op in ops if op.name == PREFIX + "weight_var"]
-    lowered: dict[ir.Value, ir.Value] = {
-        op.results[0]: block.add_argument(storage_type(op.results[0].type), op.location) for op in weights}
+    layout = memory_layout(func_op)
+    planned = layout is not None
+    if not planned and any(REGION_SIZE_ATTRS[r] in func_op.attributes for r in REGIONS):
+        raise PassError(f"glowir program @{name} gives some region sizes but not all of "
+                        f"{', '.join(REGION_SIZE_ATTRS.values())}", func_op.location)
+    lowered: dict[ir.Value, ir.Value] = {}
+    if planned:
+        sizes = dict(zip(REGIONS, layout.sizes()))
+        regions = {r: block.add_argument(ir.MemRefType.get([sizes[r]], ir.IntegerType.get_signless(8)),
+                                         func_op.location) for r in REGIONS}
+        names = ir.ArrayAttr.get([ir.StringAttr.get(r) for r in REGIONS])
+    else:
+        lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
+                       for op in weights)
+        names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
     for op in ops:
-        if op.name == PREFIX + "weight_var":
+        if planned and op.name in (PREFIX + "weight_var", PREFIX + "alloc_activation"):
+            with ir.InsertionPoint(op), op.location:
+                lowered[op.results[0]] = _planned_buffer(op, regions, sizes)
+            continue
+        if op.name == PREFIX + "weight_var" or (planned and op.name == PREFIX + "dealloc_activation"):
             continue
         lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
         if lowering is None:
@@ -478,7 +736,6 @@ def convert_program(func_op: ir.Operation) -> None:
             replacement = lowering(op.opview, Operands(op.opview, lowered))
         if replacement is not None:
             lowered[op.results[0]] = replacement
-    names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
     for op in reversed(ops):  # users go before the buffers they use
         for result in op.results:
             result.replace_all_uses_with(lowered[result])  # what is left are non-glowir users, e.g. a return

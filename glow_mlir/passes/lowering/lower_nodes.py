@@ -4,6 +4,7 @@ decides per node kind what it keeps (Glow's shouldLower) through the ``keep`` op
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -75,6 +76,61 @@ def lower_gelu(op: ir.OpView) -> list[ir.Value]:
     return [gg.mul(gg.mul(x, _splat(x, 0.5)), gg.add(phi, _splat(x, 1)))]
 
 
+# --- reductions, softmax, normalization and batched matmul ---
+
+
+def _mean(x: ir.Value, axes: Sequence[int]) -> ir.Value:
+    """Div(ReduceSum(x){axes}, Splat(n)), n = the number of elements reduced into one."""
+    total = gg.reduce_sum(x, axes=list(axes))
+    shape = ir.RankedTensorType(x.type).shape
+    return gg.div(total, _splat(total, math.prod(shape[a] for a in axes)))
+
+
+def _along(stat: ir.Value, like: ir.Value, axes: Sequence[int]) -> ir.Value:
+    """A statistic of ``like`` reduced over ``axes``, given back ``like``'s shape: Broadcast(Reshape(stat))."""
+    shape = list(ir.RankedTensorType(like.type).shape)
+    kept = gg.reshape(stat, shape=[1 if i in axes else d for i, d in enumerate(shape)])
+    return kept if shape == list(ir.RankedTensorType(kept.type).shape) else gg.broadcast(kept, shape=shape)
+
+
+def lower_reduce_mean(op: ir.OpView) -> list[ir.Value]:
+    """ReduceMean(x){axes} -> Div(ReduceSum(x){axes}, Splat(n)), n = the number of elements reduced into one."""
+    return [_mean(op.input, op.axes)]
+
+
+def lower_reduce_l2(op: ir.OpView) -> list[ir.Value]:
+    """ReduceL2(x){axes} -> Sqrt(ReduceSum(Mul(x, x)){axes})."""
+    return [gg.sqrt(gg.reduce_sum(gg.mul(op.input, op.input), axes=op.axes))]
+
+
+def lower_softmax(op: ir.OpView) -> list[ir.Value]:
+    """Softmax(x){axis} -> Div(e, Broadcast(ReduceSum(e))), e = Exp(Sub(x, Broadcast(ReduceMax(x)))), along axis."""
+    x, axes = op.input, [op.axis]
+    e = gg.exp(gg.sub(x, _along(gg.reduce_max(x, axes=axes), x, axes)))
+    return [gg.div(e, _along(gg.reduce_sum(e, axes=axes), x, axes))]
+
+
+def lower_log_softmax(op: ir.OpView) -> list[ir.Value]:
+    """LogSoftmax(x){axis} -> Sub(d, Broadcast(Log(ReduceSum(Exp(d))))), d = Sub(x, Broadcast(ReduceMax(x)))."""
+    x, axes = op.input, [op.axis]
+    d = gg.sub(x, _along(gg.reduce_max(x, axes=axes), x, axes))
+    return [gg.sub(d, _along(gg.log(gg.reduce_sum(gg.exp(d), axes=axes)), x, axes))]
+
+
+def lower_layer_norm(op: ir.OpView) -> list[ir.Value]:
+    """LayerNorm(x, g, b){axis, epsilon} -> Add(Mul(Div(d, Broadcast(Sqrt(Add(Mean(Mul(d, d)), epsilon)))),
+    Broadcast(g)), Broadcast(b)), d = Sub(x, Broadcast(Mean(x))), means over the dims from axis on."""
+    x = op.input
+    shape = list(ir.RankedTensorType(x.type).shape)
+    axes = list(range(op.axis, len(shape)))
+    d = gg.sub(x, _along(_mean(x, axes), x, axes))
+    variance = _mean(gg.mul(d, d), axes)
+    std = gg.sqrt(gg.add(variance, _splat(variance, op.epsilon)))
+    normalized = gg.div(d, _along(std, x, axes))
+    scale, bias = ((v if op.axis == 0 else gg.broadcast(v, shape=shape)) for v in (op.scale, op.bias))
+    return [gg.add(gg.mul(normalized, scale), bias)]
+
+
 #: node name -> its lowering; a node kind missing here is already primitive.
 LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
@@ -92,6 +148,11 @@ LOWERINGS: dict[str, Lowering] = {
     # --- data movement and shapes ---
 
     # --- reductions, softmax, normalization and batched matmul ---
+    "reduce_mean": lower_reduce_mean,
+    "reduce_l2": lower_reduce_l2,
+    "softmax": lower_softmax,
+    "log_softmax": lower_log_softmax,
+    "layer_norm": lower_layer_norm,
 }
 
 

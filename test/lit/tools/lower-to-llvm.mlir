@@ -6,7 +6,7 @@
 // CHECK-NOT: glowgraph.
 // CHECK-NOT: glowir.{{[a-z_]+}}"
 // CHECK-LABEL: llvm.func @linear_sigmoid(
-// CHECK-SAME: glowir.arguments = ["w", "b", "x", "y"]
+// CHECK-SAME: glowir.arguments = ["constantWeight", "mutableWeight", "activations"]
 // The matmul kernel: vectorized multiply-adds.
 // CHECK: llvm.intr.fmuladd
 // CHECK: llvm.intr.exp
@@ -18,6 +18,10 @@
 // STAGES: IR Dump After convert-glowgraph-to-glowir
 // STAGES: "glowir.fully_connected"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
 // STAGES: "glowir.sigmoid"
+// STAGES: IR Dump After glowir-share-buffers
+// STAGES: "glowir.sigmoid"(%[[Y:[0-9]+]], %[[Y]])
+// STAGES: IR Dump After glowir-plan-memory
+// STAGES: glowir.activations_size = 0 : i64
 // STAGES: IR Dump After convert-glowir-to-linalg
 // STAGES: linalg.matmul
 // STAGES: IR Dump After reconcile-unrealized-casts

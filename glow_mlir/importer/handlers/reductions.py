@@ -1,0 +1,228 @@
+"""Reductions, softmax, normalization and ArgMax (MatMul, batched included, is with Gemm in core.py).
+
+Axes are normalized here (negative axes counted from the end, checked for range and duplicates) so the glowgraph
+nodes see sorted non-negative axes; ``keepdims`` is a reshape of the reduced result, which bufferization turns into a
+view. Element types: float32, and int64 where the op is exact on integers (sum, max, min, prod, ArgMax).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mlir import ir
+
+from ...dialects import glowgraph as gg
+from ..builder import NodeContext, Tensor, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import FLOAT, INT, INTS, _broadcast_shape, _expand, _reshape
+
+_FLOAT = (np.dtype(np.float32),)
+_NUMERIC = (np.dtype(np.float32), np.dtype(np.int64))
+
+#: attributes of a reduction that takes its axes as an attribute, and of one that takes them as an input
+_AXES_ATTR = ("axes", "keepdims")
+_AXES_INPUT = ("keepdims", "noop_with_empty_axes")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _flag(ctx: NodeContext, name: str, default: int) -> bool:
+    """A 0/1 integer attribute."""
+    value = ctx.attr(name, INT, default)
+    if value not in (0, 1):
+        raise ctx.error(f"attribute '{name}' must be 0 or 1, got {value}")
+    return bool(value)
+
+
+def _axis(ctx: NodeContext, axis: int, rank: int) -> int:
+    """``axis`` in [-rank, rank) as a dim index."""
+    if not -rank <= axis < rank:
+        raise ctx.error(f"axis {axis} is out of range for a rank-{rank} input")
+    return axis % rank
+
+
+def _axes(ctx: NodeContext, axes: Sequence[int], rank: int) -> list[int]:
+    """Distinct axes in [-rank, rank), as sorted dim indices."""
+    dims = [_axis(ctx, int(a), rank) for a in axes]
+    if len(set(dims)) != len(dims):
+        raise ctx.error(f"axes {list(axes)} name a dim more than once")
+    return sorted(dims)
+
+
+def _kept(ctx: NodeContext, y: Tensor, shape: Sequence[int], axes: Sequence[int]) -> Tensor:
+    """With keepdims, the reduced ``y`` reshaped to ``shape`` with the reduced dims as 1."""
+    if not _flag(ctx, "keepdims", 1):
+        return y
+    return _reshape(ctx, y, [1 if i in axes else d for i, d in enumerate(shape)])
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def _reduce(ctx: NodeContext, build: Callable[..., ir.Value], allowed: Sequence[np.dtype]) -> Tensor:
+    """A Reduce* node: its axes from the attribute (older opsets) or the constant second input (newer ones);
+    no axes means all of them, or none with noop_with_empty_axes."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", allowed)
+    shape = shape_of(x)
+    if ctx.optional_input(1) is not None:
+        spec = ctx.constant_input(1, "axes")
+        if spec.ndim != 1 or spec.dtype.kind not in "iu":
+            raise ctx.error(f"the axes input must be a 1-D integer tensor, got {fmt_shape(spec.shape)} {spec.dtype}")
+        requested = [int(a) for a in spec]
+    else:
+        requested = list(ctx.attr("axes", INTS, []))
+    noop = _flag(ctx, "noop_with_empty_axes", 0)
+    if not requested and noop:
+        return x
+    axes = _axes(ctx, requested, len(shape)) if requested else list(range(len(shape)))
+    if not axes:  # every axis of a scalar: nothing to reduce
+        return x
+    return _kept(ctx, build(ctx.value(x), axes=axes), shape, axes)
+
+
+@onnx_op("ReduceSum", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceSum", since=13, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_sum(ctx: NodeContext) -> Tensor:
+    """Sum over the axes."""
+    return _reduce(ctx, gg.reduce_sum, _NUMERIC)
+
+
+@onnx_op("ReduceMax", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceMax", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_max(ctx: NodeContext) -> Tensor:
+    """Maximum over the axes."""
+    return _reduce(ctx, gg.reduce_max, _NUMERIC)
+
+
+@onnx_op("ReduceMin", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceMin", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_min(ctx: NodeContext) -> Tensor:
+    """Minimum over the axes."""
+    return _reduce(ctx, gg.reduce_min, _NUMERIC)
+
+
+@onnx_op("ReduceProd", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceProd", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_prod(ctx: NodeContext) -> Tensor:
+    """Product over the axes."""
+    return _reduce(ctx, gg.reduce_prod, _NUMERIC)
+
+
+@onnx_op("ReduceMean", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceMean", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_mean(ctx: NodeContext) -> Tensor:
+    """Mean over the axes (float32)."""
+    return _reduce(ctx, gg.reduce_mean, _FLOAT)
+
+
+@onnx_op("ReduceL2", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceL2", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_l2(ctx: NodeContext) -> Tensor:
+    """sqrt(sum(x * x)) over the axes (float32)."""
+    return _reduce(ctx, gg.reduce_l2, _FLOAT)
+
+
+@onnx_op("ArgMax", since=1, inputs=(1, 1), attrs=("axis", "keepdims"))
+@onnx_op("ArgMax", since=12, inputs=(1, 1), attrs=("axis", "keepdims", "select_last_index"))
+def arg_max(ctx: NodeContext) -> Tensor:
+    """int64 index of the maximum along one axis: the first one, or the last with select_last_index."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _NUMERIC)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
+    y = gg.arg_max(ctx.value(x), axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
+    return _kept(ctx, y, shape, [axis])
+
+
+# --------------------------------------------------------------------------- softmax
+
+
+def _along_axis(ctx: NodeContext, build: Callable[..., ir.Value]) -> Tensor:
+    """Opset 13 on: normalize along one axis (default -1)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    return build(ctx.value(x), axis=_axis(ctx, ctx.attr("axis", INT, -1), len(shape)))
+
+
+def _coerced_2d(ctx: NodeContext, build: Callable[..., ir.Value]) -> Tensor:
+    """Before opset 13: the input is seen as 2-D, [dims before axis, dims from axis on] (default axis 1), and each
+    row normalized: a reshape, the node along its last axis, and a reshape back."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, 1), len(shape))
+    if axis == len(shape) - 1:
+        return build(ctx.value(x), axis=axis)
+    rows = _reshape(ctx, x, [math.prod(shape[:axis]), math.prod(shape[axis:])])
+    return _reshape(ctx, build(ctx.value(rows), axis=1), shape)
+
+
+@onnx_op("Softmax", since=1, inputs=(1, 1), attrs=("axis",))
+def softmax_2d(ctx: NodeContext) -> Tensor:
+    """exp(x) / sum(exp(x)) over the trailing dims from axis on."""
+    return _coerced_2d(ctx, gg.softmax)
+
+
+@onnx_op("Softmax", since=13, inputs=(1, 1), attrs=("axis",))
+def softmax(ctx: NodeContext) -> Tensor:
+    """exp(x) / sum(exp(x)) along axis."""
+    return _along_axis(ctx, gg.softmax)
+
+
+@onnx_op("LogSoftmax", since=1, inputs=(1, 1), attrs=("axis",))
+def log_softmax_2d(ctx: NodeContext) -> Tensor:
+    """log(softmax(x)) over the trailing dims from axis on."""
+    return _coerced_2d(ctx, gg.log_softmax)
+
+
+@onnx_op("LogSoftmax", since=13, inputs=(1, 1), attrs=("axis",))
+def log_softmax(ctx: NodeContext) -> Tensor:
+    """log(softmax(x)) along axis."""
+    return _along_axis(ctx, gg.log_softmax)
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+def _affine(ctx: NodeContext, i: int, what: str, normalized: list[int]) -> ir.Value:
+    """Scale or bias broadcast (numpy rules) to the normalized dims."""
+    t = ctx.input(i)
+    ctx.check_element_type(t, what, _FLOAT)
+    if len(shape_of(t)) > len(normalized) or _broadcast_shape(ctx, shape_of(t), normalized) != normalized:
+        raise ctx.error(f"{what} of shape {fmt_shape(shape_of(t))} does not broadcast to the normalized shape "
+                        f"{fmt_shape(normalized)}")
+    return _expand(ctx, t, normalized)
+
+
+@onnx_op("LayerNormalization", since=17, inputs=(2, 3), attrs=("axis", "epsilon", "stash_type"), outputs=(1, 3))
+def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
+    """(x - mean) / sqrt(variance + epsilon) * scale + bias over the dims from axis on (default -1). Only Y is
+    computed: the Mean and InvStdDev outputs must be unused."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, -1), len(shape))
+    stash_type = ctx.attr("stash_type", INT, 1)
+    if stash_type != 1:
+        raise ctx.unsupported(f"stash_type {stash_type}: only 1 (float32 statistics) is supported")
+    normalized = shape[axis:]
+    scale = _affine(ctx, 1, "scale", normalized)
+    if ctx.optional_input(2) is None:
+        bias = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.bias"))
+    else:
+        bias = _affine(ctx, 2, "bias", normalized)
+    y = gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
+    return [y, *(None for _ in ctx.node.output[1:])]

@@ -1,0 +1,121 @@
+"""glowir-plan-memory: the static memory plan of a program, as Glow bundles have it.
+
+Three regions, each a byte array the caller (or the runtime) provides:
+
+- ``constantWeight``: every const weight_var, one after the other;
+- ``mutableWeight``: the inputs and outputs (every mutable weight_var), one after the other;
+- ``activations``: every alloc_activation, placed by the interval allocator (allocator.py) over its allocation
+  interval, alloc_activation to dealloc_activation: buffers whose intervals do not meet may share bytes.
+
+Every offset is a multiple of 64 bytes. The pass records each buffer's offset as its ``offset`` attribute and the
+three region sizes as function attributes (ir_program.REGION_SIZE_ATTRS); convert-glowir-to-linalg then turns each
+buffer into a view of its region. Run it last on glowir: any later change to the allocation intervals would
+invalidate the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from mlir import ir
+
+from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS
+from ..registry import Pass, PassError
+from . import allocator
+from .allocator import ALIGNMENT, Interval, align_up
+from .liveness import CONST, Liveness, byte_size, programs
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """How much memory a program needs, planned or not (bytes)."""
+
+    #: every activation in its own memory
+    naive_bytes: int
+    #: the activations region as planned
+    planned_bytes: int
+    #: the most activation bytes live at one program point: no plan can be smaller
+    lower_bound_bytes: int
+    constant_weights_bytes: int
+    mutable_weights_bytes: int
+    activations: int
+    #: which allocator strategy gave the plan
+    strategy: str
+
+    def as_dict(self) -> dict[str, int | str | float]:
+        d: dict[str, int | str | float] = asdict(self)
+        d["planned_over_lower_bound"] = round(self.planned_bytes / self.lower_bound_bytes, 4) \
+            if self.lower_bound_bytes else 1.0
+        return d
+
+
+def sequential(sizes: list[int]) -> tuple[list[int], int]:
+    """Offsets of buffers laid out one after the other at aligned offsets, and the region size."""
+    offsets, top = [], 0
+    for size in sizes:
+        offsets.append(align_up(top, ALIGNMENT))
+        top = offsets[-1] + size
+    return offsets, top
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The offsets of one program's buffers and its region sizes."""
+
+    #: (weight_var or alloc_activation, its offset)
+    offsets: list[tuple[ir.Operation, int]]
+    region_sizes: dict[str, int]
+    report: MemoryReport
+
+
+def plan_program(lv: Liveness) -> Plan:
+    """Place the weights and activations of one program."""
+    consts = [r for r in lv.roots if lv.kinds[r] == CONST]
+    mutables = [r for r in lv.roots if lv.definition[r].name == "glowir.weight_var" and lv.kinds[r] != CONST]
+    activations = lv.activations()
+    offsets: list[tuple[ir.Operation, int]] = []
+    region_sizes: dict[str, int] = {}
+    for region, roots in (("constantWeight", consts), ("mutableWeight", mutables)):
+        placed, region_sizes[region] = sequential([byte_size(r.type) for r in roots])
+        offsets.extend((lv.definition[r], o) for r, o in zip(roots, placed))
+    intervals = [Interval(*lv.interval(r), byte_size(r.type)) for r in activations]
+    placement = allocator.plan(intervals)
+    offsets.extend((lv.definition[r], o) for r, o in zip(activations, placement.offsets))
+    region_sizes["activations"] = placement.size
+    report = MemoryReport(
+        naive_bytes=sum(i.size for i in intervals), planned_bytes=placement.size,
+        lower_bound_bytes=allocator.lower_bound(intervals), constant_weights_bytes=region_sizes["constantWeight"],
+        mutable_weights_bytes=region_sizes["mutableWeight"], activations=len(activations),
+        strategy=placement.strategy)
+    bad = allocator.conflicts(intervals, placement.offsets)
+    if bad:  # a bug in the allocator: never hand out overlapping memory
+        i, j = bad[0]
+        raise PassError(f"memory plan places activations #{i} and #{j} in the same bytes while both are live",
+                        lv.definition[activations[i]].location)
+    return Plan(offsets, region_sizes, report)
+
+
+def memory_report(func: ir.Operation) -> MemoryReport:
+    """The memory report of a program (planning it, without changing it)."""
+    return plan_program(Liveness(func)).report
+
+
+def apply_plan(func: ir.Operation, plan: Plan) -> None:
+    """Record the offsets and region sizes as attributes."""
+    i64 = ir.IntegerType.get_signless(64, func.context)
+    for op, offset in plan.offsets:
+        op.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i64, offset)
+    for region, size in plan.region_sizes.items():
+        func.attributes[REGION_SIZE_ATTRS[region]] = ir.IntegerAttr.get(i64, size)
+
+
+@dataclass(frozen=True)
+class PlanMemory(Pass):
+    """Offsets for every buffer in three regions: constant weights, mutable weights, activations."""
+
+    name = "glowir-plan-memory"
+    summary = "place weights and activations at aligned offsets in three regions (records offset attributes)"
+
+    def run(self, module: ir.Operation) -> None:
+        for func in programs(module):
+            apply_plan(func, plan_program(Liveness(func)))

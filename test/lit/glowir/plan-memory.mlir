@@ -1,0 +1,52 @@
+// RUN: glow-opt %s --split-input-file --glowir-plan-memory | FileCheck %s
+
+// Weights go one after the other at 64-byte aligned offsets in their region (constants; inputs and outputs);
+// activations whose allocation intervals do not meet share bytes: d reuses a's, c lives beside both.
+// CHECK-LABEL: func.func @plan
+// CHECK-SAME:  glowir.activations_size = 128 : i64, glowir.constant_weights_size = 80 : i64
+// CHECK-SAME:  glowir.mutable_weights_size = 80 : i64
+// CHECK-NEXT:  "glowir.weight_var"() {mutability = "const", name = "w", offset = 0 : i64
+// CHECK-NEXT:  "glowir.weight_var"() {mutability = "const", name = "b", offset = 64 : i64
+// CHECK-NEXT:  "glowir.weight_var"() {mutability = "mutable", name = "x", offset = 0 : i64}
+// CHECK-NEXT:  "glowir.weight_var"() {mutability = "mutable", name = "y", offset = 64 : i64}
+// CHECK-NEXT:  "glowir.alloc_activation"() {name = "a", offset = [[A:[0-9]+]] : i64}
+// CHECK:       "glowir.alloc_activation"() {name = "c", offset = [[C:[0-9]+]] : i64}
+// CHECK:       "glowir.alloc_activation"() {name = "d", offset = [[A]] : i64}
+func.func @plan() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1.0> : tensor<10xf32>} : () -> memref<10xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<4xf32>} : () -> memref<4xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<16xf32>
+  "glowir.splat"(%a) {value = 1.0 : f32} : (memref<16xf32>) -> ()
+  %c = "glowir.alloc_activation"() {name = "c"} : () -> memref<16xf32>
+  "glowir.tanh"(%c, %a) : (memref<16xf32>, memref<16xf32>) -> ()
+  "glowir.dealloc_activation"(%a) : (memref<16xf32>) -> ()
+  %d = "glowir.alloc_activation"() {name = "d"} : () -> memref<16xf32>
+  "glowir.sigmoid"(%d, %c) : (memref<16xf32>, memref<16xf32>) -> ()
+  "glowir.dealloc_activation"(%c) : (memref<16xf32>) -> ()
+  %v = "glowir.tensor_view"(%d) : (memref<16xf32>) -> memref<4x4xf32>
+  %v0 = "glowir.tensor_view"(%v) : (memref<4x4xf32>) -> memref<4xf32>
+  "glowir.element_add"(%y, %v0, %b) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.dealloc_activation"(%d) : (memref<16xf32>) -> ()
+  return
+}
+
+// -----
+
+// Negative: an activation never freed lives to the end, so nothing allocated after it reuses its bytes; odd sizes
+// still start at aligned offsets. No weights: empty regions.
+// CHECK-LABEL: func.func @never_freed
+// CHECK-SAME:  glowir.activations_size = 69 : i64, glowir.constant_weights_size = 0 : i64
+// CHECK-SAME:  glowir.mutable_weights_size = 0 : i64
+// CHECK-NEXT:  "glowir.alloc_activation"() {name = "a", offset = 0 : i64}
+// CHECK-NEXT:  "glowir.splat"
+// CHECK-NEXT:  "glowir.alloc_activation"() {name = "b", offset = 64 : i64}
+func.func @never_freed() attributes {glowir.inputs = [], glowir.outputs = []} {
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<3xf32>
+  "glowir.splat"(%a) {value = 1.0 : f32} : (memref<3xf32>) -> ()
+  %b = "glowir.alloc_activation"() {name = "b"} : () -> memref<5xi8>
+  "glowir.splat"(%b) {value = 1 : i8} : (memref<5xi8>) -> ()
+  "glowir.dealloc_activation"(%b) : (memref<5xi8>) -> ()
+  return
+}
