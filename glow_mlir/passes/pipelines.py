@@ -50,7 +50,8 @@ CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
     ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
     ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
-    ("func.func(canonicalize,cse)", "fold the copies and casts bufferization left"),
+    ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
+     "sides one value, the second canonicalize erases them"),
     ("cpu-lower-vectors", "vector.contract -> FMA rows, transfers -> 1-D loads and stores"),
     ("func.func(convert-linalg-to-loops)", "scalar loops for everything that is not a kernel"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
