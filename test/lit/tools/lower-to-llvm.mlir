@@ -5,11 +5,17 @@
 
 // CHECK-NOT: glowgraph.
 // CHECK-NOT: glowir.{{[a-z_]+}}"
-// CHECK-LABEL: llvm.func @linear_sigmoid(
-// CHECK-SAME: glowir.arguments = ["constantWeight", "mutableWeight", "activations"]
+// Each linalg op became a kernel function that the program calls (linalg-outline-kernels).
+// CHECK-LABEL: llvm.func @linear_sigmoid_matmul(
 // The matmul kernel: vectorized multiply-adds.
 // CHECK: llvm.intr.fmuladd
+// CHECK-LABEL: llvm.func @linear_sigmoid_generic(
 // CHECK: llvm.intr.exp
+// CHECK-LABEL: llvm.func @linear_sigmoid(
+// CHECK-SAME: glowir.arguments = ["constantWeight", "mutableWeight", "activations"]
+// CHECK: llvm.call @linear_sigmoid_broadcast(
+// CHECK: llvm.call @linear_sigmoid_matmul(
+// CHECK: llvm.call @linear_sigmoid_generic(
 // CHECK-LABEL: llvm.func @_mlir_ciface_linear_sigmoid(
 
 // STAGES: IR Dump After glowgraph-constant-fold
@@ -24,6 +30,8 @@
 // STAGES: glowir.activations_size = 0 : i64
 // STAGES: IR Dump After convert-glowir-to-linalg
 // STAGES: linalg.matmul
+// STAGES: IR Dump After linalg-outline-kernels
+// STAGES: func.func private @linear_sigmoid_matmul
 // STAGES: IR Dump After reconcile-unrealized-casts
 // STAGES: llvm.func @linear_sigmoid
 
