@@ -3,6 +3,8 @@ pipeline from glowgraph to the LLVM dialect, as data."""
 
 from __future__ import annotations
 
+import os
+
 from ..passes import pipelines
 from ..passes.pipeline import Element, parse_pipeline, pipeline_text
 from ..passes.pipelines import Entry
@@ -40,9 +42,31 @@ def node_lowering() -> list[Element]:
     return _elements(NODE_LOWERING)
 
 
-def codegen() -> list[Element]:
-    """glowir -> LLVM dialect."""
-    return _elements(pipelines.CODEGEN)
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def codegen_entries(threads: int = 1) -> list[Entry]:
+    """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
+    async runtime when ``threads > 1``."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    if threads == 1:
+        return list(pipelines.CODEGEN)
+    entries: list[Entry] = []
+    for spec, why in pipelines.CODEGEN:
+        if spec == "convert-scf-to-cf":
+            # min-task-size=1: each iteration is a whole L1 tile (the default, 1000, keeps a few tiles in one task)
+            entries += [(f"{s}{{num-workers={threads} min-task-size=1}}" if s == "async-parallel-for" else s, w)
+                        for s, w in pipelines.PARALLEL]
+        entries.append((f"{spec}{{threads={threads}}}" if spec == "cpu-tile-kernels" else spec, why))
+    return entries
+
+
+def codegen(threads: int = 1) -> list[Element]:
+    """glowir -> LLVM dialect, parsed (see :func:`codegen_entries`)."""
+    return _elements(codegen_entries(threads))
 
 
 def lower_to_llvm_text() -> str:

@@ -48,20 +48,40 @@ MEMORY_PLANNING: list[Entry] = [
     ("glowir-plan-memory", "offsets for every buffer in three regions: constant weights, inputs/outputs, activations"),
 ]
 
-#: glowir -> LLVM dialect: code generation.
+#: glowir -> LLVM dialect: code generation (one thread; backend/cpu.py adds PARALLEL for more).
 CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
     ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
-    ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
+    ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
+    ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
+    ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
+     "sides one value, the second canonicalize erases them"),
+    ("cpu-lower-vectors", "vector.contract -> FMA rows, transfers -> 1-D loads and stores"),
+    ("func.func(convert-linalg-to-loops)", "scalar loops for everything that is not a kernel"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
+    ("fold-memref-alias-ops", "the islands' subviews fold into the loads and stores that use them"),
+    ("convert-vector-to-scf", "what is left of vector transfers becomes loops"),
     ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),
-    ("lower-affine", "affine.apply/min from linalg become arith"),
+    ("lower-affine", "affine.apply/min from linalg and tiling become arith"),
     ("convert-scf-to-cf", "structured loops become branches"),
+    ("cpu-fma-contract", "float multiply-adds may fuse: LLVM emits FMA instructions"),
     ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
     ("convert-math-to-libm", "the rest of math (tanh, erf) call libm"),
+    ("convert-vector-to-llvm", "vectors become LLVM vectors (zmm registers)"),
     ("convert-to-llvm", "everything left: func, arith, cf, memref, index"),
     ("reconcile-unrealized-casts", "remove the casts the partial conversions left"),
+]
+
+#: run the kernels' scf.forall loops across cores: inserted into CODEGEN before convert-scf-to-cf when threads > 1,
+#: with cpu-tile-kernels{threads=N} and async-parallel-for{num-workers=N} (the JIT loads the async runtime)
+PARALLEL: list[Entry] = [
+    ("func.func(scf-forall-to-parallel)", "the kernels' L1 tile loops (scf.forall) become scf.parallel"),
+    ("async-parallel-for", "scf.parallel becomes async tasks, split over the workers"),
+    ("async-to-async-runtime", "async.execute becomes coroutines on the async runtime"),
+    ("async-runtime-ref-counting", "tokens and groups are freed when their last user is done"),
+    ("async-runtime-ref-counting-opt", "drop the reference counting that pairs cancel"),
+    ("convert-async-to-llvm", "runtime calls into libmlir_async_runtime"),
 ]
 
 PIPELINES: dict[str, list[Entry]] = {

@@ -79,7 +79,8 @@ def _parse_option(raw: str, default: Any) -> Any:
     return raw
 
 
-#: flag -> "module:Class" (imported on first use)
+#: flag -> "module:Class" (imported on first use); a module path is relative to this package unless it starts with
+#: "glow_mlir." (a backend's codegen passes live with its kernels; only this string names them here)
 PASSES: dict[str, str] = {
     # glowgraph: graph optimizations
     "glowgraph-dce": "graph.dce:DeadCodeElimination",
@@ -103,6 +104,10 @@ PASSES: dict[str, str] = {
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",
     # linalg on the program's buffers
     "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
+    # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
+    "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
+    "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
+    "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
 }
 
 
@@ -111,4 +116,4 @@ def get_pass(name: str) -> type[Pass]:
     if name not in PASSES:
         raise KeyError(name)
     mod, cls = PASSES[name].split(":")
-    return getattr(importlib.import_module(f"{__package__}.{mod}"), cls)
+    return getattr(importlib.import_module(mod if mod.startswith("glow_mlir.") else f"{__package__}.{mod}"), cls)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from mlir import ir
 
-from ..api import lower_model
+from ..api import compile, lower_model
 from ..backend.ir_dump import format_program, program_stats
+from ..cache import cache_dir
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
@@ -34,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
+    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
+            or args.memory_report):
+        return compile_only(args, options)
     options.emit_mlir_dir = args.emit_mlir
     until = "codegen" if args.emit_mlir or args.time_passes else "iropt"
     report: dict[str, object] = {}
@@ -66,10 +71,19 @@ def main(argv: list[str]) -> int:
             for name, sec in s.pass_seconds:
                 print(f"  {sec:8.4f}  {100 * sec / total:5.1f}    {name}", file=sys.stderr)
         print(f"  {total:8.4f}  100.0  total", file=sys.stderr)
-    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
-            or args.memory_report):
-        print(f"{lowered.imported.name}: compiled ({len(lowered.stages)} stages); "
-              "use --dump-graph, --dump-ir, --memory-report, --emit-mlir DIR or --time-passes to see them")
+    return 0
+
+
+def compile_only(args, options) -> int:
+    """Compile to machine code, through the compile cache unless --no-cache: a later glow-run or API compile of the
+    same model with the same options loads it from there."""
+    start = time.perf_counter()
+    model = compile(args.model, **vars(options), cache=not args.no_cache)
+    seconds = time.perf_counter() - start
+    where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
+             "off": "not cached"}[model.cache]
+    print(f"{model.name}: compiled in {seconds:.2f} s, {options.thread_count()} thread(s); {where}. "
+          "Use --dump-graph, --dump-ir, --memory-report, --emit-mlir DIR or --time-passes to see the stages")
     return 0
 
 
