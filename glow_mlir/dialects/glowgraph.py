@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import cnn_numpy
 from . import shapes as S
 from .optable import Attr, Dialect, OpDef, Operand, numpy_dtype
 
@@ -21,6 +22,8 @@ _X = (Operand("input"),)
 _BIN = (Operand("lhs", group="t"), Operand("rhs", group="t"))
 _PURE = frozenset({"pure"})
 _EW = frozenset({"pure", "elementwise"})
+#: a windowed op's geometry: strides [H, W], pads [top, left, bottom, right], dilations [H, W]
+_WINDOW = (Attr("strides", "i64s"), Attr("pads", "i64s"), Attr("dilations", "i64s"))
 
 
 def _np(fn: Callable[..., Any]) -> Callable[[list[np.ndarray], dict, list], list[np.ndarray]]:
@@ -162,6 +165,34 @@ OPS: list[OpDef] = [
           evaluate=_np(lambda x, shape: np.broadcast_to(x, shape))),
 
     # --- convolution, pooling and normalization (NHWC) ---
+    OpDef("conv2d", "2-D convolution, NHWC: input[N,H,W,C], filter[KH,KW,C/group,F] (output channels innermost), "
+          "bias[F]; pads are [top, left, bottom, right]; group splits C and F into that many independent convolutions.",
+          (Operand("input"), Operand("filter"), Operand("bias")), _WINDOW + (Attr("group", "i64"),),
+          infer=S.conv2d, instr="conv2d", traits=_PURE, evaluate=_np(cnn_numpy.conv2d)),
+    OpDef("max_pool", "Max pooling, NHWC: the maximum of each window; padding never wins.", _X,
+          (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64", doc="1: a last, partial window is kept")),
+          infer=S.max_pool, instr="max_pool", traits=_PURE, evaluate=_np(cnn_numpy.max_pool)),
+    OpDef("avg_pool", "Average pooling, NHWC: each window's sum over the elements it covers (pads included with "
+          "count_include_pad, never the ceil_mode overhang).", _X,
+          (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64", doc="1: a last, partial window is kept"),
+           Attr("count_include_pad", "i64", doc="1: pad elements count in the divisor")),
+          infer=S.avg_pool, instr="avg_pool", traits=_PURE, evaluate=_np(cnn_numpy.avg_pool)),
+    OpDef("batch_norm", "Inference batch normalization: (x - mean) / sqrt(var + epsilon) * scale + bias along "
+          "channel_axis (3 for NHWC). Node lowering turns it into one multiply and one add.",
+          (Operand("input"), Operand("scale"), Operand("bias"), Operand("mean"), Operand("var")),
+          (Attr("epsilon", "f32"), Attr("channel_axis", "i64")), infer=S.batch_norm, traits=_PURE,
+          evaluate=_np(cnn_numpy.batch_norm)),
+    OpDef("local_response_norm", "Local response normalization across channels, NHWC: x / (bias + alpha / size * "
+          "sum of squares over a window of size channels) ^ beta.", _X,
+          (Attr("size", "i64"), Attr("alpha", "f32"), Attr("beta", "f32"), Attr("bias", "f32")),
+          infer=S.local_response_norm, instr="local_response_norm", traits=_PURE,
+          evaluate=_np(cnn_numpy.local_response_norm)),
+    OpDef("pad", "Constant padding: each dim grown by pads[i] before and pads[rank + i] after (negative crops), "
+          "filled with value.", _X, (Attr("pads", "i64s"), Attr("value", "scalar")), infer=S.pad, instr="pad",
+          traits=_PURE, evaluate=_np(cnn_numpy.pad)),
+    OpDef("clip", "min(max(x, min), max). Node lowering turns it into max and min with splats.",
+          (Operand("input", group="t"),), (Attr("min", "f32"), Attr("max", "f32")), infer=S.clip, result_group="t",
+          traits=_EW, evaluate=_np(cnn_numpy.clip)),
 
     # --- elementwise math, activations, comparisons and casts ---
     _unary("exp", "e ** x.", np.exp),

@@ -73,6 +73,8 @@ def _check_view(info: OpInfo) -> None:
 #: broadcasts, reductions) or writes dest before reading its inputs (e.g. a fill then an accumulation) must not
 #: carry it.
 _EWI = frozenset({"instruction", "elementwise"})
+#: a windowed instruction's geometry, as its node's: strides, pads [top, left, bottom, right], dilations
+_WINDOW = (Attr("strides", "i64s"), Attr("pads", "i64s"), Attr("dilations", "i64s"))
 
 # --- reductions, softmax, normalization and batched matmul ---
 _AXES = Attr("axes", "i64s")
@@ -106,6 +108,17 @@ OPS: list[OpDef] = [
     _instr("broadcast", "dest = broadcast(src) to dest's shape.", ("src",), S.broadcast, (Attr("shape", "i64s"),)),
 
     # --- convolution, pooling and normalization (NHWC) ---
+    _instr("conv2d", "dest = conv2d(src, filter) + bias, NHWC with an HWCF filter.", ("src", "filter", "bias"),
+           S.conv2d, (*_WINDOW, Attr("group", "i64"))),
+    _instr("max_pool", "dest = the maximum of each window of src, NHWC.", ("src",), S.max_pool,
+           (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64"))),
+    _instr("avg_pool", "dest = the average of each window of src, NHWC.", ("src",), S.avg_pool,
+           (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64"), Attr("count_include_pad", "i64"))),
+    _instr("local_response_norm", "dest = local response normalization of src across channels, NHWC.", ("src",),
+           S.local_response_norm, (Attr("size", "i64"), Attr("alpha", "f32"), Attr("beta", "f32"),
+                                    Attr("bias", "f32"))),
+    _instr("pad", "dest = src grown (or cropped) by pads, filled with value.", ("src",), S.pad,
+           (Attr("pads", "i64s"), Attr("value", "scalar"))),
 
     # --- elementwise math, activations, comparisons and casts ---
     *(_instr(n, f"dest = {n}(src), floats.", ("src",), S.float_unary, traits=_EWI)

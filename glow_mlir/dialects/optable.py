@@ -323,7 +323,7 @@ def _make_builder(dialect: Dialect, opdef: OpDef) -> Callable[..., Any]:
             elif opdef.infer is None:
                 raise TypeError(f"{full} needs explicit result_types")
             else:
-                result_types = opdef.infer(OpInfo([v.type for v in flat], decoded, []))
+                result_types = opdef.infer(OpInfo([v.type for v in flat], decoded, [], encoded))
         op = ir.Operation.create(full, results=list(result_types), operands=flat, attributes=encoded, loc=loc)
         if len(opdef.results) == 1:
             return op.results[0]

@@ -129,6 +129,148 @@ def splat(info: OpInfo) -> None:
 # --- convolution, pooling and normalization (NHWC) ---
 
 
+def window_extent(kernel: int, dilation: int) -> int:
+    """How many input positions a dilated window spans."""
+    return (kernel - 1) * dilation + 1
+
+
+def window_output_size(size: int, kernel: int, stride: int, pad_begin: int, pad_end: int, dilation: int,
+                       ceil_mode: bool = False) -> int:
+    """The number of window positions along one spatial dim (ONNX's formula). With ``ceil_mode`` a last window may
+    overhang the end padding, but it must start inside the input or the begin padding."""
+    span = size + pad_begin + pad_end - window_extent(kernel, dilation)
+    if span < 0:
+        return 0
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    return out - 1 if (out - 1) * stride >= size + pad_begin else out
+
+
+def _ints(info: OpInfo, name: str, count: int, low: int) -> list[int]:
+    """Attribute ``name``: ``count`` integers, each at least ``low``."""
+    values = info.attrs[name]
+    if len(values) != count or any(v < low for v in values):
+        raise VerifyError(f"{name} {values} must hold {count} integers >= {low}")
+    return values
+
+
+def _flag(info: OpInfo, name: str) -> bool:
+    if info.attrs[name] not in (0, 1):
+        raise VerifyError(f"{name} must be 0 or 1, got {info.attrs[name]}")
+    return bool(info.attrs[name])
+
+
+def _windows(info: OpInfo, hw: list[int], kernels: list[int], ceil_mode: bool = False) -> list[int]:
+    """[OH, OW] of a 2-D windowed op on an [H, W] input, from its strides, pads [top, left, bottom, right] and
+    dilations; every output position must have a window."""
+    strides = _ints(info, "strides", 2, 1)
+    pads = _ints(info, "pads", 4, 0)
+    dilations = _ints(info, "dilations", 2, 1)
+    out = [window_output_size(hw[i], kernels[i], strides[i], pads[i], pads[i + 2], dilations[i], ceil_mode)
+           for i in range(2)]
+    if min(out) < 1:
+        extent = [window_extent(k, d) for k, d in zip(kernels, dilations)]
+        raise VerifyError(f"window {_fmt(extent)} (dilated) does not fit the padded input {_fmt(hw)} with pads {pads}")
+    return out
+
+
+def conv2d(info: OpInfo) -> list[ir.Type]:
+    """Conv2D(input[N,H,W,C], filter[KH,KW,C/group,F], bias[F]) {strides, pads, dilations, group} -> [N,OH,OW,F]."""
+    _float(info, 0, 1, 2)
+    if len({str(info.elem(i)) for i in range(3)}) != 1:
+        raise VerifyError(f"input, filter and bias must have one element type, got {info.elem(0)}, "
+                          f"{info.elem(1)}, {info.elem(2)}")
+    n, h, w, c = _rank(info, 0, 4, "input")
+    kh, kw, cg, f = _rank(info, 1, 4, "filter")
+    (fb,) = _rank(info, 2, 1, "bias")
+    group = info.attrs["group"]
+    if group < 1 or c % group or f % group:
+        raise VerifyError(f"group {group} must divide the {c} input channels and the {f} output channels")
+    if cg != c // group:
+        raise VerifyError(f"filter {_fmt([kh, kw, cg, f])} must have {c // group} channels (input channels / group)")
+    if fb != f:
+        raise VerifyError(f"bias {_fmt([fb])} must have one entry per output channel ({f})")
+    oh, ow = _windows(info, [h, w], [kh, kw])
+    return [tensor_like(info.operand_types[0], [n, oh, ow, f])]
+
+
+def _pool(info: OpInfo) -> list[ir.Type]:
+    """The NHWC output of a pooling window, which must hold at least one input element wherever it is."""
+    _float(info, 0)
+    n, h, w, c = _rank(info, 0, 4, "input")
+    kernels = _ints(info, "kernels", 2, 1)
+    ceil_mode = _flag(info, "ceil_mode")
+    oh, ow = _windows(info, [h, w], kernels, ceil_mode)
+    pads, dilations = info.attrs["pads"], info.attrs["dilations"]
+    for i, p in enumerate(pads):
+        # a pad at least as wide as the dilated window would give windows made of padding only
+        if p >= window_extent(kernels[i % 2], dilations[i % 2]):
+            raise VerifyError(f"pads {pads} must be smaller than the dilated window "
+                              f"{_fmt([window_extent(k, d) for k, d in zip(kernels, dilations)])}")
+    return [tensor_like(info.operand_types[0], [n, oh, ow, c])]
+
+
+def max_pool(info: OpInfo) -> list[ir.Type]:
+    """MaxPool(input[N,H,W,C]) {kernels, strides, pads, dilations, ceil_mode} -> [N,OH,OW,C]."""
+    return _pool(info)
+
+
+def avg_pool(info: OpInfo) -> list[ir.Type]:
+    """AvgPool(input[N,H,W,C]) {kernels, strides, pads, dilations, ceil_mode, count_include_pad} -> [N,OH,OW,C]."""
+    _flag(info, "count_include_pad")
+    return _pool(info)
+
+
+def batch_norm(info: OpInfo) -> list[ir.Type]:
+    """BatchNorm(input, scale[C], bias[C], mean[C], var[C]) {epsilon, channel_axis}: C is the size of the input's
+    channel_axis dim; the result has the input's type."""
+    _float(info, *range(5))
+    shape = info.shape(0)
+    axis = info.attrs["channel_axis"]
+    if len(shape) < 2 or not 0 <= axis < len(shape):
+        raise VerifyError(f"channel_axis {axis} must name a dim of the input {_fmt(shape)} (rank 2 or more)")
+    for i, what in enumerate(("scale", "bias", "mean", "var"), 1):
+        if info.shape(i) != [shape[axis]] or info.elem(i) != info.elem(0):
+            raise VerifyError(f"{what} {_fmt(info.shape(i))} {info.elem(i)} must be {shape[axis]} {info.elem(0)} "
+                              f"(one entry per channel)")
+    if info.attrs["epsilon"] < 0:
+        raise VerifyError(f"epsilon {info.attrs['epsilon']} must not be negative")
+    return [info.operand_types[0]]
+
+
+def local_response_norm(info: OpInfo) -> list[ir.Type]:
+    """LRN(input[N,H,W,C]) {size, alpha, beta, bias}: the result has the input's type."""
+    _float(info, 0)
+    _rank(info, 0, 4, "input")
+    if info.attrs["size"] < 1:
+        raise VerifyError(f"size {info.attrs['size']} must be at least 1")
+    return [info.operand_types[0]]
+
+
+def pad(info: OpInfo) -> list[ir.Type]:
+    """Pad(input) {pads: begins then ends, value} -> each dim grown by its begin and end (negative: cropped)."""
+    _float(info, 0)
+    shape, pads = info.shape(0), info.attrs["pads"]
+    rank = len(shape)
+    if len(pads) != 2 * rank:
+        raise VerifyError(f"pads {pads} must hold 2 x {rank} entries (begins, then ends)")
+    value = info.raw_attrs.get("value")
+    if value is None or attr_type(value) != info.elem(0):
+        raise VerifyError(f"value {value} must be a {info.elem(0)} attribute like the elements it fills")
+    out = [d + pads[i] + pads[rank + i] for i, d in enumerate(shape)]
+    if any(d < 1 for d in out):
+        raise VerifyError(f"pads {pads} leave no element of the input {_fmt(shape)} in some dim ({_fmt(out)})")
+    if any(-p > d for p, d in zip(pads, shape * 2)):
+        raise VerifyError(f"pads {pads} crop more than the input {_fmt(shape)} holds")
+    return [tensor_like(info.operand_types[0], out)]
+
+
+def clip(info: OpInfo) -> list[ir.Type]:
+    """Clip(input) {min, max}: min(max(input, min), max) (max wins where min > max, as numpy and ONNX)."""
+    return float_unary(info)
+
+
 # --- elementwise math, activations, comparisons and casts ---
 
 #: the element types glowgraph computes with
@@ -383,7 +525,7 @@ def instruction(rule: Rule, n_out: int = 1) -> Callable[[OpInfo], None]:
     @out buffers, whose types must equal what ``rule`` infers from the rest."""
 
     def check(info: OpInfo) -> None:
-        ins = OpInfo(info.operand_types[n_out:], info.attrs, [])
+        ins = OpInfo(info.operand_types[n_out:], info.attrs, [], info.raw_attrs)
         want = rule(ins)
         got = info.operand_types[:n_out]
         if [str(t) for t in want] != [str(t) for t in got]:

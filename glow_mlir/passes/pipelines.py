@@ -10,6 +10,9 @@ Entry = tuple[str, str]
 #: glowgraph -> glowgraph: domain optimizations on the high-level graph.
 GRAPH_OPTIMIZATION: list[Entry] = [
     ("glowgraph-constant-fold", "evaluate nodes whose inputs are all constants (weight transposes, shape math)"),
+    ("glowgraph-sink-transposes", "cancel the layout transposes the importer puts around NHWC nodes; after folding, "
+     "so that broadcast constants are constants it can transpose at compile time, and before CSE and DCE, which "
+     "merge the transposes it moves and drop the constants it replaces"),
     ("glowgraph-cse", "merge identical nodes, constants included, so later passes see one value"),
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]
@@ -48,6 +51,8 @@ MEMORY_PLANNING: list[Entry] = [
 #: glowir -> LLVM dialect: code generation.
 CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
+    ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
+     "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
     ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
     ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),

@@ -85,6 +85,7 @@ PASSES: dict[str, str] = {
     "glowgraph-dce": "graph.dce:DeadCodeElimination",
     "glowgraph-cse": "graph.cse:CommonSubexpressionElimination",
     "glowgraph-constant-fold": "graph.constant_fold:ConstantFold",
+    "glowgraph-sink-transposes": "graph.sink_transposes:SinkTransposes",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
     # glowir: memory optimizations (Glow's IROptimizer) and the static memory plan
@@ -100,6 +101,8 @@ PASSES: dict[str, str] = {
     # conversions
     "convert-glowgraph-to-glowir": "conversion.graph_to_ir:ConvertGraphToIR",
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",
+    # linalg on the program's buffers
+    "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
 }
 
 

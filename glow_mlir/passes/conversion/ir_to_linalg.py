@@ -28,6 +28,13 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   relu/sigmoid/tanh(d, s)     -> linalg.generic d[i] = f(s[i])
   transpose(d, s){shuffle}    -> linalg.transpose(s -> d, permutation = shuffle)
   broadcast(d, s)             -> linalg.generic d[i] = s[map(i)]; the map aligns dims right and zeros stretched ones
+  conv2d(d, x, w, b)          -> linalg.broadcast(b -> d); x copied into a zero-bordered temporary when padded;
+                                 conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc(m), or a grouped generic (lower_conv2d)
+  max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); linalg.pooling_nhwc_max / sum;
+                                 an average divides by one constant or by a constant [OH, OW] count map (memref.global)
+  local_response_norm(d, x)   -> squares in a channel-bordered temporary; window sums (reduction generic);
+                                 d = x / (bias + alpha / size * sums) ^ beta
+  pad(d, x){pads, value}      -> linalg.fill(value -> d); linalg.copy(x, cropped by negative pads -> subview of d)
   exp/log/sqrt/erf/floor/ceil -> linalg.generic d[i] = math.<op>(s[i]) (erf calls libm's erff)
   neg/abs(d, s)               -> arith.negf / math.absf on floats, 0 - s / math.absi on integers
   element_pow(d, a, b)        -> math.powf
@@ -70,15 +77,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
 from ...dialects import glowir
+from ...dialects.cnn_numpy import lrn_window, pool_counts
+from ...dialects.optable import mlir_type, numpy_dtype, numpy_to_elements
+from ...dialects.shapes import window_extent
 from ..registry import Pass, PassError
 from .ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, is_program, memory_layout, size_in_bytes
 
 PREFIX = glowir.DIALECT.name + "."
 ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector loads
+INF = float("inf")
 #: i1 buffers are stored one byte per element (see the module docstring)
 BOOL_STORAGE_BITS = 8
 
@@ -250,6 +262,225 @@ def _broadcast(op: ir.OpView, new: Operands) -> None:
 
 def _transpose(op: ir.OpView, new: Operands) -> None:
     linalg.transpose(new.src, outs=[new.dest], permutation=op.shuffle)
+
+
+# --- convolution, pooling and normalization (NHWC) ---
+
+
+def _expand(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
+    """``value`` (a contiguous row-major buffer) viewed under a shape that splits some of its dims."""
+    src = _memref(value)
+    _, offset = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    return memref.expand_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
+                               [list(r) for r in reassociation], [], list(shape))
+
+
+def _collapse(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
+    """``value`` (a contiguous row-major buffer) viewed under a shape that merges some of its dims."""
+    src = _memref(value)
+    _, offset = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    return memref.collapse_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
+                                 [list(r) for r in reassociation])
+
+
+def _padded(src: ir.Value, pads: Sequence[int], value: float, overhang: Sequence[int] = (0, 0)) -> ir.Value | None:
+    """A temporary holding the NHWC ``src`` inside a border of ``value``: pads [top, left, bottom, right], the bottom
+    and right grown by ``overhang``. Allocated, filled, and ``src`` copied into its interior; None when there is no
+    border (read ``src`` itself). The caller frees it."""
+    top, left, bottom, right = pads
+    if not any(pads) and not any(overhang):
+        return None
+    m = _memref(src)
+    n, h, w, c = m.shape
+    shape = [n, top + h + bottom + overhang[0], left + w + right + overhang[1], c]
+    temp = memref.alloc(ir.MemRefType.get(shape, m.element_type), [], [], alignment=ALIGNMENT)
+    linalg.fill(_constant(m.element_type, value), outs=[temp])
+    linalg.copy(src, outs=[memref.subview(temp, [0, top, left, 0], [n, h, w, c], [1, 1, 1, 1])])
+    return temp
+
+
+def _update(dest: ir.Value, ins: Sequence[ir.Value], in_maps: Sequence[ir.AffineMap], body: Body) -> None:
+    """``dest[i] = body(*(x[map(i)] for x in ins), dest[i])``: an elementwise update of dest in place."""
+    rank = _memref(dest).rank
+    maps = [*in_maps, ir.AffineMap.get_identity(rank)]
+    op = linalg.GenericOp([], list(ins), [dest], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * rank)
+    block = op.regions[0].blocks.append(*(_memref(v).element_type for v in (*ins, dest)))
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*block.arguments)])
+
+
+def _dims(*positions: int, rank: int) -> ir.AffineMap:
+    return ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(p) for p in positions])
+
+
+def _grouped_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strides: Sequence[int],
+                  dilations: Sequence[int]) -> None:
+    """A grouped convolution on an HWCF filter as one linalg.generic over (n, oh, ow, g, f, kh, kw, c): channels split
+    into [group, C/group] and filters into [group, F/group] by free expand_shapes of the contiguous buffers.
+
+    Why not ``linalg.conv_2d_nhwgc_gfhwc``: it wants the filter as [G, F/G, KH, KW, C/G], which would be a second
+    filter layout in glowgraph or a transpose on every run; this generic reads HWCF as it is, and tiling and
+    vectorization treat it as they treat the named convolutions."""
+    n, hp, wp, _ = _memref(src).shape
+    kh, kw, cg, f = _memref(filt).shape
+    _, oh, ow, _ = _memref(dest).shape
+    fg = f // group
+    src5 = _expand(src, [n, hp, wp, group, cg], [[0], [1], [2], [3, 4]])
+    filt5 = _expand(filt, [kh, kw, cg, group, fg], [[0], [1], [2], [3, 4]])
+    dest5 = _expand(dest, [n, oh, ow, group, fg], [[0], [1], [2], [3, 4]])
+    d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, g, f, kh, kw, c
+    src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5] * dilations[0],
+                                      d[2] * strides[1] + d[6] * dilations[1], d[3], d[7]])
+    maps = [src_map, _dims(5, 6, 7, 3, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    op = linalg.GenericOp([], [src5, filt5], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
+    et = _memref(dest).element_type
+    block = op.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        x, w, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+
+
+def lower_conv2d(op: ir.OpView, new: Operands) -> None:
+    """conv2d(dest, src, filter, bias): the bias broadcast into dest as the initial value, then the convolution
+    accumulating onto it, reading src through a zero-padded temporary when there are pads:
+      group 1                      -> linalg.conv_2d_nhwc_hwcf
+      depthwise (group = C = F)    -> linalg.depthwise_conv_2d_nhwc_hwc on the filter viewed as [KH, KW, C]
+      depthwise with a multiplier  -> linalg.depthwise_conv_2d_nhwc_hwcm ([KH, KW, C, F/C] and dest [.., C, F/C])
+      any other group count        -> one linalg.generic (:func:`_grouped_conv`)
+    The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
+    dest, filt = new.dest, new.filter
+    strides, dilations, group = op.strides, op.dilations, op.group
+    linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
+    temp = _padded(new.src, op.pads, 0.0)
+    src = temp if temp is not None else new.src
+    n, oh, ow, f = _memref(dest).shape
+    kh, kw, cg, _ = _memref(filt).shape
+    c = _memref(src).shape[3]
+    if group == 1:
+        linalg.conv_2d_nhwc_hwcf(src, filt, outs=[dest], strides=strides, dilations=dilations)
+    elif group == c and cg == 1:
+        hwc = _collapse(filt, [kh, kw, f], [[0], [1], [2, 3]])
+        if f == c:
+            linalg.depthwise_conv_2d_nhwc_hwc(src, hwc, outs=[dest], strides=strides, dilations=dilations)
+        else:
+            hwcm = _expand(hwc, [kh, kw, c, f // c], [[0], [1], [2, 3]])
+            dest5 = _expand(dest, [n, oh, ow, c, f // c], [[0], [1], [2], [3, 4]])
+            linalg.depthwise_conv_2d_nhwc_hwcm(src, hwcm, outs=[dest5], strides=strides, dilations=dilations)
+    else:
+        _grouped_conv(src, filt, dest, group, strides, dilations)
+    if temp is not None:
+        memref.dealloc(temp)
+
+
+def _overhang(op: ir.OpView, hw: Sequence[int], out: Sequence[int]) -> list[int]:
+    """How far the last windows of a pool reach past the bottom and right pads (ceil_mode)."""
+    pads = op.pads
+    return [max(0, (out[i] - 1) * op.strides[i] + window_extent(op.kernels[i], op.dilations[i])
+                - hw[i] - pads[i] - pads[i + 2]) for i in range(2)]
+
+
+def _pool(op: ir.OpView, new: Operands, pad_value: float, init: float, named: Callable[..., ir.Value]) -> None:
+    """dest = init, then ``named`` (a linalg pooling op) over src in a border of ``pad_value`` (pads and overhang)."""
+    src_type, dest_type = _memref(new.src), _memref(new.dest)
+    temp = _padded(new.src, op.pads, pad_value, _overhang(op, src_type.shape[1:3], dest_type.shape[1:3]))
+    # the pooling ops read only the shape of their window operand
+    window = memref.alloca(ir.MemRefType.get(list(op.kernels), src_type.element_type), [], [])
+    linalg.fill(_constant(dest_type.element_type, init), outs=[new.dest])
+    named(temp if temp is not None else new.src, window, outs=[new.dest], strides=op.strides, dilations=op.dilations)
+    if temp is not None:
+        memref.dealloc(temp)
+
+
+def lower_max_pool(op: ir.OpView, new: Operands) -> None:
+    """max_pool(dest, src) -> linalg.fill(-inf -> dest); linalg.pooling_nhwc_max over src bordered by -inf."""
+    _pool(op, new, -INF, -INF, linalg.pooling_nhwc_max)
+
+
+def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.Value:
+    """A private constant ``memref.global`` holding ``value``, declared in the module of ``anchor``, and read
+    (``memref.get_global``) at the current insertion point."""
+    module = anchor
+    while module.name != "builtin.module":
+        module = module.parent
+    table = ir.SymbolTable(module)
+    name, k = base, 0
+    while name in table:
+        k += 1
+        name = f"{base}_{k}"
+    mtype = ir.MemRefType.get(list(value.shape), mlir_type(value.dtype))
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+        memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=numpy_to_elements(value),
+                        constant=True, alignment=ALIGNMENT)
+    return memref.get_global(mtype, name)
+
+
+def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
+    """avg_pool(dest, src) -> linalg.fill(0 -> dest); linalg.pooling_nhwc_sum over src bordered by zeros; then dest
+    divided by each window's count: one constant when all windows count alike, else a constant [OH, OW] map
+    (a private memref.global) of the counts, known at compile time."""
+    _pool(op, new, 0.0, 0.0, linalg.pooling_nhwc_sum)
+    src_type, dest_type = _memref(new.src), _memref(new.dest)
+    et = dest_type.element_type
+    counts = pool_counts(src_type.shape[1:3], op.kernels, op.strides, op.pads, op.dilations, dest_type.shape[1:3],
+                         bool(op.count_include_pad))
+    if np.all(counts == counts.flat[0]):
+        count = _constant(et, float(counts.flat[0]))
+        _update(new.dest, [], [], lambda total: arith.divf(total, count))
+        return
+    table = _global_constant(op.operation, "__glow_pool_counts", counts.astype(numpy_dtype(et)))
+    _update(new.dest, [table], [_dims(1, 2, rank=4)], lambda n, total: arith.divf(total, n))
+
+
+def lower_local_response_norm(op: ir.OpView, new: Operands) -> None:
+    """local_response_norm(dest, src): squares into a zero-bordered channel temporary, their window sums into a
+    second one (a reduction generic), then dest = src / (bias + alpha / size * sums) ^ beta. dest is written last,
+    from src and temporaries only, so it may share src's buffer."""
+    src_type = _memref(new.src)
+    et = src_type.element_type
+    n, h, w, c = src_type.shape
+    before, after = lrn_window(op.size)
+    squares = memref.alloc(ir.MemRefType.get([n, h, w, before + c + after], et), [], [], alignment=ALIGNMENT)
+    linalg.fill(_constant(et, 0.0), outs=[squares])
+    elementwise(memref.subview(squares, [0, 0, 0, before], [n, h, w, c], [1, 1, 1, 1]), [new.src],
+                lambda x: arith.mulf(x, x))
+    sums = memref.alloc(ir.MemRefType.get(src_type.shape, et), [], [], alignment=ALIGNMENT)
+    linalg.fill(_constant(et, 0.0), outs=[sums])
+    # over (n, h, w, c, j): channel c sums the squares at c + j of the bordered temporary, j < size; as in the
+    # pooling ops, an operand of the window's shape (never read) gives j its bounds
+    window = memref.alloca(ir.MemRefType.get([op.size], et), [], [])
+    d = [ir.AffineDimExpr.get(i) for i in range(5)]
+    maps = [ir.AffineMap.get(5, 0, [d[0], d[1], d[2], d[3] + d[4]]), _dims(4, rank=5), _dims(0, 1, 2, 3, rank=5)]
+    window_sum = linalg.GenericOp([], [squares, window], [sums],
+                                  ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                                  [linalg.IteratorType.parallel] * 4 + [linalg.IteratorType.reduction])
+    block = window_sum.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        square, _, total = block.arguments
+        linalg.YieldOp([arith.addf(total, square)])
+    memref.dealloc(squares)
+    bias, scale, beta = (_constant(et, v) for v in (op.bias, op.alpha / op.size, op.beta))
+    elementwise(new.dest, [new.src, sums],
+                lambda x, s: arith.divf(x, math.powf(arith.addf(bias, arith.mulf(scale, s)), beta)))
+    memref.dealloc(sums)
+
+
+def lower_pad(op: ir.OpView, new: Operands) -> None:
+    """pad(dest, src){pads, value} -> linalg.fill(value -> dest); linalg.copy of src (cropped by negative pads) into
+    the interior of dest."""
+    src_shape = _memref(new.src).shape
+    rank = len(src_shape)
+    linalg.fill(_constant(_memref(new.dest).element_type, op.value), outs=[new.dest])
+    begins, ends = op.pads[:rank], op.pads[rank:]
+    sizes = [d - max(0, -b) - max(0, -e) for d, b, e in zip(src_shape, begins, ends)]
+    ones = [1] * rank
+    src = new.src
+    if any(b < 0 or e < 0 for b, e in zip(begins, ends)):
+        src = memref.subview(src, [max(0, -b) for b in begins], sizes, ones)
+    linalg.copy(src, outs=[memref.subview(new.dest, [max(0, b) for b in begins], sizes, ones)])
 
 
 # --- elementwise math, activations, comparisons and casts ---
@@ -634,6 +865,11 @@ LOWERINGS: dict[str, Lowering] = {
     "broadcast": _broadcast,
 
     # --- convolution, pooling and normalization (NHWC) ---
+    "conv2d": lower_conv2d,
+    "max_pool": lower_max_pool,
+    "avg_pool": lower_avg_pool,
+    "local_response_norm": lower_local_response_norm,
+    "pad": lower_pad,
 
     # --- elementwise math, activations, comparisons and casts ---
     "exp": _unary(math.exp),

@@ -11,8 +11,10 @@ from typing import Callable
 from mlir import ir
 
 from ...dialects import glowgraph as gg
+from ...dialects.cnn_numpy import batch_norm_scale_shift
+from ...dialects.optable import numpy_to_elements
 from ..registry import Pass
-from ..utils import body_ops, functions, replace_op
+from ..utils import body_ops, constant_value, functions, replace_op
 
 Lowering = Callable[[ir.OpView], list[ir.Value]]
 
@@ -20,6 +22,38 @@ Lowering = Callable[[ir.OpView], list[ir.Value]]
 def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
     """FullyConnected(x, W, b) -> BatchedAdd(MatMul(x, W), b)."""
     return [gg.batched_add(gg.matmul(op.input, op.weights), op.bias)]
+
+
+# --- convolution, pooling and normalization (NHWC) ---
+
+
+def lower_batch_norm(op: ir.OpView) -> list[ir.Value]:
+    """BatchNorm(x, scale, bias, mean, var) -> Add(Mul(x, Broadcast(mul)), Broadcast(add)) with, per channel,
+    mul = scale / sqrt(var + epsilon) and add = bias - mean * mul: constants computed here when the four parameters
+    are (they are, from the importer), else Div(scale, Sqrt(Add(var, Splat(epsilon)))) and Sub(bias, Mul(mean, mul))."""
+    shape = list(ir.RankedTensorType(op.input.type).shape)
+    # per-channel values on the channel axis, broadcast over the dims after it by size-1 dims
+    per_channel = [shape[op.channel_axis]] + [1] * (len(shape) - 1 - op.channel_axis)
+    params = [constant_value(v) for v in (op.scale, op.bias, op.mean, op.var)]
+    if all(p is not None for p in params):
+        mul, add = (gg.constant(value=numpy_to_elements(v.reshape(per_channel)))
+                    for v in batch_norm_scale_shift(*params, op.epsilon))
+    else:
+        epsilon = gg.splat(value=op.epsilon, result_types=[op.var.type])
+        mul = gg.div(op.scale, gg.sqrt(gg.add(op.var, epsilon)))
+        mul, add = (gg.reshape(v, shape=per_channel) if len(per_channel) > 1 else v
+                    for v in (mul, gg.sub(op.bias, gg.mul(op.mean, mul))))
+    return [gg.add(gg.mul(op.input, gg.broadcast(mul, shape=shape)), gg.broadcast(add, shape=shape))]
+
+
+def lower_clip(op: ir.OpView) -> list[ir.Value]:
+    """Clip(x){min, max} -> Min(Max(x, Splat(min)), Splat(max)); an infinite bound clips nothing and is left out."""
+    x, t = op.input, op.input.type
+    if op.min != -math.inf:
+        x = gg.max_(x, gg.splat(value=op.min, result_types=[t]))
+    if op.max != math.inf:
+        x = gg.min_(x, gg.splat(value=op.max, result_types=[t]))
+    return [x]
 
 
 # --- elementwise math, activations, comparisons and casts ---
@@ -136,6 +170,8 @@ LOWERINGS: dict[str, Lowering] = {
     "fully_connected": lower_fully_connected,
 
     # --- convolution, pooling and normalization (NHWC) ---
+    "batch_norm": lower_batch_norm,
+    "clip": lower_clip,
 
     # --- elementwise math, activations, comparisons and casts ---
     "leaky_relu": lower_leaky_relu,

@@ -5,10 +5,16 @@
 
 // CHECK-NOT: glowgraph.
 // CHECK-NOT: glowir.{{[a-z_]+}}"
+// Each linalg op became a kernel function that the program calls (linalg-outline-kernels).
+// CHECK-LABEL: llvm.func @linear_sigmoid_matmul(
+// CHECK: llvm.fmul
+// CHECK-LABEL: llvm.func @linear_sigmoid_generic(
+// CHECK: llvm.intr.exp
 // CHECK-LABEL: llvm.func @linear_sigmoid(
 // CHECK-SAME: glowir.arguments = ["constantWeight", "mutableWeight", "activations"]
-// CHECK: llvm.fmul
-// CHECK: llvm.intr.exp
+// CHECK: llvm.call @linear_sigmoid_broadcast(
+// CHECK: llvm.call @linear_sigmoid_matmul(
+// CHECK: llvm.call @linear_sigmoid_generic(
 // CHECK-LABEL: llvm.func @_mlir_ciface_linear_sigmoid(
 
 // STAGES: IR Dump After glowgraph-constant-fold
@@ -23,6 +29,8 @@
 // STAGES: glowir.activations_size = 0 : i64
 // STAGES: IR Dump After convert-glowir-to-linalg
 // STAGES: linalg.matmul
+// STAGES: IR Dump After linalg-outline-kernels
+// STAGES: func.func private @linear_sigmoid_matmul
 // STAGES: IR Dump After reconcile-unrealized-casts
 // STAGES: llvm.func @linear_sigmoid
 

@@ -1,0 +1,380 @@
+"""Convolution, pooling and normalization: Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool,
+BatchNormalization, LRN, Pad and Clip.
+
+Layout: ONNX is NCHW, glowgraph's windowed nodes are NHWC with HWCF filters (output channels innermost, what fast
+CPU kernels want). Each handler converts at its boundary: NCHW -> ``transpose`` -> node -> ``transpose`` -> NCHW;
+``glowgraph-sink-transposes`` then cancels the pairs between consecutive nodes. Filters are constants, so they are
+transposed here in numpy. 1-D ops ([N, C, L]) run as 2-D ones on [N, C, L, 1]; 3-D ones are not supported.
+
+These ops take float32 only: any other element type is an UnsupportedError naming the node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from onnx import AttributeProto
+
+from ...dialects import glowgraph as gg
+from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import _reshape, _transpose
+
+FLOAT, INT, INTS, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.INTS, AttributeProto.STRING
+
+#: NCHW -> NHWC and back
+TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _float32(ctx: NodeContext, *tensors: Tensor) -> None:
+    """These ops compute in float32 only."""
+    for x in tensors:
+        if dtype_of(x) != np.float32:
+            raise ctx.unsupported(f"unsupported element type {dtype_of(x)}: {ctx.node.op_type} takes float32 only")
+
+
+def _spatial_rank(ctx: NodeContext, x: Tensor) -> int:
+    """The number of spatial dims of an [N, C, spatial...] input: 1 or 2."""
+    shape = shape_of(x)
+    if len(shape) < 3:
+        raise ctx.error(f"the input must be N x C x spatial dims, got {fmt_shape(shape)}")
+    if len(shape) > 4:
+        raise ctx.unsupported(f"{len(shape) - 2}-D {ctx.node.op_type} is not supported (1-D and 2-D are)")
+    return len(shape) - 2
+
+
+def _ints(ctx: NodeContext, name: str, count: int, default: int, low: int) -> list[int]:
+    """INTS attribute ``name``: ``count`` values, each at least ``low``; ``default`` repeated when absent."""
+    values = [int(v) for v in ctx.attr(name, INTS, [default] * count)]
+    if len(values) != count or any(v < low for v in values):
+        raise ctx.error(f"attribute '{name}' {values} must hold {count} integers >= {low}")
+    return values
+
+
+def _flag(ctx: NodeContext, name: str, default: int) -> int:
+    value = ctx.attr(name, INT, default)
+    if value not in (0, 1):
+        raise ctx.error(f"attribute '{name}' must be 0 or 1, got {value}")
+    return value
+
+
+@dataclass
+class Window:
+    """Where a window moves over the spatial dims, in ONNX terms: pads are begins, then ends."""
+
+    strides: list[int]
+    pads: list[int]
+    dilations: list[int]
+
+    def as_2d(self) -> dict[str, list[int]]:
+        """The glowgraph attributes of a 2-D window (a 1-D one gets a unit second dim); ONNX's 2-D pads
+        [top, left, bottom, right] are glowgraph's order already."""
+        if len(self.strides) == 2:
+            return {"strides": self.strides, "pads": self.pads, "dilations": self.dilations}
+        return {"strides": self.strides + [1], "pads": [self.pads[0], 0, self.pads[1], 0],
+                "dilations": self.dilations + [1]}
+
+
+def _window(ctx: NodeContext, spatial: Sequence[int], kernel: Sequence[int]) -> Window:
+    """strides, dilations and the explicit pads of a windowed op, auto_pad resolved (ONNX's formulas)."""
+    nd = len(spatial)
+    strides = _ints(ctx, "strides", nd, 1, 1)
+    dilations = _ints(ctx, "dilations", nd, 1, 1)
+    auto_pad = ctx.attr("auto_pad", STRING, b"NOTSET").decode(errors="replace")
+    if auto_pad not in AUTO_PADS:
+        raise ctx.error(f"attribute 'auto_pad' must be one of {', '.join(AUTO_PADS)}, got '{auto_pad}'")
+    if auto_pad == "NOTSET":
+        return Window(strides, _ints(ctx, "pads", 2 * nd, 0, 0), dilations)
+    if any(_ints(ctx, "pads", 2 * nd, 0, 0)):
+        raise ctx.error(f"attribute 'pads' cannot be given with auto_pad {auto_pad}")
+    pads = [0] * (2 * nd)
+    if auto_pad != "VALID":
+        for i in range(nd):
+            out = -(-spatial[i] // strides[i])
+            total = max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - spatial[i])
+            # SAME_UPPER puts the odd pad at the end, SAME_LOWER at the beginning
+            pads[i] = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads[nd + i] = total - pads[i]
+    return Window(strides, pads, dilations)
+
+
+def _nhwc(ctx: NodeContext, x: Tensor) -> ir.Value:
+    """An NCHW (or NCL) tensor as NHWC (N, L, 1, C for 1-D)."""
+    shape = shape_of(x)
+    if len(shape) == 3:
+        x = _reshape(ctx, x, [*shape, 1])
+    return ctx.value(_transpose(ctx, x, TO_NHWC))
+
+
+def _nchw(ctx: NodeContext, y: ir.Value, spatial_rank: int) -> Tensor:
+    """An NHWC result back in the model's layout (N, C, L for 1-D)."""
+    out = _transpose(ctx, y, TO_NCHW)
+    return _reshape(ctx, out, shape_of(out)[:3]) if spatial_rank == 1 else out
+
+
+def _kernel(ctx: NodeContext, nd: int) -> list[int]:
+    """The kernel_shape attribute, which pooling requires."""
+    if not any(a.name == "kernel_shape" for a in ctx.node.attribute):
+        raise ctx.error("attribute 'kernel_shape' is required")
+    return _ints(ctx, "kernel_shape", nd, 1, 1)
+
+
+# --------------------------------------------------------------------------- convolution
+
+
+@onnx_op("Conv", since=1, inputs=(2, 3), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"))
+def conv(ctx: NodeContext) -> Tensor:
+    """Y = conv(X, W) + B with groups (depthwise included), strides, pads or auto_pad, and dilations; the filter
+    [F, C/group, KH, KW] becomes HWCF; a missing B is zeros."""
+    x, w, b = ctx.input(0), ctx.input(1), ctx.optional_input(2)
+    _float32(ctx, x, w, *([b] if b is not None else []))
+    nd = _spatial_rank(ctx, x)
+    xs, ws = shape_of(x), shape_of(w)
+    if len(ws) != len(xs):
+        raise ctx.error(f"the weights {fmt_shape(ws)} must have the rank of the input {fmt_shape(xs)}")
+    group = ctx.attr("group", INT, 1)
+    f, c = ws[0], xs[1]
+    if group < 1 or c % group or f % group or ws[1] != c // group:
+        raise ctx.error(f"weights {fmt_shape(ws)} do not fit the input {fmt_shape(xs)} with group {group}: "
+                        "expected F x C/group x kernel, with C and F divisible by group")
+    kernel = ws[2:]
+    if ctx.attr("kernel_shape", INTS, kernel) != kernel:
+        raise ctx.error(f"attribute 'kernel_shape' {ctx.attr('kernel_shape', INTS, kernel)} differs from the "
+                        f"weights' kernel {kernel}")
+    window = _window(ctx, xs[2:], kernel)
+    if b is None:
+        b = ctx.const(np.zeros([f], np.float32))
+    elif shape_of(b) != [f]:
+        raise ctx.error(f"the bias {fmt_shape(shape_of(b))} must have one entry per output channel ({f})")
+    if nd == 1:
+        w = _reshape(ctx, w, [*ws, 1])
+    hwcf = _transpose(ctx, w, (2, 3, 1, 0))
+    y = gg.conv2d(_nhwc(ctx, x), ctx.value(hwcf), ctx.value(b), group=group, **window.as_2d())
+    return _nchw(ctx, y, nd)
+
+
+# --------------------------------------------------------------------------- pooling
+
+
+def _pool(ctx: NodeContext, kind: str) -> Tensor:
+    """MaxPool or AveragePool with kernel_shape, strides, pads or auto_pad, dilations and ceil_mode."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    nd = _spatial_rank(ctx, x)
+    kernel = _kernel(ctx, nd)
+    window = _window(ctx, shape_of(x)[2:], kernel)
+    ceil_mode = _flag(ctx, "ceil_mode", 0)
+    if ceil_mode and ctx.attr("auto_pad", STRING, b"NOTSET") != b"NOTSET":
+        # the spec's auto_pad output sizes have no ceil variant, and the reference refuses the pair
+        raise ctx.unsupported("ceil_mode=1 with an auto_pad other than NOTSET is not supported")
+    attrs = {"kernels": kernel + [1] * (2 - nd), "ceil_mode": ceil_mode, **window.as_2d()}
+    if kind == "max":
+        if ctx.attr("storage_order", INT, 0) != 0:
+            raise ctx.unsupported("storage_order=1 (column-major Indices) is not supported")
+        y = gg.max_pool(_nhwc(ctx, x), **attrs)
+    else:
+        y = gg.avg_pool(_nhwc(ctx, x), count_include_pad=_flag(ctx, "count_include_pad", 0), **attrs)
+    return _nchw(ctx, y, nd)
+
+
+_POOL_ATTRS = ("auto_pad", "kernel_shape", "pads", "strides")
+
+
+@onnx_op("MaxPool", since=1, inputs=(1, 1), attrs=_POOL_ATTRS)
+@onnx_op("MaxPool", since=8, inputs=(1, 1), attrs=(*_POOL_ATTRS, "storage_order"))
+@onnx_op("MaxPool", since=10, inputs=(1, 1), attrs=(*_POOL_ATTRS, "storage_order", "ceil_mode", "dilations"))
+def max_pool(ctx: NodeContext) -> Tensor:
+    """The maximum of each window (the optional Indices output is not supported)."""
+    return _pool(ctx, "max")
+
+
+@onnx_op("AveragePool", since=1, inputs=(1, 1), attrs=_POOL_ATTRS)
+@onnx_op("AveragePool", since=7, inputs=(1, 1), attrs=(*_POOL_ATTRS, "count_include_pad"))
+@onnx_op("AveragePool", since=10, inputs=(1, 1), attrs=(*_POOL_ATTRS, "count_include_pad", "ceil_mode"))
+@onnx_op("AveragePool", since=19, inputs=(1, 1), attrs=(*_POOL_ATTRS, "count_include_pad", "ceil_mode", "dilations"))
+def average_pool(ctx: NodeContext) -> Tensor:
+    """The average of each window; pads count in it with count_include_pad=1."""
+    return _pool(ctx, "avg")
+
+
+def _global_pool(ctx: NodeContext, kind: str) -> Tensor:
+    """A pool whose window is the whole spatial extent."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    nd = _spatial_rank(ctx, x)
+    kernel = shape_of(x)[2:] + [1] * (2 - nd)
+    attrs = {"kernels": kernel, "strides": [1, 1], "pads": [0] * 4, "dilations": [1, 1], "ceil_mode": 0}
+    if kind == "max":
+        y = gg.max_pool(_nhwc(ctx, x), **attrs)
+    else:
+        y = gg.avg_pool(_nhwc(ctx, x), count_include_pad=0, **attrs)
+    return _nchw(ctx, y, nd)
+
+
+@onnx_op("GlobalMaxPool", since=1, inputs=(1, 1))
+def global_max_pool(ctx: NodeContext) -> Tensor:
+    """The maximum over all spatial positions: N x C x 1 x 1."""
+    return _global_pool(ctx, "max")
+
+
+@onnx_op("GlobalAveragePool", since=1, inputs=(1, 1))
+def global_average_pool(ctx: NodeContext) -> Tensor:
+    """The average over all spatial positions: N x C x 1 x 1."""
+    return _global_pool(ctx, "avg")
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+@onnx_op("BatchNormalization", since=7, inputs=(5, 5), attrs=("epsilon", "momentum", "spatial"))
+@onnx_op("BatchNormalization", since=9, inputs=(5, 5), attrs=("epsilon", "momentum"))
+@onnx_op("BatchNormalization", since=14, inputs=(5, 5), attrs=("epsilon", "momentum", "training_mode"))
+def batch_normalization(ctx: NodeContext) -> Tensor:
+    """Inference batch normalization over channel dim 1 with constant scale, B, mean and var. A 4-D input is
+    normalized in NHWC (channel_axis 3) so that it sits in the NHWC chain of the convolution it follows."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    if ctx.attr("training_mode", INT, 0) != 0:
+        raise ctx.unsupported("training_mode=1 is not supported (inference only)")
+    if ctx.attr("spatial", INT, 1) != 1:
+        raise ctx.unsupported("spatial=0 (per-element statistics) is not supported")
+    shape = shape_of(x)
+    if len(shape) < 2:
+        raise ctx.error(f"the input must be N x C x ..., got {fmt_shape(shape)}")
+    params = []
+    for i, what in enumerate(("scale", "B", "mean", "var"), 1):
+        p = ctx.constant_input(i, what)
+        if p.dtype != np.float32:
+            raise ctx.unsupported(f"unsupported element type {p.dtype} for {what}: BatchNormalization takes "
+                                  f"float32 only")
+        if list(p.shape) != [shape[1]]:
+            raise ctx.error(f"{what} {fmt_shape(p.shape)} must have one entry per channel ({shape[1]})")
+        params.append(ctx.value(ctx.input(i)))
+    epsilon = ctx.attr("epsilon", FLOAT, 1e-5)
+    if epsilon < 0:
+        raise ctx.error(f"attribute 'epsilon' {epsilon} must not be negative")
+    if len(shape) != 4:
+        return gg.batch_norm(ctx.value(x), *params, epsilon=epsilon, channel_axis=1)
+    y = gg.batch_norm(_nhwc(ctx, x), *params, epsilon=epsilon, channel_axis=3)
+    return _nchw(ctx, y, 2)
+
+
+@onnx_op("LRN", since=1, inputs=(1, 1), attrs=("alpha", "beta", "bias", "size"))
+def lrn(ctx: NodeContext) -> Tensor:
+    """Local response normalization across channels, in NHWC."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    nd = _spatial_rank(ctx, x)
+    size = ctx.attr("size", INT, None)
+    if size is None or size < 1:
+        raise ctx.error(f"attribute 'size' is required and must be at least 1, got {size}")
+    y = gg.local_response_norm(_nhwc(ctx, x), size=size, alpha=ctx.attr("alpha", FLOAT, 1e-4),
+                               beta=ctx.attr("beta", FLOAT, 0.75), bias=ctx.attr("bias", FLOAT, 1.0))
+    return _nchw(ctx, y, nd)
+
+
+# --------------------------------------------------------------------------- padding and clipping
+
+
+def _pad_mode(ctx: NodeContext) -> None:
+    mode = ctx.attr("mode", STRING, b"constant").decode(errors="replace")
+    if mode in ("reflect", "edge", "wrap"):
+        raise ctx.unsupported(f"mode '{mode}' is not supported (only 'constant' is)")
+    if mode != "constant":
+        raise ctx.error(f"attribute 'mode' must be constant, reflect, edge or wrap, got '{mode}'")
+
+
+def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float) -> Tensor:
+    """``x`` padded (or cropped, for negative pads) by pads [begins..., ends...], filled with ``value``."""
+    _float32(ctx, x)
+    shape = shape_of(x)
+    if len(pads) != 2 * len(shape):
+        raise ctx.error(f"pads {pads} must hold 2 x {len(shape)} entries for an input of rank {len(shape)}")
+    if not any(pads):
+        return x
+    out = [d + pads[i] + pads[len(shape) + i] for i, d in enumerate(shape)]
+    if any(d < 1 for d in out) or any(-p > d for p, d in zip(pads, shape * 2)):
+        raise ctx.error(f"pads {pads} crop the input {fmt_shape(shape)} to nothing ({fmt_shape(out)})")
+    return gg.pad(ctx.value(x), pads=pads, value=float(value))
+
+
+@onnx_op("Pad", since=2, inputs=(1, 1), attrs=("mode", "pads", "value"))
+def pad_v2(ctx: NodeContext) -> Tensor:
+    """Constant padding with pads and value as attributes."""
+    _pad_mode(ctx)
+    if not any(a.name == "pads" for a in ctx.node.attribute):
+        raise ctx.error("attribute 'pads' is required")
+    return _padded(ctx, ctx.input(0), [int(p) for p in ctx.attr("pads", INTS, [])], ctx.attr("value", FLOAT, 0.0))
+
+
+@onnx_op("Pad", since=11, inputs=(2, 3), attrs=("mode",))
+@onnx_op("Pad", since=18, inputs=(2, 4), attrs=("mode",))
+def pad(ctx: NodeContext) -> Tensor:
+    """Constant padding with pads, constant_value and (opset 18) axes as constant inputs."""
+    _pad_mode(ctx)
+    x = ctx.input(0)
+    rank = len(shape_of(x))
+    spec = ctx.constant_input(1, "pads")
+    if spec.ndim != 1 or spec.dtype.kind not in "iu":
+        raise ctx.error(f"the pads input must be a 1-D integer tensor, got {fmt_shape(spec.shape)} {spec.dtype}")
+    pads = [int(p) for p in spec]
+    value = 0.0
+    if ctx.optional_input(2) is not None:
+        v = ctx.constant_input(2, "constant_value")
+        if v.size != 1:
+            raise ctx.error(f"constant_value must hold one value, got {fmt_shape(v.shape)}")
+        value = float(v.reshape(-1)[0])
+    if ctx.optional_input(3) is not None:
+        axes = [int(a) for a in ctx.constant_input(3, "axes").reshape(-1)]
+        if any(not -rank <= a < rank for a in axes) or len({a % rank for a in axes}) != len(axes):
+            raise ctx.error(f"axes {axes} must be distinct dims of a rank-{rank} input")
+        if len(pads) != 2 * len(axes):
+            raise ctx.error(f"pads {pads} must hold 2 x {len(axes)} entries, one begin and one end per axis")
+        full = [0] * (2 * rank)
+        for i, a in enumerate(axes):
+            full[a % rank], full[rank + a % rank] = pads[i], pads[len(axes) + i]
+        pads = full
+    return _padded(ctx, x, pads, value)
+
+
+#: what an absent Clip bound is (ONNX: the type's lowest and largest values)
+_F32 = np.finfo(np.float32)
+
+
+def _clip(ctx: NodeContext, low: float, high: float) -> Tensor:
+    x = ctx.input(0)
+    _float32(ctx, x)
+    if math.isnan(low) or math.isnan(high):
+        raise ctx.error(f"the bounds must be numbers, got min {low} and max {high}")
+    return gg.clip(ctx.value(x), min=low, max=high)
+
+
+@onnx_op("Clip", since=6, inputs=(1, 1), attrs=("min", "max"))
+def clip_v6(ctx: NodeContext) -> Tensor:
+    """min(max(X, min), max) with the bounds as attributes."""
+    return _clip(ctx, ctx.attr("min", FLOAT, float(_F32.min)), ctx.attr("max", FLOAT, float(_F32.max)))
+
+
+@onnx_op("Clip", since=11, inputs=(1, 3))
+def clip(ctx: NodeContext) -> Tensor:
+    """min(max(X, min), max) with the bounds as optional constant scalar inputs (mobilenet's ReLU6)."""
+    bounds = []
+    for i, what, default in ((1, "min", float(_F32.min)), (2, "max", float(_F32.max))):
+        if ctx.optional_input(i) is None:
+            bounds.append(default)
+            continue
+        v = ctx.constant_input(i, what)
+        if v.size != 1 or v.ndim > 1:
+            raise ctx.error(f"{what} must be a scalar, got {fmt_shape(v.shape)}")
+        if v.dtype != np.float32:
+            raise ctx.unsupported(f"unsupported element type {v.dtype} for {what}: Clip takes float32 only")
+        bounds.append(float(v.reshape(-1)[0]))
+    return _clip(ctx, *bounds)
+

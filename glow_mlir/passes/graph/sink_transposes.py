@@ -1,0 +1,173 @@
+"""glowgraph-sink-transposes: move transposes down through elementwise nodes until they meet their inverse.
+
+The importer runs every NHWC node between two transposes (NCHW -> NHWC -> NCHW), so a chain conv -> relu -> conv
+holds the pairs ``Transpose(NCHW) -> Relu -> Transpose(NHWC)`` between the convolutions. Sinking the first transpose
+below the relu puts the two transposes next to each other, where they cancel; what is left is one transpose where the
+graph enters NHWC and one where it leaves. A transpose is only sunk when the node it feeds is its only user: sinking
+a shared one would add a transpose for the other users instead of removing one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+
+from ...dialects import glowgraph as gg
+from ...dialects.optable import numpy_to_elements, tensor_like
+from ..registry import Pass
+from ..utils import body_ops, constant_value, functions, has_trait, has_uses
+
+TRANSPOSE = "glowgraph.transpose"
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    """The op defining ``value``, or None for a block argument."""
+    return value.owner.operation if isinstance(value, ir.OpResult) else None
+
+
+def _shuffle(transpose: ir.Operation) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(transpose.attributes["shuffle"]))
+
+
+def _transpose_feeding_only(value: ir.Value, user: ir.Operation) -> ir.Operation | None:
+    """The transpose defining ``value`` when ``user`` is its only user (possibly through several operands)."""
+    op = _producer(value)
+    if op is None or op.name != TRANSPOSE or any(u.owner.operation != user for u in value.uses):
+        return None
+    return op
+
+
+def _inverse(shuffle: list[int]) -> list[int]:
+    inverse = [0] * len(shuffle)
+    for i, p in enumerate(shuffle):
+        inverse[p] = i
+    return inverse
+
+
+def _untransposed(value: ir.Value, shuffle: list[int]) -> ir.Value | None:
+    """A splat or constant ``c'`` with ``Transpose(c', shuffle) == value``, built at the current insertion point;
+    None when ``value`` is neither."""
+    op = _producer(value)
+    if op is None:
+        return None
+    inverse = _inverse(shuffle)
+    if op.name == "glowgraph.splat":
+        shape = ir.RankedTensorType(value.type).shape
+        return gg.splat(value=op.attributes["value"], result_types=[tensor_like(value.type, [shape[p] for p in inverse])])
+    array = constant_value(value)
+    if array is None:
+        return None
+    return gg.constant(value=numpy_to_elements(np.ascontiguousarray(np.transpose(array, inverse))))
+
+
+def _rebuild_below(op: ir.Operation, operands: list[ir.Value], transpose: ir.Operation) -> None:
+    """Replace elementwise ``op`` by the same node on the untransposed ``operands``, followed by ``transpose``'s
+    shuffle; ``transpose`` (and any other operand left dead) is erased."""
+    result = op.results[0]
+    shape = ir.RankedTensorType(operands[0].type).shape
+    new_type = tensor_like(result.type, list(shape), ir.RankedTensorType(result.type).element_type)
+    attrs = dict(op.attributes.items())
+    with ir.InsertionPoint(op):
+        node = ir.Operation.create(op.name, results=[new_type], operands=operands, attributes=attrs, loc=op.location)
+        moved = gg.transpose(node.results[0], shuffle=_shuffle(transpose), loc=transpose.location)
+    old_operands = [_producer(v) for v in op.operands]
+    result.replace_all_uses_with(moved)
+    op.erase()
+    for producer in dict.fromkeys(old_operands):  # erase what only fed op, transposes first among them
+        if producer is not None and not has_uses(producer):
+            producer.erase()
+
+
+def sink_below_unary(op: ir.Operation) -> bool:
+    """Unary(Transpose(x)) -> Transpose(Unary(x)), for elementwise unary nodes that the transpose only feeds."""
+    if not has_trait(op, "elementwise") or len(op.operands) != 1:
+        return False
+    transpose = _transpose_feeding_only(op.operands[0], op)
+    if transpose is None:
+        return False
+    _rebuild_below(op, [transpose.operands[0]], transpose)
+    return True
+
+
+def sink_below_binary(op: ir.Operation) -> bool:
+    """Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b)) when both shuffles are one;
+    Binary(Transpose(a), c) -> Transpose(Binary(a, c')) for a splat or constant c, c' = c transposed back at compile
+    time (and the mirror image). Only for transposes that feed nothing else."""
+    if not has_trait(op, "elementwise") or len(op.operands) != 2:
+        return False
+    lhs, rhs = op.operands
+    tl, tr = _transpose_feeding_only(lhs, op), _transpose_feeding_only(rhs, op)
+    if tl is not None and tr is not None:
+        if _shuffle(tl) != _shuffle(tr):
+            return False
+        _rebuild_below(op, [tl.operands[0], tr.operands[0]], tl)
+        return True
+    transpose = tl or tr
+    if transpose is None:
+        return False
+    with ir.InsertionPoint(op):
+        other = _untransposed(rhs if tl is not None else lhs, _shuffle(transpose))
+    if other is None:
+        return False
+    x = transpose.operands[0]
+    _rebuild_below(op, [x, other] if tl is not None else [other, x], transpose)
+    return True
+
+
+def fold_transposes(op: ir.Operation) -> bool:
+    """Transpose(Transpose(x)) -> x when the shuffles compose to the identity, else -> Transpose(x) with the composed
+    shuffle (the inner transpose stays if something else uses it)."""
+    if op.name != TRANSPOSE:
+        return False
+    inner = _producer(op.operands[0])
+    if inner is None or inner.name != TRANSPOSE:
+        return False
+    first, second = _shuffle(inner), _shuffle(op)
+    composed = [first[p] for p in second]  # result dim i is x's dim first[second[i]]
+    x = inner.operands[0]
+    if composed == list(range(len(composed))):
+        replacement = x
+    else:
+        with ir.InsertionPoint(op):
+            replacement = gg.transpose(x, shuffle=composed, loc=op.location)
+    op.results[0].replace_all_uses_with(replacement)
+    op.erase()
+    if not has_uses(inner):
+        inner.erase()
+    return True
+
+
+#: the rewrites, tried in this order on every node
+PATTERNS = (fold_transposes, sink_below_unary, sink_below_binary)
+
+
+def sink_transposes(func: ir.Operation) -> int:
+    """Apply :data:`PATTERNS` until none applies; returns the number of rewrites.
+
+    One sweep in program order carries a transpose down a whole chain: each rewrite puts the moved transpose before
+    the users of the node it replaced, and those come later in the sweep. Rewrites only erase the node visited and
+    nodes before it, so the sweep never meets an erased node."""
+    total = 0
+    while True:
+        count = 0
+        for op in body_ops(func):
+            with op.location:  # the default location of what a rewrite builds
+                count += any(pattern(op) for pattern in PATTERNS)
+        total += count
+        if not count:
+            return total
+
+
+@dataclass(frozen=True)
+class SinkTransposes(Pass):
+    """Unary(Transpose(x)) -> Transpose(Unary(x)); Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b));
+    Transpose(Transpose(x)) -> x."""
+
+    name = "glowgraph-sink-transposes"
+    summary = "Sink transposes below elementwise nodes and cancel or merge consecutive transposes"
+
+    def run(self, module: ir.Operation) -> None:
+        for func in functions(module):
+            sink_transposes(func)

@@ -1,0 +1,172 @@
+// RUN: glow-opt %s --split-input-file --verify-diagnostics --convert-glowir-to-linalg | FileCheck %s
+
+// The bias is written into dest first; pads copy src into a zero-filled temporary; the convolution accumulates.
+// CHECK-LABEL: func.func @conv_padded
+// CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x3x6xf32>)
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>) dimensions = [0, 1, 2]
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
+// CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[P]] : memref<1x10x10x4xf32>)
+// CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1]
+// CHECK:       linalg.copy {{.*}}ins(%[[X]] : memref<1x8x8x4xf32>) outs(%[[IN]] :
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : memref<1x10x10x4xf32>, memref<3x3x4x6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>)
+// CHECK:       memref.dealloc %[[P]]
+// CHECK-NEXT:  return
+func.func @conv_padded() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<3x3x4x6xf32>} : () -> memref<3x3x4x6xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<6xf32>} : () -> memref<6xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x8x8x4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x3x6xf32>
+  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 2>, dilations = array<i64: 1, 2>, group = 1} : (memref<1x4x3x6xf32>, memref<1x8x8x4xf32>, memref<3x3x4x6xf32>, memref<6xf32>) -> ()
+  return
+}
+
+// -----
+
+// Other group counts: one generic over (n, oh, ow, g, f, kh, kw, c) on free expand_shapes of the HWCF filter.
+// CHECK-DAG:   #[[SRC:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d3, d7)>
+// CHECK-DAG:   #[[FILT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d3, d4)>
+// CHECK-DAG:   #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @grouped
+// CHECK-SAME:  (%[[W:.+]]: memref<1x1x2x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x4x6xf32>)
+// CHECK:       linalg.broadcast ins(%[[B]]
+// CHECK-NOT:   memref.alloc
+// CHECK:       %[[X5:.+]] = memref.expand_shape %[[X]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 8, 8, 2, 2]
+// CHECK:       %[[W5:.+]] = memref.expand_shape %[[W]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 1, 2, 2, 3]
+// CHECK:       %[[Y5:.+]] = memref.expand_shape %[[Y]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 2, 3]
+// CHECK:       linalg.generic {indexing_maps = [#[[SRC]], #[[FILT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X5]], %[[W5]] : {{.*}}) outs(%[[Y5]] :
+// CHECK:       %[[PROD:.+]] = arith.mulf
+// CHECK:       arith.addf %{{.+}}, %[[PROD]]
+func.func @grouped() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<1x1x2x6xf32>} : () -> memref<1x1x2x6xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<6xf32>} : () -> memref<6xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x8x8x4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x6xf32>
+  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2} : (memref<1x4x4x6xf32>, memref<1x8x8x4xf32>, memref<1x1x2x6xf32>, memref<6xf32>) -> ()
+  return
+}
+
+// -----
+
+// Depthwise: the filter [KH, KW, 1, C] viewed as [KH, KW, C]; with a channel multiplier M, as [KH, KW, C, M] with
+// dest viewed as [N, OH, OW, C, M]. No pads: src is read in place.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-SAME:  (%[[W:.+]]: memref<3x3x1x4xf32>, %[[W2:.+]]: memref<3x3x1x8xf32>, %{{.+}}: memref<4xf32>, %{{.+}}: memref<8xf32>, %[[X:.+]]: memref<1x5x5x4xf32>, %[[Y:.+]]: memref<1x3x3x4xf32>, %[[Z:.+]]: memref<1x3x3x8xf32>)
+// CHECK-NOT:   memref.alloc
+// CHECK:       %[[HWC:.+]] = memref.collapse_shape %[[W]] {{\[}}[0], [1], [2, 3]] : memref<3x3x1x4xf32> into memref<3x3x4xf32>
+// CHECK:       linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[X]], %[[HWC]] : memref<1x5x5x4xf32>, memref<3x3x4xf32>) outs(%[[Y]] : memref<1x3x3x4xf32>)
+// CHECK:       %[[HWC2:.+]] = memref.collapse_shape %[[W2]]
+// CHECK:       %[[HWCM:.+]] = memref.expand_shape %[[HWC2]] {{\[}}[0], [1], [2, 3]] output_shape [3, 3, 4, 2]
+// CHECK:       %[[Z5:.+]] = memref.expand_shape %[[Z]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 3, 3, 4, 2]
+// CHECK:       linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} ins(%[[X]], %[[HWCM]] : memref<1x5x5x4xf32>, memref<3x3x4x2xf32>) outs(%[[Z5]] : memref<1x3x3x4x2xf32>)
+func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y", "z"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<3x3x1x4xf32>} : () -> memref<3x3x1x4xf32>
+  %w2 = "glowir.weight_var"() {mutability = "const", name = "w2", value = dense<0.5> : tensor<3x3x1x8xf32>} : () -> memref<3x3x1x8xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<4xf32>} : () -> memref<4xf32>
+  %b2 = "glowir.weight_var"() {mutability = "const", name = "b2", value = dense<1.0> : tensor<8xf32>} : () -> memref<8xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x5x5x4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x4xf32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<1x3x3x8xf32>
+  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4} : (memref<1x3x3x4xf32>, memref<1x5x5x4xf32>, memref<3x3x1x4xf32>, memref<4xf32>) -> ()
+  "glowir.conv2d"(%z, %x, %w2, %b2) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4} : (memref<1x3x3x8xf32>, memref<1x5x5x4xf32>, memref<3x3x1x8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+// Max pooling: src in a border of -inf, dest starts at -inf.
+// CHECK-LABEL: func.func @max
+// CHECK-SAME:  (%[[X:.+]]: memref<1x5x5x3xf32>, %[[Y:.+]]: memref<1x3x3x3xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x3xf32>
+// CHECK:       %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK:       linalg.fill ins(%[[NEGINF]] : f32) outs(%[[P]] :
+// CHECK:       memref.subview %[[P]][0, 1, 1, 0] [1, 5, 5, 3] [1, 1, 1, 1]
+// CHECK:       linalg.copy
+// CHECK:       %[[WIN:.+]] = memref.alloca() : memref<3x3xf32>
+// CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%[[Y]] :
+// CHECK:       linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[WIN]] : memref<1x7x7x3xf32>, memref<3x3xf32>) outs(%[[Y]] : memref<1x3x3x3xf32>)
+// CHECK:       memref.dealloc %[[P]]
+func.func @max() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x5x5x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x3xf32>
+  "glowir.max_pool"(%y, %x) {kernels = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = 0} : (memref<1x3x3x3xf32>, memref<1x5x5x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Average pooling where every window counts alike: the sum divided by one constant.
+// CHECK-LABEL: func.func @avg_uniform
+// CHECK-SAME:  (%[[X:.+]]: memref<1x4x4x3xf32>, %[[Y:.+]]: memref<1x1x1x3xf32>)
+// CHECK-NOT:   memref.alloc()
+// CHECK:       linalg.pooling_nhwc_sum {{.*}} ins(%[[X]], %{{.+}} : memref<1x4x4x3xf32>, memref<4x4xf32>) outs(%[[Y]] :
+// CHECK:       %[[N:.+]] = arith.constant 1.600000e+01 : f32
+// CHECK:       linalg.generic {{.*}} outs(%[[Y]] : memref<1x1x1x3xf32>)
+// CHECK:       arith.divf %{{.+}}, %[[N]] : f32
+func.func @avg_uniform() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x4x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x1x1x3xf32>
+  "glowir.avg_pool"(%y, %x) {kernels = array<i64: 4, 4>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 0} : (memref<1x1x1x3xf32>, memref<1x4x4x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// ceil_mode windows that overhang count fewer elements: a constant [OH, OW] map of the counts divides the sums.
+// CHECK:       memref.global "private" constant @[[COUNTS:.+]] : memref<3x3xf32> = dense<{{\[}}[4.000000e+00, 4.000000e+00, 2.000000e+00], [4.000000e+00, 4.000000e+00, 2.000000e+00], [2.000000e+00, 2.000000e+00, 1.000000e+00]]>
+// CHECK-LABEL: func.func @avg
+// CHECK-SAME:  (%[[X:.+]]: memref<1x5x5x3xf32>, %[[Y:.+]]: memref<1x3x3x3xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x6x6x3xf32>
+// CHECK:       linalg.pooling_nhwc_sum {{.*}} ins(%[[P]], %{{.+}} : memref<1x6x6x3xf32>, memref<2x2xf32>) outs(%[[Y]] :
+// CHECK:       %[[C:.+]] = memref.get_global @[[COUNTS]] : memref<3x3xf32>
+// CHECK:       linalg.generic {{.*}} ins(%[[C]] : memref<3x3xf32>) outs(%[[Y]] : memref<1x3x3x3xf32>)
+// CHECK-NEXT:  ^bb0(%[[COUNT:.+]]: f32, %[[SUM:.+]]: f32):
+// CHECK-NEXT:  arith.divf %[[SUM]], %[[COUNT]] : f32
+func.func @avg() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x5x5x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x3xf32>
+  "glowir.avg_pool"(%y, %x) {kernels = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 1, count_include_pad = 0} : (memref<1x3x3x3xf32>, memref<1x5x5x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// LRN: squares in a zero-bordered channel temporary, window sums by a reduction generic, then the normalization.
+// CHECK-DAG:   #[[SHIFT:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3 + d4)>
+// CHECK-DAG:   #[[WIN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
+// CHECK-LABEL: func.func @lrn
+// CHECK-SAME:  (%[[X:.+]]: memref<1x2x2x3xf32>, %[[Y:.+]]: memref<1x2x2x3xf32>)
+// CHECK:       %[[SQ:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x2x5xf32>
+// CHECK:       %[[MID:.+]] = memref.subview %[[SQ]][0, 0, 0, 1] [1, 2, 2, 3] [1, 1, 1, 1]
+// CHECK:       linalg.generic {{.*}} ins(%[[X]] : memref<1x2x2x3xf32>) outs(%[[MID]] :
+// CHECK:       %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x2x3xf32>
+// CHECK:       %[[W:.+]] = memref.alloca() : memref<3xf32>
+// CHECK:       linalg.generic {indexing_maps = [#[[SHIFT]], #[[WIN]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[SQ]], %[[W]] : memref<1x2x2x5xf32>, memref<3xf32>) outs(%[[SUMS]] : memref<1x2x2x3xf32>)
+// CHECK:       memref.dealloc %[[SQ]]
+// CHECK:       linalg.generic {{.*}} ins(%[[X]], %[[SUMS]] : memref<1x2x2x3xf32>, memref<1x2x2x3xf32>) outs(%[[Y]] : memref<1x2x2x3xf32>)
+// CHECK:       math.powf
+// CHECK:       arith.divf
+// CHECK:       memref.dealloc %[[SUMS]]
+func.func @lrn() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x2x2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x2x2x3xf32>
+  "glowir.local_response_norm"(%y, %x) {size = 3, alpha = 1.0e-4 : f32, beta = 0.75 : f32, bias = 1.0 : f32} : (memref<1x2x2x3xf32>, memref<1x2x2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Pad: dest filled with the value, then src (cropped by the negative pad) copied into dest's interior.
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME:  (%[[X:.+]]: memref<2x3xf32>, %[[Y:.+]]: memref<3x4xf32>)
+// CHECK:       %[[V:.+]] = arith.constant 2.500000e+00 : f32
+// CHECK:       linalg.fill ins(%[[V]] : f32) outs(%[[Y]] : memref<3x4xf32>)
+// CHECK:       %[[SRC:.+]] = memref.subview %[[X]][0, 1] [2, 2] [1, 1]
+// CHECK:       %[[DST:.+]] = memref.subview %[[Y]][1, 0] [2, 2] [1, 1]
+// CHECK:       linalg.copy {{.*}}ins(%[[SRC]] : {{.*}}) outs(%[[DST]] :
+func.func @pad() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<3x4xf32>
+  "glowir.pad"(%y, %x) {pads = array<i64: 1, -1, 0, 2>, value = 2.5 : f32} : (memref<3x4xf32>, memref<2x3xf32>) -> ()
+  return
+}

@@ -1,0 +1,162 @@
+// RUN: glow-opt %s --split-input-file --glowgraph-sink-transposes | FileCheck %s
+
+// Transpose(Transpose(x)) -> x when the shuffles compose to the identity.
+// CHECK-LABEL: func.func @cancel
+// CHECK-SAME: (%[[X:.+]]: tensor<1x3x4x5xf32>)
+// CHECK-NOT: "glowgraph.transpose"
+// CHECK: return %[[X]]
+func.func @cancel(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+  %1 = "glowgraph.transpose"(%0) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x3xf32>) -> tensor<1x3x4x5xf32>
+  return %1 : tensor<1x3x4x5xf32>
+}
+
+// -----
+
+// Otherwise the two merge into one transpose with the composed shuffle.
+// CHECK-LABEL: func.func @merge
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK: %[[T:.+]] = "glowgraph.transpose"(%[[X]]) {shuffle = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+// CHECK-NOT: "glowgraph.transpose"
+// CHECK: return %[[T]]
+func.func @merge(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %1 = "glowgraph.transpose"(%0) {shuffle = array<i64: 2, 1, 0>} : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// The importer's conv -> relu -> conv pattern: the NHWC -> NCHW transpose sinks below the relu and meets its inverse.
+// CHECK-LABEL: func.func @between_nhwc_nodes
+// CHECK-SAME: (%[[X:.+]]: tensor<1x4x5x3xf32>)
+// CHECK-NEXT: %[[R:.+]] = "glowgraph.relu"(%[[X]]) : (tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @between_nhwc_nodes(%x: tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x3xf32>) -> tensor<1x3x4x5xf32>
+  %1 = "glowgraph.relu"(%0) : (tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+  return %2 : tensor<1x4x5x3xf32>
+}
+
+// -----
+
+// Unary(Transpose(x)) -> Transpose(Unary(x)), down a chain in one go; attributes (clip's bounds) are kept.
+// CHECK-LABEL: func.func @unary_chain
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.sigmoid"(%[[X]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[C:.+]] = "glowgraph.clip"(%[[S]]) {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[C]]) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @unary_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.clip"(%1) {min = 0.0 : f32, max = 6.0 : f32} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}
+
+// -----
+
+// Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b)) for one shuffle.
+// CHECK-LABEL: func.func @binary_same_shuffle
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.add"(%[[A]], %[[B]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[S]]) {shuffle = array<i64: 1, 0>}
+// CHECK-NEXT: return %[[T]]
+func.func @binary_same_shuffle(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.transpose"(%b) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.add"(%0, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}
+
+// -----
+
+// The same transpose on both sides counts as one shuffle.
+// CHECK-LABEL: func.func @binary_one_transpose_twice
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[A]], %[[A]])
+// CHECK-NEXT: "glowgraph.transpose"(%[[M]])
+func.func @binary_one_transpose_twice(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.mul"(%0, %0) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// A splat operand becomes a splat of the untransposed shape (either side).
+// CHECK-LABEL: func.func @binary_splat
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.splat"() {value = 2.000000e+00 : f32} : () -> tensor<2x3xf32>
+// CHECK-NEXT: %[[D:.+]] = "glowgraph.sub"(%[[S]], %[[A]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[D]]) {shuffle = array<i64: 1, 0>}
+// CHECK-NEXT: return %[[T]]
+func.func @binary_splat(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %s = "glowgraph.splat"() {value = 2.0 : f32} : () -> tensor<3x2xf32>
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sub"(%s, %0) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// A constant operand is transposed back at compile time.
+// CHECK-LABEL: func.func @binary_constant
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>)
+// CHECK: %[[C:.+]] = "glowgraph.constant"() {value = dense<{{\[}}[1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>}
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.add"(%[[A]], %[[C]])
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[S]]) {shuffle = array<i64: 1, 0>}
+// CHECK-NEXT: return %[[T]]
+func.func @binary_constant(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %c = "glowgraph.constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.add"(%0, %c) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: a transpose with another user stays where it is (sinking it would add a transpose).
+// CHECK-LABEL: func.func @shared_transpose
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[X]])
+// CHECK-NEXT: %[[R:.+]] = "glowgraph.relu"(%[[T]])
+// CHECK-NEXT: return %[[T]], %[[R]]
+func.func @shared_transpose(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.relu"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %0, %1 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: different shuffles, or a plain tensor on the other side, do not sink.
+// CHECK-LABEL: func.func @binary_mismatch
+// CHECK-COUNT-2: "glowgraph.transpose"
+// CHECK-NEXT: "glowgraph.add"
+// CHECK-NEXT: "glowgraph.transpose"
+// CHECK-NEXT: "glowgraph.mul"
+// CHECK-NEXT: return
+func.func @binary_mismatch(%a: tensor<2x2x2xf32>, %b: tensor<2x2x2xf32>, %c: tensor<2x2x2xf32>) -> (tensor<2x2x2xf32>, tensor<2x2x2xf32>) {
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0, 2>} : (tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %1 = "glowgraph.transpose"(%b) {shuffle = array<i64: 0, 2, 1>} : (tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %2 = "glowgraph.add"(%0, %1) : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %3 = "glowgraph.transpose"(%b) {shuffle = array<i64: 2, 1, 0>} : (tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %4 = "glowgraph.mul"(%3, %c) : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  return %2, %4 : tensor<2x2x2xf32>, tensor<2x2x2xf32>
+}
+
+// -----
+
+// Negative: nodes that are not elementwise (matmul, reshape, conv2d) keep their transposed operands.
+// CHECK-LABEL: func.func @not_elementwise
+// CHECK: %[[T:.+]] = "glowgraph.transpose"
+// CHECK-NEXT: "glowgraph.matmul"(%[[T]], %[[T]])
+// CHECK-NEXT: "glowgraph.reshape"(%[[T]])
+func.func @not_elementwise(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<4xf32>) {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = "glowgraph.matmul"(%0, %0) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %2 = "glowgraph.reshape"(%0) {shape = array<i64: 4>} : (tensor<2x2xf32>) -> tensor<4xf32>
+  return %1, %2 : tensor<2x2xf32>, tensor<4xf32>
+}
