@@ -92,17 +92,21 @@ def constant(array: np.ndarray) -> ir.Value:
 
 
 def prune(ops: Iterable[ir.Operation | None]) -> None:
-    """Erase the pure nodes among ``ops`` that nothing uses, and then their producers left unused."""
+    """Erase the pure nodes among ``ops`` that nothing uses, and then their producers left unused.
+
+    The dead nodes are all found before any is erased (a node can be reached twice, through a diamond, and an
+    erased op must not be touched again), then erased users first."""
+    dead: list[ir.Operation] = []
     stack = [op for op in ops if op is not None]
-    erased: set[ir.Operation] = set()  # an op can be reached twice (a diamond): compared by address only
     while stack:
         op = stack.pop()
-        if op in erased or not has_trait(op, "pure") or has_uses(op):
+        if any(op == d for d in dead) or not has_trait(op, "pure"):
             continue
-        operands = [producer(v) for v in op.operands]
-        erased.add(op)
+        if all(any(u == d for d in dead) for r in op.results for u in users(r)):
+            dead.append(op)
+            stack.extend(p for p in (producer(v) for v in op.operands) if p is not None)
+    for op in dead:
         op.erase()
-        stack.extend(p for p in dict.fromkeys(operands) if p is not None)
 
 
 def replace(op: ir.Operation, values: Sequence[ir.Value]) -> None:
