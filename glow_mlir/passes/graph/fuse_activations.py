@@ -15,28 +15,35 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ..registry import Pass
 from ..utils import functions
-from .patterns import apply_patterns, only_user, producer, replace
+from .patterns import apply_patterns, defined_by, only_user, producer, replace, shape
 
 _ACTIVATIONS = ("glowgraph.relu", "glowgraph.clip")
 
 
 def fuse_activation(op: ir.Operation, nodes: frozenset[str]) -> bool:
     """Relu(Node(..)) -> Node(..){activation relu}; Clip(Node(..)){min, max} -> Node(..){activation clip, min, max};
-    for a Node whose kind is in ``nodes``, with no activation yet, that feeds only the activation."""
+    also through a reshape between them (Relu(Reshape(Node)) -> Reshape(Node{relu}), the batch dims of a 3-D
+    product put back); for a Node whose kind is in ``nodes``, with no activation yet, that feeds only the
+    activation (or the reshape, which feeds only the activation)."""
     if op.name not in _ACTIVATIONS:
         return False
-    node = producer(op.operands[0])
+    value, view = op.operands[0], defined_by(op.operands[0], "reshape")
+    if view is not None:
+        if not only_user(value, op):
+            return False
+        value = view.operands[0]
+    node = producer(value)
     if node is None or not node.name.startswith("glowgraph.") or node.name.split(".", 1)[1] not in nodes:
         return False
-    if "activation" in node.attributes or not only_user(op.operands[0], op):
+    if "activation" in node.attributes or not only_user(value, view if view is not None else op):
         return False
     attrs = dict(node.attributes.items())
     if op.name == "glowgraph.relu":
         attrs["activation"] = "relu"
     else:
         attrs.update(activation="clip", activation_min=op.attributes["min"], activation_max=op.attributes["max"])
-    build = getattr(gg, node.name.split(".", 1)[1])
-    replace(op, [build(*node.operands, **attrs)])
+    fused = getattr(gg, node.name.split(".", 1)[1])(*node.operands, **attrs)
+    replace(op, [gg.reshape(fused, shape=shape(op.results[0])) if view is not None else fused])
     return True
 
 

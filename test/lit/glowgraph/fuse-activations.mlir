@@ -36,3 +36,17 @@ func.func @not_fused(%y: tensor<3x2xf32>, %v: tensor<2x2xf32>, %b: tensor<2xf32>
   %4 = "glowgraph.relu"(%y) : (tensor<3x2xf32>) -> tensor<3x2xf32>
   return %1, %0, %3, %4 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// Through the reshape that puts the batch dims of a 3-D product back.
+// CHECK-LABEL: func.func @through_reshape
+// CHECK: %[[F:.+]] = "glowgraph.fully_connected"({{.*}}) {activation = "relu"}
+// CHECK-NEXT: %[[R:.+]] = "glowgraph.reshape"(%[[F]]) {shape = array<i64: 1, 3, 2>}
+// CHECK-NEXT: return %[[R]]
+func.func @through_reshape(%y: tensor<3x2xf32>, %v: tensor<2x2xf32>, %b: tensor<2xf32>) -> tensor<1x3x2xf32> {
+  %0 = "glowgraph.fully_connected"(%y, %v, %b) : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.reshape"(%0) {shape = array<i64: 1, 3, 2>} : (tensor<3x2xf32>) -> tensor<1x3x2xf32>
+  %2 = "glowgraph.relu"(%1) : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  return %2 : tensor<1x3x2xf32>
+}
