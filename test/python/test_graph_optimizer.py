@@ -13,6 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
+from conftest import run_tool
 
 RTOL, ATOL = 1e-4, 1e-5
 F32 = TensorProto.FLOAT
@@ -144,3 +145,18 @@ def test_dropout_never_reaches_the_graph():
     compiled = glow.compile(model(nodes, {"x": [4]}, {"y": [4]}, {}), optimize=False)
     text = compiled.stage("import").text
     assert count(text, "relu") == 2 and "dropout" not in text.lower()
+
+
+def test_glow_compile_stats_table(tmp_path):
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["y"])]
+    weights = {"w": rand(2, 1, 1, 1), "s": rand(2), "t": rand(2), "m": rand(2), "v": rand(2, positive=True)}
+    path = tmp_path / "conv_bn.onnx"
+    onnx.save(model(nodes, {"x": [1, 1, 3, 3]}, {"y": [1, 2, 3, 3]}, weights), path)
+    done = run_tool("glow-compile", "-model", str(path), "--stats")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "| node | import | optimize | lower |"
+    # the batch norm folds into the convolution; the entry transpose (1 channel) is a reshape, the exit one stays
+    assert "| batch_norm | 1 | 0 | 0 |" in lines
+    assert "| transpose | 4 | 1 | 1 |" in lines

@@ -9,14 +9,14 @@ only erase the root and nodes before it, so a sweep over a snapshot of the block
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import attr_to_python, elements_to_numpy, numpy_dtype, numpy_to_elements
-from ..utils import body_ops, has_trait, has_uses
+from ..utils import body_ops, has_trait
 
 Pattern = Callable[[ir.Operation], bool]
 

@@ -247,7 +247,8 @@ class SinkTransposes(Pass):
     Transpose(Concat(a, b)); Transpose(Transpose(x)) -> x; Transpose(x) moving no data -> Reshape(x)."""
 
     name = "glowgraph-sink-transposes"
-    summary = "Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge or turn them into reshapes"
+    summary = ("Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge or turn them into "
+               "reshapes")
 
     def run(self, module: ir.Operation) -> None:
         for func in functions(module):
