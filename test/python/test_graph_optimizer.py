@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
+from conftest import run_tool
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
-from conftest import run_tool
 
 RTOL, ATOL = 1e-4, 1e-5
 F32 = TensorProto.FLOAT
