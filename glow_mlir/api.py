@@ -132,7 +132,7 @@ class CompiledModel:
                                  f"expected {list(spec.shape)}")
             if value.dtype != spec.dtype:
                 raise InputError(f"{self.name}: input '{name}' has dtype {value.dtype}, expected {spec.dtype}")
-            checked[name] = np.ascontiguousarray(value)
+            checked[name] = value  # the JIT makes it C-contiguous (np.ascontiguousarray would make a scalar 1-D)
         return checked
 
 

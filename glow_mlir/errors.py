@@ -16,6 +16,16 @@ class UnsupportedError(GlowError):
     """The model uses ONNX ops, attributes or element types glow_mlir does not support."""
 
 
+class NonConstantInputError(UnsupportedError):
+    """A node needs the value of an input at compile time (a shape, axes...) and the model does not give it as a
+    constant or an initializer. ``value`` is the ONNX name of that input: a caller that knows its value (the ONNX
+    backend, given the actual inputs) can bind it as an initializer and compile again."""
+
+    def __init__(self, message: str, value: str):
+        super().__init__(message)
+        self.value = value
+
+
 class InputError(GlowError):
     """Inputs given to a compiled model do not match its signature."""
 

@@ -128,6 +128,16 @@ def _reduce(name: str, doc: str, fn: Callable[..., Any], rule: S.Rule = S.reduce
                  evaluate=_np(lambda x, axes: fn(x, axis=tuple(axes))))
 
 
+def _max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """np.max, with ONNX's value for an empty set: the lowest value of the type (numpy raises)."""
+    return np.max(x, axis=axis, initial=-np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min)
+
+
+def _min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """np.min, with ONNX's value for an empty set: the highest value of the type (numpy raises)."""
+    return np.min(x, axis=axis, initial=np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).max)
+
+
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -269,8 +279,8 @@ OPS: list[OpDef] = [
 
     # --- reductions, softmax, normalization and batched matmul ---
     *(_reduce(n, f"{doc} over the axes, which leave the shape (keepdims is a reshape).", fn)
-      for n, doc, fn in (("reduce_sum", "Sum", np.sum), ("reduce_max", "Maximum", np.max),
-                         ("reduce_min", "Minimum", np.min), ("reduce_prod", "Product", np.prod))),
+      for n, doc, fn in (("reduce_sum", "Sum", np.sum), ("reduce_max", "Maximum", _max),
+                         ("reduce_min", "Minimum", _min), ("reduce_prod", "Product", np.prod))),
     OpDef("reduce_mean", "Mean over the axes, which leave the shape (float only; lowered to a sum and a division).",
           _X, (Attr("axes", "i64s"),), infer=S.float_reduce, traits=_PURE,
           evaluate=_np(lambda x, axes: np.mean(x, axis=tuple(axes)))),

@@ -7,7 +7,7 @@
 """
 
 from . import handlers as _handlers  # noqa: F401 - importing it registers every op handler
-from .builder import HANDLERS, ImportedModel, import_model
+from .builder import HANDLERS, ImportedModel, check_model, import_model
 from .model import TensorSpec, parse_input_shapes
 
-__all__ = ["HANDLERS", "ImportedModel", "TensorSpec", "import_model", "parse_input_shapes"]
+__all__ = ["HANDLERS", "ImportedModel", "TensorSpec", "check_model", "import_model", "parse_input_shapes"]

@@ -19,7 +19,7 @@ from mlir.dialects import func
 from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
-from ..errors import GlowError, ModelError, UnsupportedError
+from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
 from .folding import FOLD_MAX_ELEMENTS, FoldPlan, evaluate, plan_folding
 from .model import (
     ELEMENT_TYPES,
@@ -234,7 +234,9 @@ class NodeContext:
         """The value of input ``i``, which must be known at import (an initializer or a constant)."""
         x = self.input(i)
         if not isinstance(x, Const):
-            raise self.unsupported(f"the {what} input '{self.node.input[i]}' must be a constant or an initializer")
+            name = self.node.input[i]
+            raise NonConstantInputError(f"{self.where}: the {what} input '{name}' must be a constant or an initializer",
+                                        name)
         return x.array
 
     # --- values --------------------------------------------------------------
@@ -304,6 +306,13 @@ def func_name_of(graph_name: str) -> str:
     return "_" + name if name[0].isdigit() else name
 
 
+def check_model(model: str | os.PathLike | onnx.ModelProto) -> None:
+    """What ``import_model`` checks before it needs input shapes: a ModelError for a malformed model, one
+    UnsupportedError listing every op and attribute without a handler."""
+    loaded = load_model(model)
+    check_support(loaded, fold_plan(loaded))
+
+
 def import_model(
     model: str | os.PathLike | onnx.ModelProto,
     ctx: ir.Context,
@@ -325,8 +334,10 @@ def import_model(
         message = str(e)
         if message.isprintable():
             raise
-        # Names in messages come from the model and may hold line breaks or control characters.
-        raise type(e)("".join(c if c.isprintable() else repr(c)[1:-1] for c in message)) from None
+        # Names in messages come from the model and may hold line breaks or control characters. The exception
+        # itself is kept: subclasses carry more than their message.
+        e.args = ("".join(c if c.isprintable() else repr(c)[1:-1] for c in message),)
+        raise e from None
 
 
 class _Importer:
@@ -437,6 +448,11 @@ class _Importer:
         node = ctx.node
         for what, (lo, hi), given in (("input", handler.inputs, node.input), ("output", handler.outputs, node.output)):
             if not lo <= len(given) <= (hi if hi is not None else len(given)):
+                if hi is not None and len(given) > hi and len(given) <= _schema_max(node, ctx.opset, what):
+                    # Valid ONNX (MaxPool's Indices, training-mode statistics...) that the handler does not compute.
+                    extra = ", ".join(f"#{i} '{n}'" for i, n in enumerate(given) if i >= hi)
+                    raise ctx.unsupported(f"{what}{'s' if len(given) - hi > 1 else ''} {extra} "
+                                          f"{'are' if len(given) - hi > 1 else 'is'} not supported")
                 expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
                 raise ctx.error(f"expects {expected} {what}{'' if hi == 1 else 's'}, got {len(given)}")
         if not node.output[0]:
@@ -478,6 +494,15 @@ class _Importer:
         if diags:
             found = "; ".join(f"{_at(d.location)}: {_one_line(d.message)}" for d in diags)
             raise ModelError(f"{label}: the imported IR does not verify: {found}")
+
+
+def _schema_max(node: onnx.NodeProto, opset: int, what: str) -> int:
+    """How many inputs or outputs (``what``) ONNX allows ``node`` at ``opset``; 0 for an op it does not know."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+    except onnx.defs.SchemaError:
+        return 0
+    return schema.max_input if what == "input" else schema.max_output
 
 
 def _at(loc: ir.Location) -> str:

@@ -150,6 +150,12 @@ def _check_structure(proto: onnx.ModelProto, label: str) -> int:
         )
     opsets = [o.version for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS]
     if not opsets:
+        nodes = proto.graph.node
+        if nodes and all(n.domain not in _DEFAULT_DOMAINS for n in nodes):
+            # A valid model (ai.onnx.ml, training ops...) that needs no default opset: unsupported, not malformed.
+            ops = ", ".join(sorted({f"{n.domain}.{n.op_type}" for n in nodes}))
+            raise UnsupportedError(f"{label}: the model uses only ops of other domains than the default ONNX domain, "
+                                   f"which glow_mlir does not support: {ops}")
         raise ModelError(f"{label}: the model imports no opset of the default ONNX domain")
     graph = proto.graph
     if not graph.output:
@@ -344,6 +350,12 @@ def _hint(name: str, dims: Sequence[int | str | None]) -> str:
     return f"give it with --input-shape {name}={example} (input_shapes={{'{name}': [...]}})"
 
 
+def _no_elements(label: str, name: str, dims: Sequence[int | str | None]) -> UnsupportedError:
+    return UnsupportedError(
+        f"{label}: graph input '{name}' has shape {fmt_shape(dims)}: tensors without elements are not supported"
+    )
+
+
 def resolve_shapes(
     loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
 ) -> tuple[list[TensorSpec], dict[str, ValueType]]:
@@ -372,8 +384,10 @@ def resolve_shapes(
         declared = _dims(tt.shape) if tt.HasField("shape") else None
         if inp.name in overrides:
             dims = list(overrides[inp.name])
-            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0 for d in dims):
+            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in dims):
                 raise ModelError(f"{label}: input_shapes['{inp.name}'] = {dims} must hold positive integers")
+            if 0 in dims:
+                raise _no_elements(label, inp.name, dims)
             if declared is not None and len(dims) != len(declared):
                 raise ModelError(
                     f"{label}: input_shapes['{inp.name}'] has rank {len(dims)} ({fmt_shape(dims)}) but "
@@ -384,6 +398,8 @@ def resolve_shapes(
                 tt.shape.dim.add().dim_value = int(d)
         elif declared is None:
             raise ModelError(f"{label}: graph input '{inp.name}' has no shape: {_hint(inp.name, [])}")
+        elif 0 in declared:
+            raise _no_elements(label, inp.name, declared)
         elif not all(isinstance(d, int) and d > 0 for d in declared):
             raise ModelError(
                 f"{label}: graph input '{inp.name}' has a dynamic shape {fmt_shape(declared)}: "

@@ -80,6 +80,15 @@ def test_broadcasting_both_ways():
     _check(m, feeds)
 
 
+def test_scalar_input():
+    # Regression: the input check turned a 0-d input into a 1-D array, which the program then rejected.
+    nodes = [helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="fc")]
+    m = _model(nodes, [_vi("a", [2, 3]), _vi("b", [3, 4]), _vi("c", [])], [_vi("y", [2, 4])])
+    rng = np.random.default_rng(3)
+    _check(m, {"a": rng.standard_normal((2, 3)).astype(np.float32), "b": rng.standard_normal((3, 4)).astype(np.float32),
+               "c": np.array(0.5, np.float32)})
+
+
 @pytest.fixture(scope="module")
 def two_outputs() -> glow.CompiledModel:
     nodes = [helper.make_node("Relu", ["a"], ["y1"], name="r"), helper.make_node("Sub", ["a", "b"], ["y2"], name="s")]

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 from glow_mlir.dialects import make_context
 from glow_mlir.dialects.optable import elements_to_numpy
 from glow_mlir.dialects.verifier import Diagnostic
-from glow_mlir.errors import ModelError, UnsupportedError
+from glow_mlir.errors import ModelError, NonConstantInputError, UnsupportedError
 from glow_mlir.importer import HANDLERS, ImportedModel, TensorSpec, builder, import_model, parse_input_shapes
 from glow_mlir.importer.builder import lookup
 
@@ -350,8 +350,21 @@ def test_reshape_shape_must_be_constant(ctx):
     m = model(
         [node("Reshape", ["x", "s"], ["y"], "r")], [vi("x", [2, 3]), vi("s", [2], TensorProto.INT64)], [vi("y", None)]
     )
-    with pytest.raises(UnsupportedError, match=r"node 'r' \(Reshape\): the shape input 's' must be a constant"):
+    expected = r"node 'r' \(Reshape\): the shape input 's' must be a constant"
+    with pytest.raises(NonConstantInputError, match=expected) as info:
         import_model(m, ctx)
+    assert isinstance(info.value, UnsupportedError)
+    assert info.value.value == "s"  # what a caller that knows the value binds
+
+
+def test_non_constant_input_keeps_its_value_name_through_message_cleaning(ctx):
+    m = model(
+        [node("Reshape", ["x", "s\n1"], ["y"], "r")], [vi("x", [2, 3]), vi("s\n1", [2], TensorProto.INT64)],
+        [vi("y", None)],
+    )
+    with pytest.raises(NonConstantInputError) as info:
+        import_model(m, ctx)
+    assert "\n" not in str(info.value) and info.value.value == "s\n1"
 
 
 def test_reshape_allowzero_before_opset_14_is_unsupported(ctx):
@@ -566,6 +579,15 @@ def test_no_default_opset(ctx):
         import_model(m, ctx)
 
 
+def test_only_ops_of_other_domains_is_unsupported(ctx):
+    # Valid ONNX (ai.onnx.ml models need no default opset): it was reported as a malformed model.
+    m = model([helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml")], [vi("x", [2])], [vi("y", None)])
+    m.opset_import[0].domain = "ai.onnx.ml"
+    expected = r"^g: the model uses only ops of other domains .*: ai.onnx.ml.Binarizer$"
+    with pytest.raises(UnsupportedError, match=expected):
+        import_model(m, ctx)
+
+
 def test_messages_stay_on_one_line(ctx):
     with pytest.raises(UnsupportedError) as info:
         import_model(unary_model("Foo", name="a\nb"), ctx)
@@ -615,6 +637,19 @@ def test_unsorted_acyclic_graph_is_accepted(ctx):
 def test_wrong_number_of_inputs(ctx):
     m = model([node("Relu", ["x", "x"], ["y"], "r")], [vi("x", [2])], [vi("y", None)])
     with pytest.raises(ModelError, match=r"^g: node 'r' \(Relu\): expects 1 input, got 2$"):
+        import_model(m, ctx)
+
+
+def test_wrong_number_of_outputs(ctx):
+    m = model([node("Relu", ["x"], ["y", "z"], "r")], [vi("x", [2])], [vi("y", None)])
+    with pytest.raises(ModelError, match=r"^g: node 'r' \(Relu\): expects 1 output, got 2$"):
+        import_model(m, ctx)
+
+
+def test_outputs_onnx_allows_but_the_handler_does_not_compute_are_unsupported(ctx):
+    # Regression: MaxPool's optional Indices output was reported as a malformed model.
+    m = model([node("MaxPool", ["x"], ["y", "i"], "p", kernel_shape=[2])], [vi("x", [1, 1, 4])], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: node 'p' \(MaxPool\): output #1 'i' is not supported$"):
         import_model(m, ctx)
 
 
@@ -834,11 +869,19 @@ def test_input_shapes_unknown_name(ctx):
         import_model(m, ctx, input_shapes={"z": [1]})
 
 
-@pytest.mark.parametrize("dims", [[0, 3], [-1, 3], [2.5, 3]])
+@pytest.mark.parametrize("dims", [[-1, 3], [2.5, 3]])
 def test_input_shapes_bad_dims(ctx, dims: list):
     m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", ["batch", 3])], [vi("y", None)])
     with pytest.raises(ModelError, match=r"input_shapes\['x'\] = .* must hold positive integers"):
         import_model(m, ctx, input_shapes={"x": dims})
+
+
+@pytest.mark.parametrize(("declared", "given"), [([0, 3], None), (["batch", 3], [0, 3])])
+def test_inputs_without_elements_are_unsupported(ctx, declared: list, given: list | None):
+    # A zero-size dimension is valid ONNX (it was reported as a bad or dynamic shape before); we do not compile it.
+    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", declared)], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has shape 0x3: tensors without elements are not"):
+        import_model(m, ctx, input_shapes={"x": given} if given else None)
 
 
 def test_parse_input_shapes():

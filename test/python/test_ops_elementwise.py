@@ -404,6 +404,12 @@ def test_bad_types_and_attributes(nodes: list[onnx.NodeProto], inputs: dict[str,
     _import_error(nodes, inputs, opset=20)(kind, pattern)
 
 
+def test_float_mod_0_is_valid_from_opset_28_but_unsupported() -> None:
+    # Regression: Mod-28 allows fmod=0 on floats; it was reported as a malformed model.
+    _import_error([node("Mod", ["x", "x"], "m")], _FX, opset=28)(
+        UnsupportedError, r"node 'm' \(Mod\): fmod=0 on float32 inputs is not supported$")
+
+
 def test_prelu_slope_must_broadcast_to_x() -> None:
     expect = _import_error([node("PRelu", ["x", "s"], "p")], _FX, initializers={"s": np.ones((3, 2), np.float32)})
     expect(ModelError, r"node 'p' \(PRelu\): slope of shape 3x2 does not broadcast to X's 2x2$")

@@ -106,6 +106,8 @@ def mod(ctx: NodeContext) -> Tensor:
     if fmod not in (0, 1):
         raise ctx.error(f"attribute 'fmod' must be 0 or 1, got {fmod}")
     if fmod == 0 and dtype_of(ctx.input(0)).kind == "f":
+        if ctx.opset >= 28:  # Mod-28 defines a floored float mod (with IEEE special cases): not implemented here
+            raise ctx.unsupported(f"fmod=0 on {dtype_of(ctx.input(0))} inputs is not supported")
         raise ctx.error(f"fmod=0 is defined for integer inputs only; {dtype_of(ctx.input(0))} inputs need fmod=1")
     return _binary(ctx, lambda a, b: gg.mod(a, b, fmod=fmod))
 

@@ -77,3 +77,21 @@ func.func @normalizations(%a: tensor<2x2xf32>, %b: tensor<1x2xf32>, %c: tensor<1
   %r3 = "glowgraph.add"(%3, %c) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
   return %r0, %r1, %r2, %r3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>, tensor<1x1x1xf32>
 }
+
+// -----
+
+// The max and min of an empty set fold to the lowest and highest values of the type, as the kernels' fills give
+// (regression: numpy's max and min raise on an empty set, which failed the pass).
+// CHECK-LABEL: func.func @empty_extremes
+// CHECK-DAG: "glowgraph.constant"() {value = dense<0xFF800000> : tensor<2x4xf32>}
+// CHECK-DAG: "glowgraph.constant"() {value = dense<9223372036854775807> : tensor<2xi64>}
+// CHECK-NOT: "glowgraph.reduce
+func.func @empty_extremes(%a: tensor<2x4xf32>, %b: tensor<2xi64>) -> (tensor<2x4xf32>, tensor<2xi64>) {
+  %x = "glowgraph.constant"() {value = dense<> : tensor<2x0x4xf32>} : () -> tensor<2x0x4xf32>
+  %i = "glowgraph.constant"() {value = dense<> : tensor<2x0xi64>} : () -> tensor<2x0xi64>
+  %0 = "glowgraph.reduce_max"(%x) {axes = array<i64: 1>} : (tensor<2x0x4xf32>) -> tensor<2x4xf32>
+  %1 = "glowgraph.reduce_min"(%i) {axes = array<i64: 1>} : (tensor<2x0xi64>) -> tensor<2xi64>
+  %r0 = "glowgraph.add"(%0, %a) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %r1 = "glowgraph.add"(%1, %b) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %r0, %r1 : tensor<2x4xf32>, tensor<2xi64>
+}
