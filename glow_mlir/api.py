@@ -81,7 +81,7 @@ class Stage:
 def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]:
     stages: list[tuple[str, list[Element]]] = []
     if options.optimize:
-        stages.append(("optimize", pipelines.elements("graph-optimization")))
+        stages.append(("optimize", cpu.graph_optimization()))
     stages.append(("lower", cpu.node_lowering()))
     stages.append(("irgen", pipelines.elements("ir-generation")))
     iropt = pipelines.elements("ir-optimization") if options.optimize else []

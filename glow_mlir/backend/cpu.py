@@ -20,6 +20,16 @@ KEEP_NODES: tuple[str, ...] = (
     "reduce_l2",  # the squares are summed as they are read: no x * x temporary
 )
 
+#: node kinds whose kernel applies a relu or clip to its result in place (Glow's supportsFusedActivation)
+FUSED_ACTIVATIONS: tuple[str, ...] = ("conv2d", "fully_connected")
+
+#: graph optimization with this backend's fused activations
+GRAPH_OPTIMIZATION: list[Entry] = [
+    (f"glowgraph-fuse-activations{{nodes={','.join(FUSED_ACTIVATIONS)}}}" if spec == "glowgraph-fuse-activations"
+     else spec, why)
+    for spec, why in pipelines.GRAPH_OPTIMIZATION
+]
+
 #: node lowering with this backend's keep list
 NODE_LOWERING: list[Entry] = [
     (f"glowgraph-lower{{keep={','.join(KEEP_NODES)}}}" if spec == "glowgraph-lower" else spec, why)
@@ -28,13 +38,18 @@ NODE_LOWERING: list[Entry] = [
 
 #: every stage, glowgraph to the LLVM dialect: what glow-opt --lower-to-llvm and the API run
 LOWER_TO_LLVM: list[Entry] = (
-    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
+    GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
     + pipelines.MEMORY_PLANNING + pipelines.CODEGEN
 )
 
 
 def _elements(entries: list[Entry]) -> list[Element]:
     return parse_pipeline(",".join(spec for spec, _ in entries))
+
+
+def graph_optimization() -> list[Element]:
+    """The graph optimization stage with this backend's fused activations."""
+    return _elements(GRAPH_OPTIMIZATION)
 
 
 def node_lowering() -> list[Element]:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from mlir import ir
@@ -13,6 +14,7 @@ from mlir import ir
 from ..api import compile, lower_model
 from ..backend.ir_dump import format_program, program_stats
 from ..cache import cache_dir
+from ..explore import counts_table, node_counts
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
@@ -30,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the activation memory (naive, planned, lower bound) and weight regions as JSON")
     p.add_argument("--emit-mlir", metavar="DIR", help="write the .mlir of every stage into DIR")
     p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
+    p.add_argument("--stats", action="store_true",
+                   help="print the node counts per kind after import, graph optimization and node lowering")
     return p
 
 
@@ -37,13 +41,16 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
     if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
-            or args.memory_report):
+            or args.memory_report or args.stats):
         return compile_only(args, options)
     options.emit_mlir_dir = args.emit_mlir
     until = "codegen" if args.emit_mlir or args.time_passes else "iropt"
     report: dict[str, object] = {}
+    counts: dict[str, Counter[str]] = {}
 
     def on_stage(name: str, module: ir.Module) -> None:
+        if args.stats and name in ("import", "optimize", "lower"):
+            counts[name] = node_counts(module)
         if name == "lower":
             if args.dump_graph:
                 print(module.operation.get_asm(large_elements_limit=16))
@@ -62,6 +69,9 @@ def main(argv: list[str]) -> int:
     lowered = lower_model(args.model, options, until=until, on_stage=on_stage)
     if args.memory_report:
         print(json.dumps({"model": lowered.imported.name, **report}))
+    if args.stats:
+        print(f"{lowered.imported.name}: nodes per kind (optimize: {'on' if options.optimize else 'off'})")
+        print(counts_table(counts))
     if args.time_passes:
         total = sum(s.seconds for s in lowered.stages)
         print("===- glow-compile time report -===", file=sys.stderr)
@@ -83,7 +93,7 @@ def compile_only(args, options) -> int:
     where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
              "off": "not cached"}[model.cache]
     print(f"{model.name}: compiled in {seconds:.2f} s, {options.thread_count()} thread(s); {where}. "
-          "Use --dump-graph, --dump-ir, --memory-report, --emit-mlir DIR or --time-passes to see the stages")
+          "Use --dump-graph, --dump-ir, --memory-report, --stats, --emit-mlir DIR or --time-passes to see the stages")
     return 0
 
 
