@@ -8,14 +8,19 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 3. lower          node lowering, keeping what the backend has kernels for
 4. irgen          glowgraph -> glowir (bufferization: weights, activations)
 5. iropt          glowir optimizations (shorter, merged buffer lives), then the static memory plan
-6. codegen        glowir -> linalg -> LLVM dialect, then JIT-compiled for the host CPU
+6. codegen        glowir -> linalg -> LLVM dialect (kernels for ``threads`` cores), then JIT-compiled for the host CPU
 
-or, ahead of time (:func:`emit_bundle`), after iropt the program may be cut into partitions, and the code goes into
+A model compiled before with the same options on this machine comes from the compile cache instead
+(:mod:`glow_mlir.cache`): no stage runs; its stages are those recorded by the compile that stored it (their IR text
+and times), followed by "cache" (loading the entry) and "jit".
+
+Or, ahead of time (:func:`emit_bundle`), after iropt the program may be cut into partitions, and the code goes into
 a bundle: an object file, a C header and the weights (``backend/bundle.py``).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from dataclasses import dataclass, field
@@ -26,8 +31,9 @@ import numpy as np
 import onnx
 from mlir import ir
 
+from . import cache as compile_cache
 from .backend import bundle, cpu
-from .backend.jit import JitProgram, signature_of
+from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
 from .errors import CompileError, InputError
 from .importer import ImportedModel, TensorSpec, import_model
@@ -35,7 +41,7 @@ from .passes import pipelines
 from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.ir.liveness import Liveness, programs
 from .passes.ir.partition import Partition, budget_floor, read_partitions
-from .passes.pipeline import Element, RunOptions, run_pipeline
+from .passes.pipeline import Element, RunOptions, pipeline_text, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
 
@@ -51,6 +57,20 @@ class CompileOptions:
     emit_mlir_dir: str | os.PathLike | None = None
     #: print each pass's IR after it ran (to stderr)
     print_ir_after_all: bool = False
+    #: cores the kernels run on (None: every core this process may use; 1 for single-thread comparisons)
+    threads: int | None = None
+
+    def thread_count(self) -> int:
+        """``threads``, or the cores this process may use."""
+        return cpu.default_threads() if self.threads is None else self.threads
+
+    def cache_options(self) -> dict[str, Any]:
+        """What changes the generated code, as the compile cache keys it: the options, and every stage's pipeline
+        as text (so a backend configured differently in this process, a keep list for one, never hits)."""
+        shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
+        stages = _stage_pipelines(self) + [("codegen", cpu.codegen(self.thread_count()))]
+        return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count(),
+                "pipelines": {name: pipeline_text(elements) for name, elements in stages}}
 
 
 @dataclass
@@ -66,7 +86,7 @@ class Stage:
 def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]:
     stages: list[tuple[str, list[Element]]] = []
     if options.optimize:
-        stages.append(("optimize", pipelines.elements("graph-optimization")))
+        stages.append(("optimize", cpu.graph_optimization()))
     stages.append(("lower", cpu.node_lowering()))
     stages.append(("irgen", pipelines.elements("ir-generation")))
     iropt = pipelines.elements("ir-optimization") if options.optimize else []
@@ -77,21 +97,22 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
 class CompiledModel:
     """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name."""
 
-    def __init__(self, imported: ImportedModel, program: Program, jit: JitProgram, stages: list[Stage],
-                 ctx: ir.Context):
-        self.name = imported.name
-        self.inputs: list[TensorSpec] = imported.inputs
-        self.outputs: list[TensorSpec] = imported.outputs
+    def __init__(self, name: str, inputs: list[TensorSpec], outputs: list[TensorSpec], jit: JitProgram,
+                 stages: list[Stage], ctx: ir.Context, cache: str = "off"):
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
         self.stages = stages
-        self._program = program
+        #: what the compile cache did: "hit" (loaded), "miss" (compiled and stored) or "off"
+        self.cache = cache
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive
 
     @property
     def memory(self) -> MemoryLayout | None:
         """The byte sizes of the program's three memory regions (constant weights, inputs and outputs,
-        activations), as planned at compile time."""
-        return self._program.memory
+        activations), as planned at compile time (the runtime holds the same layout)."""
+        return self._jit.memory
 
     def stage(self, name: str) -> Stage:
         """The stage called ``name`` (import, optimize, lower, irgen, iropt, codegen, jit)."""
@@ -177,7 +198,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         imported = import_model(model, ctx, input_shapes=options.input_shapes)
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
-        steps = _stage_pipelines(options) + [("codegen", cpu.codegen())]
+        steps = _stage_pipelines(options) + [("codegen", cpu.codegen(options.thread_count()))]
         for name, elements in [("import", [])] + steps:
             if name != "import":
                 if name == "codegen":
@@ -194,17 +215,81 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
 
 
 def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
-            emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False) -> CompiledModel:
-    """Compile an ONNX model (path or ModelProto) for the host CPU."""
-    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all)
+            emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
+            threads: int | None = None, cache: bool = True) -> CompiledModel:
+    """Compile an ONNX model (path or ModelProto) for the host CPU, its kernels running on ``threads`` cores
+    (default: all this process may use). With ``cache`` (and no stage output asked for), a model compiled before
+    with the same options on this machine is loaded from the compile cache (:mod:`glow_mlir.cache`)."""
+    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads)
+    key = None
+    if cache and emit_mlir_dir is None and not print_ir_after_all:
+        key = compile_cache.cache_key(_model_bytes(model), options.cache_options())
+        start = time.perf_counter()
+        entry = compile_cache.load(key)
+        if entry is not None:
+            return _from_cache(entry, options, time.perf_counter() - start)
     lowered = lower_model(model, options)
     assert lowered.program is not None
     with lowered.ctx:
+        signature = signature_of(lowered.program)
+        bytecode = None
+        if key is not None:
+            buffer = io.BytesIO()
+            lowered.module.operation.write_bytecode(buffer)
+            bytecode = buffer.getvalue()
         start = time.perf_counter()
-        jit = JitProgram(lowered.module, lowered.program.name, signature_of(lowered.program),
-                         memory=lowered.program.memory)
+        jit = JitProgram(lowered.module, lowered.program.name, signature, memory=lowered.program.memory,
+                         threads=options.thread_count())
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
-    return CompiledModel(lowered.imported, lowered.program, jit, lowered.stages, lowered.ctx)
+    imported = lowered.imported
+    if key is not None:
+        assert bytecode is not None
+        meta = {"name": imported.name, "program": lowered.program.name, "threads": options.thread_count(),
+                "inputs": [_spec_json(t) for t in imported.inputs], "outputs": [_spec_json(t) for t in imported.outputs],
+                "signature": [[a.name, list(a.shape), a.dtype.str, a.role, a.offset] for a in signature],
+                "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
+                "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
+        consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
+        compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts))
+    return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
+                         cache="off" if key is None else "miss")
+
+
+def _model_bytes(model: ModelLike) -> bytes:
+    if isinstance(model, onnx.ModelProto):
+        return model.SerializeToString(deterministic=True)
+    try:
+        return Path(model).read_bytes()
+    except OSError:
+        return b""  # the importer reports the unreadable file, naming it
+
+
+def _spec_json(spec: TensorSpec) -> list[Any]:
+    return [spec.name, list(spec.shape), spec.dtype.str]
+
+
+def _spec(item: list[Any]) -> TensorSpec:
+    return TensorSpec(item[0], tuple(item[1]), np.dtype(item[2]))
+
+
+def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_seconds: float) -> CompiledModel:
+    """A CompiledModel from a cache entry: parse the bytecode and JIT it."""
+    meta = entry.meta
+    ctx = make_context()
+    with ctx, ir.Location.unknown(ctx):
+        start = time.perf_counter()
+        module = ir.Module.parse(entry.bytecode, ctx)
+        signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name), offset)
+                     for name, shape, dtype, role, offset in meta["signature"]]
+        memory = None if meta["memory"] is None else MemoryLayout(*meta["memory"])
+        # the stages of the compile that made the entry (their IR and times), then this load's
+        stages = [Stage(name, text, seconds, [tuple(p) for p in passes]) for name, text, seconds, passes in meta["stages"]]
+        stages.append(Stage("cache", "", load_seconds + time.perf_counter() - start))
+        start = time.perf_counter()
+        jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
+        stages.append(Stage("jit", "", time.perf_counter() - start))
+    return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
+                         stages, ctx, cache="hit")
 
 
 @dataclass
@@ -237,6 +322,9 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         raise CompileError(f"partitions ({bo.partitions}) and memory budget ({bo.memory_budget}) must be positive")
     if bo.name is not None:
         bundle.check_name(bo.name, "bundle name")
+    if options.threads not in (None, 1):
+        raise CompileError(f"bundles run on one thread (threaded kernels need MLIR's async runtime library), "
+                           f"got threads={options.threads}")
     model_list = list(models) if isinstance(models, (list, tuple)) else [models]
     networks, lowered_list = [], []
     for model in model_list:
@@ -251,7 +339,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                     options))
                 _emit(options, len(lowered.stages) - 1, "partition", module)
             partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
-            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(), options))
+            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(threads=1), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
                 on_stage("codegen", module)

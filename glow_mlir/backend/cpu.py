@@ -3,6 +3,8 @@ pipeline from glowgraph to the LLVM dialect, as data."""
 
 from __future__ import annotations
 
+import os
+
 from ..passes import pipelines
 from ..passes.pipeline import Element, parse_pipeline, pipeline_text
 from ..passes.pipelines import Entry
@@ -18,6 +20,16 @@ KEEP_NODES: tuple[str, ...] = (
     "reduce_l2",  # the squares are summed as they are read: no x * x temporary
 )
 
+#: node kinds whose kernel applies a relu or clip to its result in place (Glow's supportsFusedActivation)
+FUSED_ACTIVATIONS: tuple[str, ...] = ("conv2d", "fully_connected")
+
+#: graph optimization with this backend's fused activations
+GRAPH_OPTIMIZATION: list[Entry] = [
+    (f"glowgraph-fuse-activations{{nodes={','.join(FUSED_ACTIVATIONS)}}}" if spec == "glowgraph-fuse-activations"
+     else spec, why)
+    for spec, why in pipelines.GRAPH_OPTIMIZATION
+]
+
 #: node lowering with this backend's keep list
 NODE_LOWERING: list[Entry] = [
     (f"glowgraph-lower{{keep={','.join(KEEP_NODES)}}}" if spec == "glowgraph-lower" else spec, why)
@@ -26,7 +38,7 @@ NODE_LOWERING: list[Entry] = [
 
 #: every stage, glowgraph to the LLVM dialect: what glow-opt --lower-to-llvm and the API run
 LOWER_TO_LLVM: list[Entry] = (
-    pipelines.GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
+    GRAPH_OPTIMIZATION + NODE_LOWERING + pipelines.IR_GENERATION + pipelines.IR_OPTIMIZATION
     + pipelines.MEMORY_PLANNING + pipelines.CODEGEN
 )
 
@@ -35,14 +47,41 @@ def _elements(entries: list[Entry]) -> list[Element]:
     return parse_pipeline(",".join(spec for spec, _ in entries))
 
 
+def graph_optimization() -> list[Element]:
+    """The graph optimization stage with this backend's fused activations."""
+    return _elements(GRAPH_OPTIMIZATION)
+
+
 def node_lowering() -> list[Element]:
     """The node-lowering stage with this backend's keep list."""
     return _elements(NODE_LOWERING)
 
 
-def codegen() -> list[Element]:
-    """glowir -> LLVM dialect."""
-    return _elements(pipelines.CODEGEN)
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def codegen_entries(threads: int = 1) -> list[Entry]:
+    """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
+    async runtime when ``threads > 1``."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    if threads == 1:
+        return list(pipelines.CODEGEN)
+    entries: list[Entry] = []
+    for spec, why in pipelines.CODEGEN:
+        if spec == "convert-scf-to-cf":
+            # min-task-size=1: each iteration is a whole L1 tile (the default, 1000, keeps a few tiles in one task)
+            entries += [(f"{s}{{num-workers={threads} min-task-size=1}}" if s == "async-parallel-for" else s, w)
+                        for s, w in pipelines.PARALLEL]
+        entries.append((f"{spec}{{threads={threads}}}" if spec == "cpu-tile-kernels" else spec, why))
+    return entries
+
+
+def codegen(threads: int = 1) -> list[Element]:
+    """glowir -> LLVM dialect, parsed (see :func:`codegen_entries`)."""
+    return _elements(codegen_entries(threads))
 
 
 def lower_to_llvm_text() -> str:

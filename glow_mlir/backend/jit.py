@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from mlir.execution_engine import ExecutionEngine
 from ..errors import CompileError, InputError
 from ..passes.conversion.ir_program import REGIONS, MemoryLayout, Program, read_program
 from ..passes.conversion.ir_to_linalg import ALIGNMENT, row_major_strides
-from .tools_paths import c_runner_utils
+from .tools_paths import async_runtime, c_runner_utils
 
 ROLES = ("const", "input", "output")
 
@@ -96,16 +97,66 @@ def _descriptor_type(rank: int) -> type[ctypes.Structure]:
     return type(f"MemRef{rank}d", (ctypes.Structure,), {"_fields_": fields})
 
 
-def _descriptor_pointer(array: np.ndarray) -> ctypes.c_void_p:
-    """What the packed C interface takes for one memref argument: a pointer to a pointer to its descriptor.
-    The descriptor points into the C-contiguous ``array`` without owning it: the caller keeps the array alive."""
-    descriptor = _descriptor_type(array.ndim)()
-    descriptor.allocated = descriptor.aligned = array.ctypes.data
-    if array.ndim:
-        descriptor.sizes[:] = array.shape
+def _descriptor(shape: Sequence[int]) -> tuple[ctypes.Structure, ctypes.c_void_p]:
+    """A descriptor of a C-contiguous buffer of ``shape`` (its pointers still to set), and what the packed C
+    interface takes for it: a pointer to a pointer to it (the cast keeps both alive)."""
+    descriptor = _descriptor_type(len(shape))()
+    if shape:
+        descriptor.sizes[:] = shape
         # from the shape, not array.strides: numpy may give size-1 dims of a contiguous array any stride
-        descriptor.strides[:] = row_major_strides(array.shape)
-    return ctypes.cast(ctypes.pointer(ctypes.pointer(descriptor)), ctypes.c_void_p)
+        descriptor.strides[:] = row_major_strides(shape)
+    return descriptor, ctypes.cast(ctypes.pointer(ctypes.pointer(descriptor)), ctypes.c_void_p)
+
+
+def _descriptor_pointer(array: np.ndarray) -> ctypes.c_void_p:
+    """The packed C interface's argument for the C-contiguous ``array``. The descriptor points into the array
+    without owning it: the caller keeps the array alive."""
+    descriptor, pointer = _descriptor(array.shape)
+    descriptor.allocated = descriptor.aligned = array.ctypes.data
+    return pointer
+
+
+@functools.cache
+def _load_async_runtime() -> None:
+    """Load the async runtime (the worker pool that multi-threaded kernels call into) once for the whole process,
+    with its symbols global so that every JIT-compiled module finds them there.
+
+    Not through ``ExecutionEngine(shared_libs=...)``: an engine calls the library's destroy hook when it is
+    destroyed, which frees the process-wide default runtime under every other engine still using it (the next
+    multi-threaded call then crashed)."""
+    ctypes.CDLL(async_runtime(), mode=os.RTLD_GLOBAL)
+
+
+#: The engines of multi-threaded programs (with their modules), kept until the process exits: the async runtime's
+#: workers may still be finishing a task's epilogue in the JIT-compiled code after the call has returned, and freeing
+#: that code under them crashed (intermittently, when a program was dropped right after a call). A leak of one
+#: engine per multi-threaded compile, against a crash.
+_KEPT: list[tuple[ExecutionEngine, ir.Module]] = []
+
+
+def _calls_async_runtime(module: ir.Module) -> bool:
+    """Whether the module declares functions of the async runtime (it has multi-threaded loops)."""
+    return any(op.operation.name == "llvm.func" and
+               ir.StringAttr(op.operation.attributes["sym_name"]).value.startswith("mlirAsyncRuntime")
+               for op in module.body.operations)
+
+
+class _Frame:
+    """One call's argument block, built once per thread and reused: the descriptors of the inputs and outputs (in
+    signature order, their data pointers set at each call) and the packed pointer array the entry point takes.
+    Per thread, because ctypes releases the GIL during the call: two threads may run the program at once."""
+
+    def __init__(self, signature: Sequence[Argument], const_pointers: dict[str, ctypes.c_void_p]):
+        self.descriptors: list[ctypes.Structure] = []
+        pointers = []
+        for arg in signature:
+            if arg.role == "const":
+                pointers.append(const_pointers[arg.name])
+            else:
+                descriptor, pointer = _descriptor(arg.shape)
+                self.descriptors.append(descriptor)
+                pointers.append(pointer)
+        self.packed = (ctypes.c_void_p * len(pointers))(*pointers)
 
 
 def aligned_bytes(size: int, alignment: int = ALIGNMENT) -> np.ndarray:
@@ -139,10 +190,11 @@ class JitProgram:
 
     ``memory`` is the region layout of a planned program (None: not planned). ``module`` is kept referenced for as
     long as the compiled code can run, and so are the arrays the code reads (const weights, regions): the
-    descriptors passed to the code do not own their arrays."""
+    descriptors passed to the code do not own their arrays. ``threads``: what the module was compiled for; above 1
+    its parallel loops run on MLIR's async runtime (loaded once per process)."""
 
     def __init__(self, module: ir.Module, func_name: str, signature: Sequence[Argument], opt_level: int = 3,
-                 memory: MemoryLayout | None = None):
+                 memory: MemoryLayout | None = None, threads: int = 1):
         self.module = module
         self.func_name = func_name
         self.signature = list(signature)
@@ -156,7 +208,12 @@ class JitProgram:
             raise CompileError(f"@{func_name} was lowered to take {lowered}, but the runtime was given {expected}"
                                f" ({'a memory plan' if memory is not None else 'no memory plan'})")
         try:
+            uses_async = threads > 1 and _calls_async_runtime(module)
+            if uses_async:
+                _load_async_runtime()
             self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
+            if uses_async:
+                _KEPT.append((self.engine, module))
         except RuntimeError as e:
             detail = str(e).replace("\n", " ")
             raise CompileError(f"JIT compilation of @{func_name} failed: {detail}") from None
@@ -168,6 +225,8 @@ class JitProgram:
         if memory is None:
             self._consts = {a.name: np.require(a.value, a.dtype, "CA") for a in self.signature if a.role == "const"}
             self._const_pointers = {name: _descriptor_pointer(array) for name, array in self._consts.items()}
+            self._variable = [a for a in self.signature if a.role != "const"]
+            self._frames = threading.local()
         else:
             self._regions = [aligned_bytes(size) for size in memory.sizes()]
             constants, mutable, _ = self._regions
@@ -179,6 +238,7 @@ class JitProgram:
             pointers = [_descriptor_pointer(r) for r in self._regions]
             self._packed = (ctypes.c_void_p * len(pointers))(*pointers)
             self._pointers = pointers  # the packed array holds bare addresses: keep the descriptors alive
+        self._input_names = self.input_names
 
     @property
     def input_names(self) -> list[str]:
@@ -189,35 +249,36 @@ class JitProgram:
         return [a.name for a in self.signature if a.role == "output"]
 
     def _input(self, arg: Argument, value: np.ndarray) -> np.ndarray:
-        """``value`` checked against the input's shape and dtype (no copy)."""
+        """``value`` checked against the input's shape and dtype (copied only if not C-contiguous and aligned)."""
         array = np.asarray(value)
         if array.shape != arg.shape or array.dtype != arg.dtype:
             raise InputError(f"input '{arg.name}' of @{self.func_name} must be {arg.describe()}, "
                              f"got {array.dtype} of shape {list(array.shape)}")
-        return array
+        flags = array.flags
+        # np.require costs microseconds even when it has nothing to do: check first
+        return array if flags.c_contiguous and flags.aligned else np.require(array, requirements="CA")
 
     def __call__(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Run the program once: the inputs by name in, freshly allocated outputs by name out."""
-        unknown = sorted(set(inputs) - set(self.input_names))
-        missing = [n for n in self.input_names if n not in inputs]
-        if unknown or missing:
+        if len(inputs) != len(self._input_names) or any(n not in inputs for n in self._input_names):
+            unknown = sorted(set(inputs) - set(self.input_names))
+            missing = [n for n in self.input_names if n not in inputs]
             raise InputError(f"@{self.func_name} takes inputs {self.input_names}; missing {missing}, unknown {unknown}")
         if self.memory is not None:
             return self._call_planned(inputs)
+        frame = getattr(self._frames, "frame", None)
+        if frame is None:
+            frame = self._frames.frame = _Frame(self.signature, self._const_pointers)
         live: list[np.ndarray] = []  # the arrays the descriptors point into, alive until the call returns
         outputs: dict[str, np.ndarray] = {}
-        pointers = []
-        for arg in self.signature:
-            if arg.role == "const":
-                pointers.append(self._const_pointers[arg.name])
-                continue
+        for arg, descriptor in zip(self._variable, frame.descriptors):
             if arg.role == "input":
-                array = np.require(self._input(arg, inputs[arg.name]), requirements="CA")
+                array = self._input(arg, inputs[arg.name])
             else:
                 array = outputs[arg.name] = np.empty(arg.shape, arg.dtype)
             live.append(array)
-            pointers.append(_descriptor_pointer(array))
-        self._entry((ctypes.c_void_p * len(pointers))(*pointers))
+            descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
+        self._entry(frame.packed)
         return outputs
 
     def _call_planned(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -26,6 +26,24 @@ _EW = frozenset({"pure", "elementwise"})
 _WINDOW = (Attr("strides", "i64s"), Attr("pads", "i64s"), Attr("dilations", "i64s"))
 
 
+ACTIVATION = S.ACTIVATION
+
+
+def _activated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The numpy semantics ``fn`` of a node followed by its fused activation."""
+
+    def apply(*args: np.ndarray, activation: str = "none", activation_min: float = 0.0, activation_max: float = 0.0,
+              **attrs: Any) -> np.ndarray:
+        y = fn(*args, **attrs)
+        if activation == "relu":
+            return np.maximum(y, 0)
+        if activation == "clip":
+            return np.minimum(np.maximum(y, activation_min), activation_max)
+        return y
+
+    return apply
+
+
 def _np(fn: Callable[..., Any]) -> Callable[[list[np.ndarray], dict, list], list[np.ndarray]]:
     """Numpy semantics of a single-result node: fn(*operands, **attrs), cast to the result type."""
 
@@ -149,8 +167,9 @@ OPS: list[OpDef] = [
           (Attr("value", "scalar"),), infer=None, check=S.splat, instr="splat", traits=_PURE,
           evaluate=lambda args, attrs, rt: [np.full(list(rt[0].shape), attrs["value"], numpy_dtype(rt[0].element_type))]),
     OpDef("fully_connected", "FullyConnected(X[N,K], W[K,M], B[M]) = X * W + B.",
-          (Operand("input"), Operand("weights"), Operand("bias")), infer=S.fully_connected,
-          instr="fully_connected", traits=_PURE, evaluate=_np(lambda x, w, b: x @ w + b)),
+          (Operand("input"), Operand("weights"), Operand("bias")), ACTIVATION,
+          infer=S.with_activation(S.fully_connected), instr="fully_connected", traits=_PURE,
+          evaluate=_np(_activated(lambda x, w, b: x @ w + b))),
     OpDef("matmul", "MatMul(A[M,K], B[K,N]) = A * B.", (Operand("lhs"), Operand("rhs")), infer=S.matmul,
           instr="matmul", traits=_PURE, evaluate=_np(np.matmul)),
     OpDef("batched_add", "BatchedAdd(batch[N,...], slice[...]): slice added to each batch entry.",
@@ -177,8 +196,9 @@ OPS: list[OpDef] = [
     # --- convolution, pooling and normalization (NHWC) ---
     OpDef("conv2d", "2-D convolution, NHWC: input[N,H,W,C], filter[KH,KW,C/group,F] (output channels innermost), "
           "bias[F]; pads are [top, left, bottom, right]; group splits C and F into that many independent convolutions.",
-          (Operand("input"), Operand("filter"), Operand("bias")), _WINDOW + (Attr("group", "i64"),),
-          infer=S.conv2d, instr="conv2d", traits=_PURE, evaluate=_np(cnn_numpy.conv2d)),
+          (Operand("input"), Operand("filter"), Operand("bias")), _WINDOW + (Attr("group", "i64"), *ACTIVATION),
+          infer=S.with_activation(S.conv2d), instr="conv2d", traits=_PURE,
+          evaluate=_np(_activated(cnn_numpy.conv2d))),
     OpDef("max_pool", "Max pooling, NHWC: the maximum of each window; padding never wins.", _X,
           (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64", doc="1: a last, partial window is kept")),
           infer=S.max_pool, instr="max_pool", traits=_PURE, evaluate=_np(cnn_numpy.max_pool)),

@@ -98,7 +98,8 @@ OPS: list[OpDef] = [
     _instr("copy", "dest = src.", ("src",), S.same_as_first, traits=_EWI),
     OpDef("splat", "Fill dest with one value (typed like its elements).", (_DEST,), (Attr("value", "scalar"),),
           results=(), check=S.splat, traits=_INSTR),
-    _instr("fully_connected", "dest = src * weights + bias.", ("src", "weights", "bias"), S.fully_connected),
+    _instr("fully_connected", "dest = src * weights + bias, then the fused activation if any.",
+           ("src", "weights", "bias"), S.with_activation(S.fully_connected), S.ACTIVATION),
     _instr("matmul", "dest = lhs * rhs.", ("lhs", "rhs"), S.matmul),
     _instr("batched_add", "dest[n] = batch[n] + slice for every n.", ("batch", "slice"), S.batched_add),
     *(_instr("element_" + n, f"Elementwise {n}.", ("lhs", "rhs"), S.same_as_first, traits=_EWI)
@@ -108,8 +109,8 @@ OPS: list[OpDef] = [
     _instr("broadcast", "dest = broadcast(src) to dest's shape.", ("src",), S.broadcast, (Attr("shape", "i64s"),)),
 
     # --- convolution, pooling and normalization (NHWC) ---
-    _instr("conv2d", "dest = conv2d(src, filter) + bias, NHWC with an HWCF filter.", ("src", "filter", "bias"),
-           S.conv2d, (*_WINDOW, Attr("group", "i64"))),
+    _instr("conv2d", "dest = conv2d(src, filter) + bias, NHWC with an HWCF filter, then the fused activation if any.",
+           ("src", "filter", "bias"), S.with_activation(S.conv2d), (*_WINDOW, Attr("group", "i64"), *S.ACTIVATION)),
     _instr("max_pool", "dest = the maximum of each window of src, NHWC.", ("src",), S.max_pool,
            (Attr("kernels", "i64s"), *_WINDOW, Attr("ceil_mode", "i64"))),
     _instr("avg_pool", "dest = the average of each window of src, NHWC.", ("src",), S.avg_pool,

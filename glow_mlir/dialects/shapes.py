@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 from mlir import ir
 
-from .optable import OpInfo, VerifyError, attr_type, tensor_like
+from .optable import Attr, OpInfo, VerifyError, attr_type, tensor_like
 
 Rule = Callable[[OpInfo], list[ir.Type]]
 
@@ -81,6 +81,34 @@ def fully_connected(info: OpInfo) -> list[ir.Type]:
     if k != k2 or m != mb:
         raise VerifyError(f"shapes do not agree: input {_fmt([n, k])}, weights {_fmt([k2, m])}, bias {_fmt([mb])}")
     return [tensor_like(info.operand_types[0], [n, m])]
+
+
+#: the activations a conv2d or fully_connected node (and its instruction) can apply to its own result
+ACTIVATIONS = ("none", "relu", "clip")
+#: the optional attributes of a fused activation: its kind, and the bounds of a clip
+ACTIVATION = (Attr("activation", "str", optional=True, doc="none, relu or clip, applied to the result"),
+              Attr("activation_min", "f32", optional=True, doc="the lower bound of a clip activation"),
+              Attr("activation_max", "f32", optional=True, doc="the upper bound of a clip activation"))
+
+
+def with_activation(rule: Rule) -> Rule:
+    """``rule`` for a node that may carry a fused activation: optional ``activation`` (none, relu, or clip, which
+    needs ``activation_min`` <= ``activation_max``) applied to its result in place; the type is ``rule``'s."""
+
+    def checked(info: OpInfo) -> list[ir.Type]:
+        kind = info.attrs.get("activation", "none")
+        if kind not in ACTIVATIONS:
+            raise VerifyError(f"activation must be one of {', '.join(ACTIVATIONS)}, got '{kind}'")
+        bounds = [info.attrs.get(b) for b in ("activation_min", "activation_max")]
+        if kind == "clip" and (None in bounds or bounds[0] > bounds[1]):
+            raise VerifyError(f"a clip activation needs activation_min <= activation_max, got {bounds[0]} and "
+                              f"{bounds[1]}")
+        if kind != "clip" and bounds != [None, None]:
+            raise VerifyError(f"activation_min and activation_max go with a clip activation, not '{kind}'")
+        return rule(info)
+
+    checked.__doc__ = rule.__doc__
+    return checked
 
 
 def batched_add(info: OpInfo) -> list[ir.Type]:

@@ -9,10 +9,36 @@ Entry = tuple[str, str]
 
 #: glowgraph -> glowgraph: domain optimizations on the high-level graph.
 GRAPH_OPTIMIZATION: list[Entry] = [
-    ("glowgraph-constant-fold", "evaluate nodes whose inputs are all constants (weight transposes, shape math)"),
+    ("glowgraph-constant-fold", "evaluate nodes whose inputs are all constants (weight transposes, shape math): the "
+     "rewrites below read weights as constants, and a transpose of constant weights is then already folded"),
+    ("glowgraph-eliminate-noops", "drop identity views and arithmetic with 0 or 1 (bert's zero biases) first, so the "
+     "patterns below see the nodes that compute something next to each other"),
+    ("glowgraph-merge-reshapes", "one reshape per chain: the patterns below look through one reshape at most"),
+    ("glowgraph-reduce-mean-to-avg-pool", "before sinking, while the NCHW mean still reads the layout transpose "
+     "that it can skip"),
+    ("glowgraph-fuse-clip", "min and max with constants become a clip, which transposes sink through and which "
+     "fuse-activations can fold into a convolution"),
     ("glowgraph-sink-transposes", "cancel the layout transposes the importer puts around NHWC nodes; after folding, "
-     "so that broadcast constants are constants it can transpose at compile time, and before CSE and DCE, which "
-     "merge the transposes it moves and drop the constants it replaces"),
+     "so that broadcast constants are constants it can transpose at compile time; before the convolution rewrites, "
+     "which need the batch norm, pad and arithmetic next to the convolution in NHWC"),
+    ("glowgraph-merge-pad-into-conv", "a zero pad before a convolution becomes its pads (through the transpose left "
+     "where the graph enters NHWC)"),
+    ("glowgraph-fold-batch-norm", "batch norm into the convolution before it, once sinking made them neighbours; "
+     "before fusing activations, which would put a relu between them"),
+    ("glowgraph-fold-channel-arithmetic", "per-channel constant multiplies and adds into the convolution or batch "
+     "norm before them (densenet's scale layers; after fold-batch-norm, a convolution again)"),
+    ("glowgraph-fuse-fully-connected", "matmul plus a bias row becomes fully_connected; after eliminate-noops removed "
+     "zero biases and merge-reshapes the views between the product and the add"),
+    ("glowgraph-batch-matmul-to-matmul", "a batched product with one shared constant matrix becomes a 2-D one, which "
+     "merge-matmuls can then merge"),
+    ("glowgraph-merge-matmuls", "products of one input with several constant weights become one; after the fully "
+     "connected fusion, so that biases merge too"),
+    ("glowgraph-fuse-softmax", "exp, sum and division become a softmax (the CPU backend keeps it as one kernel)"),
+    ("glowgraph-fold-layer-norm-affine", "constant scale and shift after a layer norm join its own"),
+    ("glowgraph-fold-concat-slices", "slices of concats and concats of adjacent slices; after sinking, which moves "
+     "the transposes that sat between them"),
+    ("glowgraph-fuse-activations", "last: relu and clip into the convolution or fully connected node before them, "
+     "once nothing else needs to rewrite that node; the backend names the node kinds (backend/cpu.py)"),
     ("glowgraph-cse", "merge identical nodes, constants included, so later passes see one value"),
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]
@@ -48,20 +74,40 @@ MEMORY_PLANNING: list[Entry] = [
     ("glowir-plan-memory", "offsets for every buffer in three regions: constant weights, inputs/outputs, activations"),
 ]
 
-#: glowir -> LLVM dialect: code generation.
+#: glowir -> LLVM dialect: code generation (one thread; backend/cpu.py adds PARALLEL for more).
 CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
     ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
-    ("func.func(convert-linalg-to-loops)", "scalar loops over the buffers"),
+    ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
+    ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
+    ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
+     "sides one value, the second canonicalize erases them"),
+    ("cpu-lower-vectors", "vector.contract -> FMA rows, transfers -> 1-D loads and stores"),
+    ("func.func(convert-linalg-to-loops)", "scalar loops for everything that is not a kernel"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),
+    ("fold-memref-alias-ops", "the islands' subviews fold into the loads and stores that use them"),
+    ("convert-vector-to-scf", "what is left of vector transfers becomes loops"),
     ("expand-strided-metadata", "make view arithmetic explicit for the LLVM lowering"),
-    ("lower-affine", "affine.apply/min from linalg become arith"),
+    ("lower-affine", "affine.apply/min from linalg and tiling become arith"),
     ("convert-scf-to-cf", "structured loops become branches"),
+    ("cpu-fma-contract", "float multiply-adds may fuse: LLVM emits FMA instructions"),
     ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
     ("convert-math-to-libm", "the rest of math (tanh, erf) call libm"),
+    ("convert-vector-to-llvm", "vectors become LLVM vectors (zmm registers)"),
     ("convert-to-llvm", "everything left: func, arith, cf, memref, index"),
     ("reconcile-unrealized-casts", "remove the casts the partial conversions left"),
+]
+
+#: run the kernels' scf.forall loops across cores: inserted into CODEGEN before convert-scf-to-cf when threads > 1,
+#: with cpu-tile-kernels{threads=N} and async-parallel-for{num-workers=N} (the JIT loads the async runtime)
+PARALLEL: list[Entry] = [
+    ("func.func(scf-forall-to-parallel)", "the kernels' L1 tile loops (scf.forall) become scf.parallel"),
+    ("async-parallel-for", "scf.parallel becomes async tasks, split over the workers"),
+    ("async-to-async-runtime", "async.execute becomes coroutines on the async runtime"),
+    ("async-runtime-ref-counting", "tokens and groups are freed when their last user is done"),
+    ("async-runtime-ref-counting-opt", "drop the reference counting that pairs cancel"),
+    ("convert-async-to-llvm", "runtime calls into libmlir_async_runtime"),
 ]
 
 PIPELINES: dict[str, list[Entry]] = {

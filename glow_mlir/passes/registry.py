@@ -79,13 +79,28 @@ def _parse_option(raw: str, default: Any) -> Any:
     return raw
 
 
-#: flag -> "module:Class" (imported on first use)
+#: flag -> "module:Class" (imported on first use); a module path is relative to this package unless it starts with
+#: "glow_mlir." (a backend's codegen passes live with its kernels; only this string names them here)
 PASSES: dict[str, str] = {
     # glowgraph: graph optimizations
     "glowgraph-dce": "graph.dce:DeadCodeElimination",
     "glowgraph-cse": "graph.cse:CommonSubexpressionElimination",
     "glowgraph-constant-fold": "graph.constant_fold:ConstantFold",
     "glowgraph-sink-transposes": "graph.sink_transposes:SinkTransposes",
+    "glowgraph-eliminate-noops": "graph.eliminate_noops:EliminateNoops",
+    "glowgraph-merge-reshapes": "graph.merge_reshapes:MergeReshapes",
+    "glowgraph-merge-pad-into-conv": "graph.merge_pad_into_conv:MergePadIntoConv",
+    "glowgraph-fold-batch-norm": "graph.fold_batch_norm:FoldBatchNorm",
+    "glowgraph-fold-channel-arithmetic": "graph.fold_channel_arithmetic:FoldChannelArithmetic",
+    "glowgraph-fuse-fully-connected": "graph.fuse_fully_connected:FuseFullyConnected",
+    "glowgraph-merge-matmuls": "graph.merge_matmuls:MergeMatMuls",
+    "glowgraph-batch-matmul-to-matmul": "graph.batch_matmul_to_matmul:BatchMatMulToMatMul",
+    "glowgraph-fuse-softmax": "graph.fuse_softmax:FuseSoftmax",
+    "glowgraph-fold-layer-norm-affine": "graph.fold_layer_norm_affine:FoldLayerNormAffine",
+    "glowgraph-fold-concat-slices": "graph.fold_concat_slices:FoldConcatSlices",
+    "glowgraph-fuse-clip": "graph.fuse_clip:FuseClip",
+    "glowgraph-reduce-mean-to-avg-pool": "graph.reduce_mean_to_avg_pool:ReduceMeanToAvgPool",
+    "glowgraph-fuse-activations": "graph.fuse_activations:FuseActivations",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
     # glowir: memory optimizations (Glow's IROptimizer) and the static memory plan
@@ -105,6 +120,10 @@ PASSES: dict[str, str] = {
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",
     # linalg on the program's buffers
     "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
+    # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
+    "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
+    "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
+    "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
 }
 
 
@@ -113,4 +132,4 @@ def get_pass(name: str) -> type[Pass]:
     if name not in PASSES:
         raise KeyError(name)
     mod, cls = PASSES[name].split(":")
-    return getattr(importlib.import_module(f"{__package__}.{mod}"), cls)
+    return getattr(importlib.import_module(mod if mod.startswith("glow_mlir.") else f"{__package__}.{mod}"), cls)

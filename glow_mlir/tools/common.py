@@ -46,6 +46,22 @@ def add_model_arguments(parser, several: bool = False) -> None:
     parser.add_argument("--input-shape", "-onnx-define-symbol", action="append", default=[], metavar="NAME=DxD",
                         help="fix the shape of an input whose shape is dynamic (repeatable)")
     parser.add_argument("--no-optimize", action="store_true", help="skip the graph optimizer")
+    parser.add_argument("--threads", type=_positive, metavar="N",
+                        help="cores the kernels run on (default: every core this process may use)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compile every stage even if the compile cache ($GLOW_CACHE_DIR) holds the model")
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def model_options(args):
@@ -53,4 +69,5 @@ def model_options(args):
     from ..api import CompileOptions
     from ..importer import parse_input_shapes
 
-    return CompileOptions(input_shapes=parse_input_shapes(args.input_shape) or None, optimize=not args.no_optimize)
+    return CompileOptions(input_shapes=parse_input_shapes(args.input_shape) or None, optimize=not args.no_optimize,
+                          threads=args.threads)

@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 from mlir import ir
 
-from ..api import BundleOptions, emit_bundle, lower_model
+from ..api import BundleOptions, compile, emit_bundle, lower_model
 from ..backend.bundle import BundleFiles
 from ..backend.ir_dump import format_program, program_stats
+from ..cache import cache_dir
 from ..errors import GlowError
+from ..explore import counts_table, node_counts
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
@@ -31,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the activation memory (naive, planned, lower bound) and weight regions as JSON")
     p.add_argument("--emit-mlir", metavar="DIR", help="write the .mlir of every stage into DIR")
     p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
+    p.add_argument("--stats", action="store_true",
+                   help="print the node counts per kind after import, graph optimization and node lowering")
     bundle = p.add_argument_group("ahead-of-time bundles")
     bundle.add_argument("--emit-bundle", metavar="DIR",
                         help="write NAME.o, NAME.h and the weights (ENTRY.weights.bin) into DIR; with several -model, "
@@ -51,11 +57,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
+    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt") if getattr(args, a)]
+    if args.target_cpu != "native":
+        bundling.append("target_cpu")
+    if not args.emit_bundle and (bundling or len(args.model) > 1):
+        what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
+        raise GlowError(f"{what} needs --emit-bundle DIR")
+    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
+            or args.memory_report or args.stats or args.emit_bundle):
+        return compile_only(args, options)
     options.emit_mlir_dir = args.emit_mlir
     until = "codegen" if args.emit_mlir or args.time_passes else "iropt"
     report: dict[str, object] = {}
+    counts: dict[str, Counter[str]] = {}
 
     def on_stage(name: str, module: ir.Module) -> None:
+        if args.stats and name in ("import", "optimize", "lower"):
+            counts[name] = node_counts(module)
         if name == "lower":
             if args.dump_graph:
                 print(module.operation.get_asm(large_elements_limit=16))
@@ -71,12 +89,6 @@ def main(argv: list[str]) -> int:
                 (planned,) = [memory_report(f).as_dict() for f in functions(module.operation)]
                 report.update(planned)
 
-    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt") if getattr(args, a)]
-    if args.target_cpu != "native":
-        bundling.append("target_cpu")
-    if not args.emit_bundle and (bundling or len(args.model) > 1):
-        what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
-        raise GlowError(f"{what} needs --emit-bundle DIR")
     if args.emit_bundle:
         if args.emit_mlir and len(args.model) > 1:
             raise GlowError("--emit-mlir takes one model")
@@ -89,6 +101,9 @@ def main(argv: list[str]) -> int:
         lowered = lower_model(args.model[0], options, until=until, on_stage=on_stage)
     if args.memory_report:
         print(json.dumps({"model": lowered.imported.name, **report}))
+    if args.stats:
+        print(f"{lowered.imported.name}: nodes per kind (optimize: {'on' if options.optimize else 'off'})")
+        print(counts_table(counts))
     if args.time_passes:
         total = sum(s.seconds for s in lowered.stages)
         print("===- glow-compile time report -===", file=sys.stderr)
@@ -98,10 +113,19 @@ def main(argv: list[str]) -> int:
             for name, sec in s.pass_seconds:
                 print(f"  {sec:8.4f}  {100 * sec / total:5.1f}    {name}", file=sys.stderr)
         print(f"  {total:8.4f}  100.0  total", file=sys.stderr)
-    if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
-            or args.memory_report or args.emit_bundle):
-        print(f"{lowered.imported.name}: compiled ({len(lowered.stages)} stages); "
-              "use --dump-graph, --dump-ir, --memory-report, --emit-mlir DIR or --time-passes to see them")
+    return 0
+
+
+def compile_only(args, options) -> int:
+    """Compile to machine code, through the compile cache unless --no-cache: a later glow-run or API compile of the
+    same model with the same options loads it from there."""
+    start = time.perf_counter()
+    model = compile(args.model[0], **vars(options), cache=not args.no_cache)
+    seconds = time.perf_counter() - start
+    where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
+             "off": "not cached"}[model.cache]
+    print(f"{model.name}: compiled in {seconds:.2f} s, {options.thread_count()} thread(s); {where}. "
+          "Use --dump-graph, --dump-ir, --memory-report, --stats, --emit-mlir DIR or --time-passes to see the stages")
     return 0
 
 

@@ -46,7 +46,7 @@ def format_output(name: str, value: np.ndarray, limit: int) -> str:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    model = compile(args.model, **vars(model_options(args)))
+    model = compile(args.model, **vars(model_options(args)), cache=not args.no_cache)
     inputs: dict[str, np.ndarray] = {}
     reference = None
     if args.reference:

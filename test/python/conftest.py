@@ -1,10 +1,14 @@
-"""Shared fixtures: where the team's models live, and running the command-line tools."""
+"""Shared fixtures: where the team's models live, running the command-line tools, and a compile cache of the
+session's own (hermetic: nothing read from or left in the user's cache; each model compiles once per session, and
+the tools started from tests share it through the environment)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,3 +32,17 @@ def run_tool(tool: str, *args: str) -> subprocess.CompletedProcess:
     module = "glow_mlir.tools." + tool.replace("-", "_")
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env,
                           timeout=600)
+
+
+_SESSION_CACHE: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _SESSION_CACHE
+    _SESSION_CACHE = tempfile.mkdtemp(prefix="glow-test-cache-")
+    os.environ["GLOW_CACHE_DIR"] = _SESSION_CACHE
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)

@@ -217,10 +217,12 @@ def test_partitioned_bundle_gives_the_same_bytes(mlp_mnist: Run, mlp_partitioned
     assert macros["MLP_MNIST_NUM_PARTITIONS"] == "3"
     listed = re.findall(r"partition (\d): (\w+), (\d+) FLOPs, (\d+) activation bytes", mlp_partitioned.stdout)
     assert [(k, n) for k, n, _, _ in listed] == [(str(k), f"mlp_mnist_part{k}") for k in range(3)]
-    # 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10) for the contractions, one per element for the two relus
-    total = 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10) + 2 * 64 * 512
+    # 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10) for the contractions, and one per element for the two relus unless
+    # the graph optimizer fused them into the contractions
+    contractions = 2 * 64 * (784 * 512 + 512 * 512 + 512 * 10)
+    (total,) = [int(f) for f in re.findall(r"(\d+) FLOPs", mlp_mnist.stdout)]
+    assert total in (contractions, contractions + 2 * 64 * 512)
     assert sum(int(f) for _, _, f, _ in listed) == total
-    assert re.findall(r"(\d+) FLOPs", mlp_mnist.stdout) == [str(total)]
     # the partitions are internal: only the entry point and the table are exported
     assert defined_symbols(mlp_partitioned.files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
 
@@ -243,8 +245,9 @@ def test_budget_that_cannot_be_met_is_one_line(tmp_path: Path):
                     "--memory-budget", "1000")
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("glow-compile: error: mlp_mnist: memory budget of 1000 bytes cannot be met: "
-                                  "instruction #2 'glowir.fully_connected' (/fc2/Gemm) needs 262144 bytes")
+    # both 64 x 512 activations are live at the second fully connected layer
+    assert re.match(r"glow-compile: error: mlp_mnist: memory budget of 1000 bytes cannot be met: instruction #\d+ "
+                    r"'glowir.fully_connected' \(\S+\) needs 262144 bytes of live activations$", done.stderr)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -253,6 +256,7 @@ def test_budget_that_cannot_be_met_is_one_line(tmp_path: Path):
     (["--emit-bundle", "B", "--network-name", "my-net"], "name 'my-net' is not a C identifier"),
     (["--emit-bundle", "B", "--target-cpu", "no-such-cpu"], "'no-such-cpu' is not a recognized processor"),
     (["--emit-bundle", "B", "--partitions", "99"], "linear_sigmoid: cannot cut 2 instructions into 99 partitions"),
+    (["--emit-bundle", "B", "--threads", "2"], "bundles run on one thread"),
 ])
 def test_bad_bundle_options_are_one_line_errors(args: list[str], words: str, tmp_path: Path):
     args = [str(tmp_path / a) if a == "B" else a for a in args]

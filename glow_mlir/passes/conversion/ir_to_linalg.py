@@ -241,9 +241,24 @@ def _splat(op: ir.OpView, new: Operands) -> None:
     linalg.fill(_constant(_memref(new.dest).element_type, value), outs=[new.dest])
 
 
+def fused_activation(op: ir.OpView, dest: ir.Value) -> None:
+    """The fused activation of a conv2d or fully_connected instruction, applied to ``dest`` in place once it holds
+    the result: relu -> dest = max(dest, 0); clip -> dest = min(max(dest, min), max); none (or absent) -> nothing."""
+    kind = op.activation or "none"
+    if kind == "none":
+        return
+    et = _memref(dest).element_type
+    if kind == "relu":
+        _update(dest, [], [], _relu)
+        return
+    low, high = _constant(et, op.activation_min), _constant(et, op.activation_max)
+    _update(dest, [], [], lambda x: arith.minimumf(arith.maximumf(x, low), high))
+
+
 def _fully_connected(op: ir.OpView, new: Operands) -> None:
     linalg.broadcast(new.bias, outs=[new.dest], dimensions=[0])
     linalg.matmul(new.src, new.weights, outs=[new.dest])
+    fused_activation(op, new.dest)
 
 
 def _matmul(op: ir.OpView, new: Operands) -> None:
@@ -386,6 +401,7 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
             linalg.depthwise_conv_2d_nhwc_hwcm(src, hwcm, outs=[dest5], strides=strides, dilations=dilations)
     else:
         _grouped_conv(src, filt, dest, group, strides, dilations)
+    fused_activation(op, dest)
 
 
 def _overhang(op: ir.OpView, hw: Sequence[int], out: Sequence[int]) -> list[int]:

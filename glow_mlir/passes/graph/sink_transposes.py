@@ -5,6 +5,11 @@ holds the pairs ``Transpose(NCHW) -> Relu -> Transpose(NHWC)`` between the convo
 below the relu puts the two transposes next to each other, where they cancel; what is left is one transpose where the
 graph enters NHWC and one where it leaves. A transpose is only sunk when the node it feeds is its only user: sinking
 a shared one would add a transpose for the other users instead of removing one.
+
+Besides elementwise nodes, a transpose sinks below the nodes that work in any layout once their attributes name
+the dims anew: batch_norm (its channel axis), pad (its pads) and concat of two transposes alike (its axis; densenet
+and inception join NCHW tensors). A transpose left over that moves no data (only dims of size 1 change places, as
+around a [N, 1, 1, C] pool result) is a reshape, which bufferization makes a view instead of a copy.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
+from ...dialects import opdef_of
 from ...dialects.optable import numpy_to_elements, tensor_like
 from ..registry import Pass
 from ..utils import body_ops, constant_value, functions, has_trait, has_uses
+from .patterns import attr, replace
 
 TRANSPOSE = "glowgraph.transpose"
 
@@ -139,8 +146,81 @@ def fold_transposes(op: ir.Operation) -> bool:
     return True
 
 
-#: the rewrites, tried in this order on every node
-PATTERNS = (fold_transposes, sink_below_unary, sink_below_binary)
+def _sink_with(op: ir.Operation, operands: list[ir.Value], transpose: ir.Operation, **changed) -> None:
+    """Replace ``op`` by the same node on the untransposed ``operands`` with the ``changed`` attributes (the dims
+    they name, renamed), followed by ``transpose``'s shuffle."""
+    attrs = dict(op.attributes.items())
+    attrs.update(changed)
+    with ir.InsertionPoint(op), op.location:
+        node = getattr(gg, opdef_of(op).py_name)(*operands, **attrs)
+        moved = gg.transpose(node, shuffle=_shuffle(transpose), loc=transpose.location)
+    replace(op, [moved])
+
+
+def sink_below_batch_norm(op: ir.Operation) -> bool:
+    """BatchNorm(Transpose(x)){channel_axis a} -> Transpose(BatchNorm(x){channel_axis shuffle[a]})."""
+    if op.name != "glowgraph.batch_norm":
+        return False
+    transpose = _transpose_feeding_only(op.operands[0], op)
+    if transpose is None:
+        return False
+    axis = _shuffle(transpose)[attr(op, "channel_axis", "i64")]
+    _sink_with(op, [transpose.operands[0], *list(op.operands)[1:]], transpose, channel_axis=axis)
+    return True
+
+
+def sink_below_pad(op: ir.Operation) -> bool:
+    """Pad(Transpose(x)){pads} -> Transpose(Pad(x){pads'}), pads' giving x's dim shuffle[i] the pads of dim i."""
+    if op.name != "glowgraph.pad":
+        return False
+    transpose = _transpose_feeding_only(op.operands[0], op)
+    if transpose is None:
+        return False
+    shuffle, pads = _shuffle(transpose), attr(op, "pads", "i64s")
+    rank = len(shuffle)
+    moved = [0] * (2 * rank)
+    for i, p in enumerate(shuffle):
+        moved[p], moved[rank + p] = pads[i], pads[rank + i]
+    _sink_with(op, [transpose.operands[0]], transpose, pads=moved)
+    return True
+
+
+def sink_below_concat(op: ir.Operation) -> bool:
+    """Concat(Transpose(a), Transpose(b)){axis} -> Transpose(Concat(a, b){shuffle[axis]}) when both shuffles are
+    one and both transposes feed only the concat."""
+    if op.name != "glowgraph.concat":
+        return False
+    tl, tr = (_transpose_feeding_only(v, op) for v in op.operands)
+    if tl is None or tr is None or tl == tr or _shuffle(tl) != _shuffle(tr):
+        return False
+    axis = _shuffle(tl)[attr(op, "axis", "i64")]
+    _sink_with(op, [tl.operands[0], tr.operands[0]], tl, axis=axis)
+    return True
+
+
+def moves_no_data(shape: list[int], shuffle: list[int]) -> bool:
+    """Whether transposing ``shape`` by ``shuffle`` keeps the elements in order: the dims larger than 1 keep their
+    relative order."""
+    kept = [p for p in shuffle if shape[p] != 1]
+    return kept == sorted(kept)
+
+
+def transpose_to_reshape(op: ir.Operation) -> bool:
+    """Transpose(x){shuffle} -> Reshape(x) when the shuffle only moves dims of size 1."""
+    if op.name != TRANSPOSE:
+        return False
+    x = op.operands[0]
+    if not moves_no_data(list(ir.ShapedType(x.type).shape), _shuffle(op)):
+        return False
+    with ir.InsertionPoint(op), op.location:
+        replace(op, [gg.reshape(x, shape=list(ir.ShapedType(op.results[0].type).shape))])
+    return True
+
+
+#: the rewrites, tried in this order on every node; a transpose becomes a reshape only once it can neither cancel
+#: nor merge with the one before it
+PATTERNS = (fold_transposes, sink_below_unary, sink_below_binary, sink_below_batch_norm, sink_below_pad,
+            sink_below_concat, transpose_to_reshape)
 
 
 def sink_transposes(func: ir.Operation) -> int:
@@ -163,10 +243,12 @@ def sink_transposes(func: ir.Operation) -> int:
 @dataclass(frozen=True)
 class SinkTransposes(Pass):
     """Unary(Transpose(x)) -> Transpose(Unary(x)); Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b));
-    Transpose(Transpose(x)) -> x."""
+    BatchNorm/Pad(Transpose(x)) -> Transpose(BatchNorm/Pad(x)); Concat(Transpose(a), Transpose(b)) ->
+    Transpose(Concat(a, b)); Transpose(Transpose(x)) -> x; Transpose(x) moving no data -> Reshape(x)."""
 
     name = "glowgraph-sink-transposes"
-    summary = "Sink transposes below elementwise nodes and cancel or merge consecutive transposes"
+    summary = ("Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge or turn them into "
+               "reshapes")
 
     def run(self, module: ir.Operation) -> None:
         for func in functions(module):

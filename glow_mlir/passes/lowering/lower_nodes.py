@@ -20,8 +20,14 @@ Lowering = Callable[[ir.OpView], list[ir.Value]]
 
 
 def lower_fully_connected(op: ir.OpView) -> list[ir.Value]:
-    """FullyConnected(x, W, b) -> BatchedAdd(MatMul(x, W), b)."""
-    return [gg.batched_add(gg.matmul(op.input, op.weights), op.bias)]
+    """FullyConnected(x, W, b) -> BatchedAdd(MatMul(x, W), b), then its fused activation: Relu, or
+    Min(Max(.., Splat(min)), Splat(max)) for a clip."""
+    y = gg.batched_add(gg.matmul(op.input, op.weights), op.bias)
+    if op.activation == "relu":
+        y = gg.relu(y)
+    elif op.activation == "clip":
+        y = gg.min_(gg.max_(y, _splat(y, op.activation_min)), _splat(y, op.activation_max))
+    return [y]
 
 
 # --- convolution, pooling and normalization (NHWC) ---

@@ -160,3 +160,75 @@ func.func @not_elementwise(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<4xf3
   %2 = "glowgraph.reshape"(%0) {shape = array<i64: 4>} : (tensor<2x2xf32>) -> tensor<4xf32>
   return %1, %2 : tensor<2x2xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A batch norm in NCHW between the layout transposes sinks: its channel axis becomes the NHWC one, the pair cancels.
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-SAME: (%[[X:.+]]: tensor<1x2x3x4xf32>
+// CHECK-NOT: "glowgraph.transpose"
+// CHECK: "glowgraph.batch_norm"(%[[X]], {{.*}}) {channel_axis = 3 : i64
+// CHECK-NOT: "glowgraph.transpose"
+func.func @batch_norm(%x: tensor<1x2x3x4xf32>, %p: tensor<4xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x4x2x3xf32>
+  %1 = "glowgraph.batch_norm"(%0, %p, %p, %p, %p) {channel_axis = 1, epsilon = 1.0e-5 : f32} : (tensor<1x4x2x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x3xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x4x2x3xf32>) -> tensor<1x2x3x4xf32>
+  return %2 : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// A pad sinks with its pads moved to the dims they pad before the transpose.
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME: (%[[X:.+]]: tensor<1x2x3x4xf32>)
+// CHECK-NEXT: %[[P:.+]] = "glowgraph.pad"(%[[X]]) {pads = array<i64: 0, 1, 2, 0, 0, 3, 4, 0>
+// CHECK-NEXT: "glowgraph.slice"(%[[P]])
+func.func @pad(%x: tensor<1x2x3x4xf32>) -> tensor<1x5x9x4xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x4x2x3xf32>
+  %1 = "glowgraph.pad"(%0) {pads = array<i64: 0, 0, 1, 2, 0, 0, 3, 4>, value = 0.0 : f32} : (tensor<1x4x2x3xf32>) -> tensor<1x4x6x9xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x9xf32>) -> tensor<1x6x9x4xf32>
+  %3 = "glowgraph.slice"(%2) {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 5, 9, 4>} : (tensor<1x6x9x4xf32>) -> tensor<1x5x9x4xf32>
+  return %3 : tensor<1x5x9x4xf32>
+}
+
+// -----
+
+// A concat of two transposes alike sinks: the NCHW channel concat becomes an NHWC one.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:.+]]: tensor<1x2x2x3xf32>, %[[B:.+]]: tensor<1x2x2x5xf32>)
+// CHECK: %[[C:.+]] = "glowgraph.concat"(%[[A]], %[[B]]) {axis = 3 : i64}
+// CHECK-NEXT: %[[R:.+]] = "glowgraph.relu"(%[[C]])
+// CHECK-NEXT: return %[[R]]
+func.func @concat(%a: tensor<1x2x2x3xf32>, %b: tensor<1x2x2x5xf32>) -> tensor<1x2x2x8xf32> {
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x2x2x3xf32>) -> tensor<1x3x2x2xf32>
+  %1 = "glowgraph.transpose"(%b) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x2x2x5xf32>) -> tensor<1x5x2x2xf32>
+  %2 = "glowgraph.concat"(%0, %1) {axis = 1} : (tensor<1x3x2x2xf32>, tensor<1x5x2x2xf32>) -> tensor<1x8x2x2xf32>
+  %3 = "glowgraph.transpose"(%2) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x8xf32>
+  %4 = "glowgraph.relu"(%3) : (tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32>
+  return %4 : tensor<1x2x2x8xf32>
+}
+
+// -----
+
+// Negative: a concat of one transposed and one plain tensor keeps its transpose.
+// CHECK-LABEL: func.func @concat_mixed
+// CHECK: %[[T:.+]] = "glowgraph.transpose"
+// CHECK: "glowgraph.concat"(%[[T]],
+func.func @concat_mixed(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<6x2xf32> {
+  %0 = "glowgraph.transpose"(%a) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.slice"(%b) {starts = array<i64: 0, 0>, sizes = array<i64: 3, 2>} : (tensor<3x3xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.concat"(%0, %1) {axis = 0} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  return %2 : tensor<6x2xf32>
+}
+
+// -----
+
+// A transpose that only moves dims of size 1 is a reshape (a view); one that moves data is not.
+// CHECK-LABEL: func.func @no_data_moved
+// CHECK: "glowgraph.reshape"(%{{.+}}) {shape = array<i64: 2, 1, 1, 8>}
+// CHECK: "glowgraph.transpose"(%{{.+}}) {shuffle = array<i64: 1, 0, 2>}
+func.func @no_data_moved(%x: tensor<2x8x1x1xf32>, %y: tensor<2x3x1xf32>) -> (tensor<2x1x1x8xf32>, tensor<3x2x1xf32>) {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<2x8x1x1xf32>) -> tensor<2x1x1x8xf32>
+  %1 = "glowgraph.transpose"(%y) {shuffle = array<i64: 1, 0, 2>} : (tensor<2x3x1xf32>) -> tensor<3x2x1xf32>
+  return %0, %1 : tensor<2x1x1x8xf32>, tensor<3x2x1xf32>
+}

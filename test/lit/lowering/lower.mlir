@@ -26,3 +26,20 @@ func.func @primitive(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %1 = "glowgraph.relu"(%0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %1 : tensor<2x2xf32>
 }
+
+// -----
+
+// A fused activation of a lowered fully_connected follows the bias: a clip becomes max then min with splats.
+// CHECK-LABEL: func.func @fully_connected_clip
+// CHECK: %[[A:.+]] = "glowgraph.batched_add"
+// CHECK-NEXT: %[[LO:.+]] = "glowgraph.splat"() {value = -1.000000e+00 : f32}
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.max"(%[[A]], %[[LO]])
+// CHECK-NEXT: %[[HI:.+]] = "glowgraph.splat"() {value = 2.000000e+00 : f32}
+// CHECK-NEXT: %[[C:.+]] = "glowgraph.min"(%[[M]], %[[HI]])
+// CHECK-NEXT: return %[[C]]
+// KEEP-LABEL: func.func @fully_connected_clip
+// KEEP: "glowgraph.fully_connected"{{.*}}activation = "clip"
+func.func @fully_connected_clip(%x: tensor<3x2xf32>, %w: tensor<2x2xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.fully_connected"(%x, %w, %b) {activation = "clip", activation_min = -1.0 : f32, activation_max = 2.0 : f32} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}

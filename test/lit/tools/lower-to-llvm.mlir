@@ -7,7 +7,8 @@
 // CHECK-NOT: glowir.{{[a-z_]+}}"
 // Each linalg op became a kernel function that the program calls (linalg-outline-kernels).
 // CHECK-LABEL: llvm.func @linear_sigmoid_matmul(
-// CHECK: llvm.fmul
+// The matmul kernel: vectorized multiply-adds.
+// CHECK: llvm.intr.fmuladd
 // CHECK-LABEL: llvm.func @linear_sigmoid_generic(
 // CHECK: llvm.intr.exp
 // CHECK-LABEL: llvm.func @linear_sigmoid(

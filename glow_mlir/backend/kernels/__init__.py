@@ -1,0 +1,9 @@
+"""CPU kernels: schedules for the heavy linalg ops, one module per kernel family, each with a tile table by shape
+class (and a way to cover shapes the tiles do not divide).
+
+- :mod:`.matmul`: ``linalg.matmul`` / ``linalg.batch_matmul`` (glowir's matmul, fully_connected, batch_matmul).
+- :mod:`.conv`: ``linalg.conv_2d_nhwc_hwcf`` (glowir's conv2d with one group).
+
+:mod:`.passes` applies them in the codegen pipeline (``cpu-tile-kernels``, ``cpu-lower-vectors``,
+``cpu-fma-contract``); :mod:`.transform` holds the transform-dialect helpers they share.
+"""

@@ -1,0 +1,301 @@
+"""Matrix-multiplication kernels: ``linalg.matmul`` and ``linalg.batch_matmul`` on f32 buffers, tiled and vectorized.
+
+The recipe (shared/NOTES-mlir.md, "Codegen that worked"): on linalg-on-tensors, an L1 tile of the output, a
+register tile of ``mr x nr`` accumulators with a reduction step of 1, ``structured.vectorize`` (as a named
+contraction, which the vector lowering turns into one broadcast + FMA per accumulator row), then hoisting of the
+accumulator out of the reduction loop while still on tensors.
+
+glowir lowers to linalg on memrefs, so each contraction is rewritten here into a *tensor island* on its own buffers::
+
+    linalg.matmul ins(%a, %b : memref) outs(%c : memref)
+  ->
+    %ta = bufferization.to_tensor %a restrict            (read-only operands)
+    %tb = bufferization.to_tensor %b restrict
+    %tc = bufferization.to_tensor %c restrict writable   (the accumulator: %c's content is the init, e.g. the bias
+                                                          that fully_connected broadcast into it just before)
+    %r = linalg.matmul ins(%ta, %tb) outs(%tc) {glow.tiles = "..."}
+    bufferization.materialize_in_destination %r in writable %c
+
+One-shot bufferization later turns the island back into in-place code on ``%a``, ``%b`` and ``%c``: no buffer is
+allocated (the lit test cpu-tile-kernels.mlir checks it). The memref design stays whole (the memory plan fixes every
+buffer; the island only borrows them), and whatever writes ``%c`` before the contraction (fill, bias broadcast) is
+left as it was.
+
+Tiles must divide the shape (vectorization of a partial tile fails, and masked vectorization of a matmul did not
+survive bufferization in these bindings), so a contraction whose M or N is not a multiple of the register tile is
+split on its buffers (``memref.subview``) into a divisible main part and remainder strips, each with register tiles
+that divide it (a remainder strip is one register tile wide). Every shape gets vectorized code this way; there is no
+scalar fallback to fall into. ``batch_matmul`` becomes an ``scf.for`` over the batch with one 2-D island per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, bufferization, linalg, memref, scf
+from mlir.dialects.transform import structured
+
+from . import transform as schedule
+
+#: the attribute that carries a tensor contraction's tiles from the island to its schedule
+TILES_ATTR = "glow.tiles"
+ALIGNMENT = 64  # bytes: the packed panels start on a cache line
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """The tiles of one contraction: L1 ``m x n x k`` (k 0: the whole reduction) and register ``mr x nr x 1``;
+    ``pack``: B is first copied into ``nr``-column panels (see :func:`_packed_island`)."""
+
+    m: int
+    n: int
+    k: int
+    mr: int
+    nr: int
+    pack: bool = False
+    #: the L1 dim whose tiles are spread over the threads: 0 rows, 1 columns (one dim: async-parallel-for computed
+    #: wrong results on some 2-D tile grids, e.g. 17 x 2)
+    split: int = 0
+
+    def key(self) -> str:
+        return (f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
+                + (f" split={self.split}" if self.split else ""))
+
+
+@dataclass(frozen=True)
+class ShapeClass:
+    """A row of the tile table: the contractions it covers, and the tiles it aims at."""
+
+    name: str
+    covers: Callable[[int, int, int], bool]
+    target: Tiles
+    why: str
+
+
+#: Target tiles by shape class (M, N, K), first match wins; measured single-core on this machine class
+#: (AVX-512, 32 zmm registers) and checked by test/python/test_kernels.py on every class and its remainders.
+TABLE: list[ShapeClass] = [
+    ShapeClass("matrix-vector", lambda m, n, k: m < 8, Tiles(8, 256, 0, 8, 64),
+               "few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
+    ShapeClass("large", lambda m, n, k: m >= 128 and n >= 256 and k >= 256, Tiles(128, 128, 0, 8, 32, pack=True),
+               "B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels are packed "
+               "contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 GF/s)"),
+    ShapeClass("general", lambda m, n, k: True, Tiles(64, 64, 0, 8, 32),
+               "8x32 = 16 zmm accumulators; B's 64-column panel of the whole K stays in L2 (64x512x784: ~209 GF/s, "
+               "L1 64x128 180-207, 64x256 165-180; packing B there costs more than it saves)"),
+]
+
+
+def target_tiles(m: int, n: int, k: int) -> Tiles:
+    """The target tiles of the first shape class that covers ``m x n x k``."""
+    return next(c.target for c in TABLE if c.covers(m, n, k))
+
+
+def _fit(extent: int, reg: int, target: int) -> int:
+    """The largest multiple of ``reg`` that divides ``extent`` and is at most ``target`` (at least ``reg``)."""
+    best = reg
+    for size in range(reg, min(extent, max(target, reg)) + 1, reg):
+        if extent % size == 0:
+            best = size
+    return best
+
+
+def _strips(extent: int, reg: int) -> list[tuple[int, int, int]]:
+    """``extent`` cut into a part that ``reg`` divides and a remainder: (start, size, register tile) each."""
+    main = extent - extent % reg
+    strips = [(0, main, reg)] if main else []
+    if extent % reg:
+        strips.append((main, extent % reg, extent % reg))
+    return strips
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A rectangle of the output, ``rows x cols`` at ``(row, col)``, with tiles that divide it."""
+
+    row: int
+    rows: int
+    col: int
+    cols: int
+    tiles: Tiles
+
+
+def plan(m: int, n: int, k: int) -> list[Piece]:
+    """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles."""
+    t = target_tiles(m, n, k)
+    k_tile = t.k if t.k and k % t.k == 0 else 0
+    pieces = []
+    for r, rows, mr in _strips(m, t.mr):
+        for c, cols, nr in _strips(n, t.nr):
+            l1_m, l1_n = _fit(rows, mr, t.m), _fit(cols, nr, t.n)
+            # a remainder strip is one register tile wide: one panel, nothing to pack
+            tiles = Tiles(l1_m, l1_n, k_tile, mr, nr, t.pack and nr == t.nr,
+                          split=0 if rows // l1_m >= cols // l1_n else 1)
+            pieces.append(Piece(r, rows, c, cols, tiles))
+    return pieces
+
+
+def _static_f32(op: ir.Operation) -> bool:
+    types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
+    return (len(types) == 3 and all(t.has_static_shape and t.element_type == ir.F32Type.get() for t in types))
+
+
+#: the indexing maps of a plain (un-transposed, un-broadcast) matmul and batch_matmul
+PLAIN_MAPS = {
+    "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+                     "affine_map<(d0, d1, d2) -> (d0, d1)>]",
+    "linalg.batch_matmul": "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
+                           "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
+}
+
+
+def matches(op: ir.Operation) -> bool:
+    """Whether ``op`` is a contraction this kernel family takes: a plain matmul or batch_matmul on f32 memrefs of
+    static shape. Others (transposed maps, integers) keep the generic lowering (scalar loops)."""
+    if op.name not in PLAIN_MAPS or not _static_f32(op):
+        return False
+    return "indexing_maps" not in op.attributes or str(op.attributes["indexing_maps"]) == PLAIN_MAPS[op.name]
+
+
+def tensor_of(v: ir.Value, writable: bool = False) -> ir.Value:
+    """The tensor of buffer ``v`` in an island (``restrict``: the island is the only way into the tensor world)."""
+    t = ir.MemRefType(v.type)
+    return bufferization.to_tensor(ir.RankedTensorType.get(t.shape, t.element_type), v, restrict=True,
+                                   writable=writable or None)
+
+
+def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
+    """``c += a @ b`` as a tensor matmul on the three buffers, tagged with its tiles."""
+    if tiles.pack:
+        _packed_island(a, b, c, tiles)
+        return
+    result = linalg.matmul(tensor_of(a), tensor_of(b), outs=[tensor_of(c, writable=True)])
+    result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    bufferization.materialize_in_destination(None, result, c, writable=True)
+
+
+def _panels(v: ir.Value, width: int) -> ir.Value:
+    """A ``rows x cols`` buffer seen as ``rows x (cols / width) x width``: column panels of ``width``."""
+    t = ir.MemRefType(v.type)
+    rows, cols = t.shape
+    strides, offset = t.get_strides_and_offset()
+    shape, panel_strides = [rows, cols // width, width], [strides[0], width, 1]
+    # the verifier wants the identity layout whenever the strides are the row-major ones
+    plain = offset == 0 and panel_strides == [cols, width, 1]
+    layout = None if plain else ir.StridedLayoutAttr.get(offset, panel_strides)
+    result = ir.MemRefType.get(shape, t.element_type, layout=layout)
+    return memref.expand_shape(result, v, [[0], [1, 2]], [], shape)
+
+
+def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
+    """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (each ``nr``-column
+    panel of B contiguous, so the register tile streams it without cache-set conflicts), then
+    ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``."""
+    k, n = ir.MemRefType(a.type).shape[1], ir.MemRefType(b.type).shape[1]
+    f32, nr = ir.F32Type.get(), tiles.nr
+    packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
+    linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
+    ta, tb = tensor_of(a), tensor_of(packed)
+    tc = tensor_of(_panels(c, nr), writable=True)
+    dims = [ir.AffineDimExpr.get(i) for i in range(4)]  # (m, p, j, k)
+    maps = [ir.AffineMap.get(4, 0, [dims[i] for i in idx]) for idx in ((0, 3), (1, 3, 2), (0, 1, 2))]
+    op = linalg.GenericOp([tc.type], [ta, tb], [tc], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
+                          ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>")
+                                            for it in ("parallel", "parallel", "parallel", "reduction")]))
+    block = op.regions[0].blocks.append(f32, f32, f32)
+    with ir.InsertionPoint(block):
+        x, y, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
+    op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    bufferization.materialize_in_destination(None, op.result, tc.owner.operands[0], writable=True)
+    memref.dealloc(packed)
+
+
+def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value) -> None:
+    """Islands covering ``c += a @ b`` (2-D buffers), one per piece of :func:`plan`."""
+    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    pieces = plan(m, n, k)
+    for p in pieces:
+        if len(pieces) == 1:
+            _island(a, b, c, p.tiles)
+            continue
+        _island(memref.subview(a, [p.row, 0], [p.rows, k], [1, 1]), memref.subview(b, [0, p.col], [k, p.cols], [1, 1]),
+                memref.subview(c, [p.row, p.col], [p.rows, p.cols], [1, 1]), p.tiles)
+
+
+def _batch_slice(v: ir.Value, index: ir.Value) -> ir.Value:
+    """``v[index]`` of a 3-D buffer, as a rank-reduced 2-D view at a dynamic offset."""
+    t = ir.MemRefType(v.type)
+    strides, _ = t.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides[1:])
+    result = ir.MemRefType.get(t.shape[1:], t.element_type, layout=layout)
+    return memref.subview(v, [index, 0, 0], [1, *t.shape[1:]], [1, 1, 1], result_type=result)
+
+
+def make_islands(op: ir.Operation) -> None:
+    """Replace a contraction that :func:`matches` by its tensor islands."""
+    a, b, c = op.operands
+    with ir.InsertionPoint(op), op.location:
+        if op.name == "linalg.matmul":
+            _matmul_islands(a, b, c)
+        else:
+            lo, hi, step = (arith.constant(ir.IndexType.get(), v) for v in (0, ir.MemRefType(a.type).shape[0], 1))
+            batch = scf.ForOp(lo, hi, step)
+            with ir.InsertionPoint(batch.body):
+                i = batch.induction_variable
+                _matmul_islands(_batch_slice(a, i), _batch_slice(b, i), _batch_slice(c, i))
+                scf.YieldOp([])
+    op.erase()
+
+
+def parse_key(key: str) -> Tiles:
+    """The tiles that :meth:`Tiles.key` printed."""
+    parts = key.split()
+    l1, reg = (part.split("=")[1] for part in parts[:2])
+    m, n, k = (int(x) for x in l1.split("x"))
+    mr, nr = (int(x) for x in reg.split("x"))
+    split = next((int(p.split("=")[1]) for p in parts[2:] if p.startswith("split=")), 0)
+    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split)
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
+    """Tile and vectorize the tensor matmuls tagged ``key``. With several threads the L1 tiles become the
+    iterations of an ``scf.forall`` (run across cores after bufferization), else of ``scf.for`` loops."""
+    t = parse_key(key)
+    if t.pack:  # dims (m, panel, column in panel, k): the n tile counts panels, a panel stays whole
+        name, l1, registers = "linalg.generic", [t.m, t.n // t.nr, 0, t.k], [t.mr, 1, 0, 1]
+    else:  # dims (m, n, k)
+        name, l1, registers = "linalg.matmul", [t.m, t.n, t.k], [t.mr, t.nr, 1]
+    ops = structured.MatchOp(schedule.any_op(), root, ops=[name],
+                             op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
+    if threads > 1:  # the split dim's L1 tiles over the threads, the rest as loops inside each
+        across = [size if d == t.split else 0 for d, size in enumerate(l1[:2])]
+        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=across).tiled_op
+        inside = [0 if d == t.split else size for d, size in enumerate(l1)]
+        if any(inside):
+            ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
+    else:
+        ops = structured.TileUsingForOp(ops, sizes=l1).tiled_linalg_op
+    registers = structured.TileUsingForOp(ops, sizes=registers).tiled_linalg_op
+    structured.VectorizeOp(registers).create_named_contraction = True
+
+
+def tiled_keys(module: ir.Operation) -> list[str]:
+    """The distinct tile keys of the islands in ``module``, in order of appearance."""
+    keys: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in ("linalg.matmul", "linalg.generic") and TILES_ATTR in op.attributes:
+            key = ir.StringAttr(op.attributes[TILES_ATTR]).value
+            if key not in keys:
+                keys.append(key)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return keys
+
+
+__all__ = ["TABLE", "TILES_ATTR", "Piece", "ShapeClass", "Tiles", "make_islands", "matches", "plan",
+           "schedule_tiles", "target_tiles", "tiled_keys"]

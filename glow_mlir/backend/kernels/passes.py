@@ -1,0 +1,122 @@
+"""The codegen passes that apply the CPU kernels (see :mod:`glow_mlir.backend.kernels`).
+
+In the codegen pipeline (``glow_mlir/passes/pipelines.py``)::
+
+    cpu-tile-kernels{threads=N}   contractions on memrefs -> tensor islands, tiled, vectorized, accumulators hoisted
+    one-shot-bufferize            the islands back onto their buffers, in place
+    cpu-lower-vectors             vector.contract -> broadcast + FMA rows; transfers to 1-D loads and stores
+    ...
+    cpu-fma-contract              let LLVM fuse multiply-add pairs into FMA instructions
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import vector as transform_vector
+
+from ...passes.registry import Pass
+from . import conv, matmul
+from . import transform as schedule
+
+
+@dataclass(frozen=True)
+class TileKernels(Pass):
+    """Rewrite each f32 contraction and convolution on memrefs into tensor islands and apply its kernel schedule."""
+
+    name = "cpu-tile-kernels"
+    summary = ("tile and vectorize matmul, batch_matmul and conv_2d_nhwc_hwcf on tensor islands over their buffers "
+               "(run one-shot-bufferize next)")
+
+    #: cores the tiled loops may run on: above 1 the L1 tiles become scf.forall iterations
+    threads: int = 1
+
+    def run(self, module: ir.Operation) -> None:
+        contractions: list[ir.Operation] = []
+        convolutions: list[tuple[ir.Operation, conv.ConvTiles]] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if matmul.matches(op):
+                contractions.append(op)
+            elif (tiles := conv.matches(op)) is not None:
+                convolutions.append((op, tiles))
+            return ir.WalkResult.ADVANCE
+
+        with module.context, module.location:
+            module.walk(visit)
+            if not contractions and not convolutions:
+                return
+            for op in contractions:
+                matmul.make_islands(op)
+            for op, tiles in convolutions:
+                conv.make_island(op, tiles)
+            matmul_keys, conv_keys = matmul.tiled_keys(module), conv.tiled_keys(module)
+
+            def build(root: ir.Value) -> None:
+                for key in matmul_keys:
+                    matmul.schedule_tiles(root, key, self.threads)
+                for key in conv_keys:
+                    conv.schedule_tiles(root, key, self.threads)
+                funcs = schedule.functions(root)
+                schedule.canonicalize(funcs)
+                schedule.hoist_subsets(root)
+                schedule.canonicalize(funcs, fold_into_transfers=True)
+                schedule.hoist_subsets(root)
+
+            schedule.apply(module, build)
+
+
+@dataclass(frozen=True)
+class LowerVectors(Pass):
+    """Lower the kernels' vector ops to what convert-vector-to-llvm maps well onto AVX-512."""
+
+    name = "cpu-lower-vectors"
+    summary = "vector.contract -> outer products -> FMA rows; vector transfers to 1-D (after bufferization)"
+
+    def run(self, module: ir.Operation) -> None:
+        def build(root: ir.Value) -> None:
+            patterns = transform.ApplyPatternsOp(schedule.functions(root))
+            with ir.InsertionPoint(patterns.patterns):
+                transform_vector.ApplyLowerContractionPatternsOp(
+                    lowering_strategy=transform_vector.VectorContractLowering.OuterProduct)
+                transform_vector.ApplyLowerOuterProductPatternsOp()
+                transform_vector.ApplyTransferPermutationPatternsOp()
+                transform_vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1)
+
+        schedule.apply(module, build)
+
+
+#: the float ops whose pairs LLVM may fuse once they carry the contract flag
+CONTRACTIBLE = ("arith.mulf", "arith.addf", "arith.subf")
+
+
+def add_contract(op: ir.Operation) -> None:
+    """Add ``contract`` to ``op``'s fast-math flags, keeping the flags it has."""
+    flags = {"contract"}
+    if "fastmath" in op.attributes:
+        text = str(op.attributes["fastmath"])  # #arith.fastmath<nnan,contract> or #arith.fastmath<none>
+        flags |= {f.strip() for f in text[text.index("<") + 1: text.rindex(">")].split(",")} - {"none"}
+    order = ["reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn"]
+    spelled = ",".join(f for f in order if f in flags) if flags <= set(order) else None
+    if spelled is None:  # "fast" or a flag this list does not know: fast already contains contract
+        return
+    op.attributes["fastmath"] = ir.Attribute.parse(f"#arith.fastmath<{spelled}>")
+
+
+@dataclass(frozen=True)
+class FmaContract(Pass):
+    """Let LLVM fuse float multiplies and adds into FMA instructions (one rounding instead of two)."""
+
+    name = "cpu-fma-contract"
+    summary = "set the contract fast-math flag on arith.mulf/addf/subf, so that LLVM emits FMAs"
+
+    def run(self, module: ir.Operation) -> None:
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name in CONTRACTIBLE:
+                add_contract(op)
+            return ir.WalkResult.ADVANCE
+
+        with module.context:
+            module.walk(visit)

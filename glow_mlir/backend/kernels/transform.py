@@ -1,0 +1,72 @@
+"""Building and applying transform-dialect schedules from Python.
+
+A schedule is built as a ``transform.named_sequence @__transform_main`` in a module of its own, then applied to the
+payload with ``transform.interpreter.apply_named_sequence``. These helpers build the recurring steps of the CPU
+recipe (shared/NOTES-mlir.md): canonicalize + CSE over every function, and rounds of
+``loop.hoist_loop_invariant_subsets`` over every ``scf.for`` (the step that keeps an accumulator tile in registers
+across the reduction loop: it works on tensors, before bufferization, and does nothing after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import interpreter, loop, structured
+from mlir.dialects.transform import tensor as transform_tensor
+
+#: the name the interpreter looks for
+ENTRY = "__transform_main"
+
+
+def any_op() -> ir.Type:
+    return transform.AnyOpType.get()
+
+
+def functions(root: ir.Value) -> ir.Value:
+    """A handle to every func.func under ``root``."""
+    return structured.MatchOp.match_op_names(root, ["func.func"]).result
+
+
+def for_each(handle: ir.Value, body: Callable[[ir.Value], None]) -> None:
+    """``body(one)`` for each payload op of ``handle`` (some transform ops take exactly one target)."""
+    each = transform.ForeachOp([], [handle])
+    with ir.InsertionPoint(each.body):
+        body(each.bodyTargets[0])
+        transform.YieldOp([])
+
+
+def canonicalize(funcs: ir.Value, fold_into_transfers: bool = False) -> None:
+    """Canonicalize then CSE each of ``funcs``; with ``fold_into_transfers``, tensor slices also fold into the vector
+    transfers that read or write them (only after hoisting: folding first leaves the accumulator re-read)."""
+    def one(func: ir.Value) -> None:
+        patterns = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(patterns.patterns):
+            if fold_into_transfers:
+                transform_tensor.ApplyFoldTensorSubsetOpsIntoVectorTransfersPatternsOp()
+            transform.ApplyCanonicalizationPatternsOp()
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+
+    for_each(funcs, one)
+
+
+def hoist_subsets(root: ir.Value, rounds: int = 3) -> None:
+    """``rounds`` rounds of loop-invariant subset hoisting over every scf.for under ``root`` (a single op: match
+    takes one target; one round hoists out of one loop level)."""
+    for _ in range(rounds):
+        for_each(structured.MatchOp.match_op_names(root, ["scf.for"]).result, loop.HoistLoopInvariantSubsetsOp)
+
+
+def apply(payload: ir.Operation, build: Callable[[ir.Value], None]) -> None:
+    """Build a schedule with ``build(root handle)`` and apply it to ``payload`` (a builtin.module)."""
+    with payload.context, ir.Location.unknown():
+        schedule = ir.Module.create()
+        schedule.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
+        with ir.InsertionPoint(schedule.body):
+            main = transform.NamedSequenceOp(ENTRY, [any_op()], [],
+                                             arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(main.body):
+                build(main.bodyTarget)
+                transform.YieldOp([])
+        interpreter.apply_named_sequence(payload, main.operation, schedule.operation)

@@ -1,0 +1,317 @@
+"""``python -m glow_mlir.bench``: glow_mlir against onnxruntime on the shared models, and SGEMM against numpy.
+
+Both run in this one process, on the same inputs, one after the other: on a shared, noisy machine only numbers from
+the same run compare, so the table's last columns are ratios. For each model and each thread count: a few warm-up
+runs, then ``--runs`` timed runs of each engine; the table gives the median and min latency, GFLOP/s (2 x the MACs
+of Conv, Gemm and MatMul, counted from the ONNX graph with inferred shapes, over the median), glow_mlir / onnxruntime
+(medians), glow_mlir's compile time, and the time of compiling it again from the compile cache (a cache of the
+benchmark's own, in a temporary folder, so the first compile is always a full one). Models glow_mlir cannot compile
+yet are listed with the reason.
+
+SGEMM 1024^3 compares a one-node MatMul model with numpy's matmul on one thread and says which BLAS kernel numpy
+ran: OpenBLAS picks it per CPU unless OPENBLAS_CORETYPE forces one (this machine sets Haswell; unset
+OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the command, e.g. ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``, for
+numpy's best kernel).
+
+Needs the ``bench`` extra (onnxruntime, threadpoolctl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, shape_inference
+
+from .backend.cpu import default_threads
+from .cache import CACHE_ENV
+
+#: warm-up runs before timing (the first call of either engine pays for page faults and lazy setup)
+WARMUP = 3
+SGEMM_SIZE = 1024
+#: a reason longer than this is cut (the unsupported-op report names every node)
+REASON_WIDTH = 160
+
+
+def models_dir() -> Path:
+    """The shared models: GLOW_MODELS_DIR, else ``shared/models`` beside the checkout, else /work/shared/models."""
+    if os.environ.get("GLOW_MODELS_DIR"):
+        return Path(os.environ["GLOW_MODELS_DIR"])
+    beside = Path(__file__).resolve().parents[1].parent / "shared" / "models"
+    return beside if beside.is_dir() else Path("/work/shared/models")
+
+
+def default_models(directory: Path) -> list[Path]:
+    """Every model in ``directory``, and the light resnet50."""
+    found = sorted(directory.glob("*.onnx"))
+    light = directory / "light" / "light_resnet50.onnx"
+    return found + ([light] if light.exists() else [])
+
+
+# --------------------------------------------------------------------------- FLOPs from the graph
+
+
+def _shapes(model: onnx.ModelProto) -> dict[str, list[int]]:
+    """Static shapes of every value the shape inference could fix."""
+    inferred = shape_inference.infer_shapes(model)
+    shapes: dict[str, list[int]] = {}
+    graph = inferred.graph
+    for info in [*graph.input, *graph.value_info, *graph.output]:
+        dims = info.type.tensor_type.shape.dim
+        if info.type.tensor_type.HasField("shape") and all(d.HasField("dim_value") for d in dims):
+            shapes[info.name] = [d.dim_value for d in dims]
+    for init in graph.initializer:
+        shapes[init.name] = list(init.dims)
+    return shapes
+
+
+def count_flops(model: onnx.ModelProto) -> float:
+    """2 x the multiply-accumulates of the Conv, Gemm and MatMul nodes (0 for a node whose shapes are unknown)."""
+    shapes = _shapes(model)
+    macs = 0
+    for node in model.graph.node:
+        if node.op_type == "Conv" and node.output[0] in shapes and node.input[1] in shapes:
+            weight = shapes[node.input[1]]  # [F, C/group, kH, kW]
+            macs += int(np.prod(shapes[node.output[0]])) * int(np.prod(weight[1:]))
+        elif node.op_type in ("Gemm", "MatMul") and node.input[0] in shapes and node.output[0] in shapes:
+            a = shapes[node.input[0]]
+            trans_a = any(at.name == "transA" and at.i for at in node.attribute)
+            k = a[-2] if trans_a and len(a) >= 2 else a[-1]
+            macs += int(np.prod(shapes[node.output[0]])) * k
+    return 2.0 * macs
+
+
+# --------------------------------------------------------------------------- timing
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    min_ms: float
+
+
+def time_runs(fn: Callable[[], object], runs: int) -> Timing:
+    """Warm up, then time ``runs`` calls of ``fn``."""
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return Timing(1e3 * statistics.median(times), 1e3 * min(times))
+
+
+def model_inputs(path: Path, model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """The inputs of ``NAME.io.npz`` beside the model, else seeded random ones of the graph's input shapes."""
+    reference = path.with_suffix(".io.npz")
+    if reference.exists():
+        with np.load(reference) as data:
+            return {k[3:]: data[k] for k in data.files if k.startswith("in_")}
+    rng = np.random.default_rng(0)
+    initializers = {i.name for i in model.graph.initializer}
+    inputs = {}
+    for info in model.graph.input:
+        if info.name in initializers:
+            continue
+        tensor = info.type.tensor_type
+        shape = [d.dim_value for d in tensor.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        inputs[info.name] = rng.standard_normal(shape).astype(dtype)
+    return inputs
+
+
+@dataclass
+class Row:
+    model: str
+    threads: int
+    glow: Timing | None
+    ort: Timing | None
+    gflop: float
+    compile_s: float | None
+    hit_s: float | None = None
+    error: str | None = None
+
+
+def _ort_session(model: onnx.ModelProto | str, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    source = model if isinstance(model, str) else model.SerializeToString()
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+
+def bench_model(path: Path, threads: int, runs: int) -> Row:
+    """One row of the table: ``path`` on ``threads`` threads with both engines."""
+    from . import api
+
+    model = onnx.load(str(path))
+    gflop = count_flops(model) / 1e9
+    inputs = model_inputs(path, model)
+    start = time.perf_counter()
+    try:
+        compiled = api.compile(model, threads=threads)
+    except Exception as e:  # noqa: BLE001 - any failure is a row of the table, not the end of the benchmark
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        reason = reason if len(reason) <= REASON_WIDTH else reason[:REASON_WIDTH - 3] + "..."
+        return Row(path.stem, threads, None, None, gflop, None, error=reason)
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    again = api.compile(model, threads=threads)
+    hit_s = time.perf_counter() - start
+    if (compiled.cache, again.cache) != ("miss", "hit"):
+        raise RuntimeError(f"{path.stem}: the compile cache did not serve the second compile "
+                           f"({compiled.cache}, {again.cache})")
+    del again
+    session = _ort_session(str(path), threads)
+    glow = time_runs(lambda: compiled.run(inputs), runs)
+    ort = time_runs(lambda: session.run(None, inputs), runs)
+    return Row(path.stem, threads, glow, ort, gflop, compile_s, hit_s)
+
+
+def format_table(rows: list[Row]) -> str:
+    """The rows as a fixed-width table; the models that did not compile come after it, with their reasons."""
+    head = (f"{'model':<22} {'thr':>3} {'glow med':>9} {'glow min':>9} {'ort med':>9} {'ort min':>9} "
+            f"{'GFLOP':>7} {'glow GF/s':>9} {'ort GF/s':>9} {'glow/ort':>8} {'compile s':>9} {'cached s':>8}")
+    lines = [head, "-" * len(head)]
+    failed = []
+    for r in rows:
+        if r.glow is None or r.ort is None:
+            failed.append(r)
+            continue
+        gf_glow = r.gflop / (r.glow.median_ms / 1e3) if r.gflop else 0.0
+        gf_ort = r.gflop / (r.ort.median_ms / 1e3) if r.gflop else 0.0
+        lines.append(f"{r.model:<22} {r.threads:>3} {r.glow.median_ms:>9.3f} {r.glow.min_ms:>9.3f} "
+                     f"{r.ort.median_ms:>9.3f} {r.ort.min_ms:>9.3f} {r.gflop:>7.3f} {gf_glow:>9.1f} {gf_ort:>9.1f} "
+                     f"{r.glow.median_ms / r.ort.median_ms:>8.2f} {r.compile_s:>9.2f} {r.hit_s:>8.2f}")
+    if failed:
+        lines.append("")
+        lines.append("not compiled by glow_mlir yet:")
+        seen = set()
+        for r in failed:
+            if r.model not in seen:
+                seen.add(r.model)
+                lines.append(f"  {r.model}: {r.error}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- SGEMM
+
+
+def sgemm_model(n: int) -> onnx.ModelProto:
+    """A one-node MatMul model: [n, n] x [n, n] -> [n, n], float32."""
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [n, n])
+    c = helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], f"sgemm{n}", [a, b], [c])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def numpy_blas() -> str:
+    """Which BLAS numpy runs, with its kernel (threadpoolctl's view), for the report."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown BLAS (install threadpoolctl)"
+    blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    if not blas:
+        return "no BLAS found"
+    info = blas[0]
+    return f"{info.get('internal_api')} {info.get('version')} kernel {info.get('architecture')}"
+
+
+def _one_blas_thread():
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def bench_sgemm(n: int, runs: int) -> str:
+    """SGEMM n^3 on one thread: glow_mlir against numpy, in GFLOP/s (best of ``runs``) and their ratio."""
+    from . import api
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    compiled = api.compile(sgemm_model(n), threads=1, cache=False)
+    got = compiled(a, b)
+    limits = _one_blas_thread()
+    try:
+        want = a @ b
+        error = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+        glow = time_runs(lambda: compiled.run({"a": a, "b": b}), runs)
+        ref = time_runs(lambda: np.matmul(a, b), runs)
+    finally:
+        if limits is not None:
+            limits.unregister()
+    flop = 2.0 * n ** 3
+    gf_glow, gf_numpy = flop / glow.min_ms / 1e6, flop / ref.min_ms / 1e6
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    note = f" (OPENBLAS_CORETYPE={forced} forces it)" if forced else ""
+    threads_note = "" if limits is not None else ", numpy threads not limited"
+    return (f"SGEMM {n}^3, 1 thread: glow_mlir {gf_glow:.1f} GFLOP/s (min {glow.min_ms:.2f} ms), numpy "
+            f"{gf_numpy:.1f} GFLOP/s (min {ref.min_ms:.2f} ms): glow_mlir/numpy = {gf_glow / gf_numpy:.2f}; "
+            f"numpy runs {numpy_blas()}{note}{threads_note}; max rel. error {error:.1e}")
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m glow_mlir.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", help="comma-separated model names or .onnx paths (default: every shared model)")
+    p.add_argument("--runs", type=int, default=20, help="timed runs per engine and model (default 20)")
+    p.add_argument("--threads", help=f"comma-separated thread counts (default: 1 and all cores, "
+                                      f"here {default_threads()})")
+    p.add_argument("--no-sgemm", action="store_true", help="skip SGEMM 1024^3 against numpy")
+    return p
+
+
+def _resolve(spec: str, directory: Path) -> Path:
+    path = Path(spec)
+    if path.suffix == ".onnx":
+        return path
+    for candidate in (directory / f"{spec}.onnx", directory / "light" / f"{spec}.onnx"):
+        if candidate.exists():
+            return candidate
+    raise SystemExit(f"glow_mlir.bench: no model '{spec}' in {directory}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.runs < 1:
+        raise SystemExit("glow_mlir.bench: --runs must be at least 1")
+    directory = models_dir()
+    paths = [_resolve(s, directory) for s in args.models.split(",")] if args.models else default_models(directory)
+    threads = ([int(t) for t in args.threads.split(",")] if args.threads
+               else sorted({1, default_threads()}))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="glow-bench-cache-") as own_cache:
+        os.environ[CACHE_ENV] = own_cache  # a cache of this run's own: full compiles, then measured hits
+        for count in threads:
+            for path in paths:
+                rows.append(bench_model(path, count, args.runs))
+                print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
+    print(format_table(rows))
+    if not args.no_sgemm:
+        print()
+        print(bench_sgemm(SGEMM_SIZE, max(args.runs // 2, 5)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

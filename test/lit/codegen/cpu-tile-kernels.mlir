@@ -1,0 +1,181 @@
+// cpu-tile-kernels: f32 contractions on memrefs become tensor islands over their buffers, tiled, vectorized, with the
+// accumulator tile hoisted out of the reduction loop; one-shot-bufferize then puts them back in place.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels)' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels,one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
+
+// The general class: L1 tiles 64x64 of a 128x256 output, register tiles 8x32, the reduction step 1.
+// CHECK-LABEL: func.func @tiled(
+// CHECK-SAME:  %[[A:.+]]: memref<128x64xf32>, %[[B:.+]]: memref<64x256xf32>, %[[C:.+]]: memref<128x256xf32>)
+// CHECK-DAG:   %[[TA:.+]] = bufferization.to_tensor %[[A]] restrict : memref<128x64xf32>
+// CHECK-DAG:   %[[TB:.+]] = bufferization.to_tensor %[[B]] restrict : memref<64x256xf32>
+// CHECK-DAG:   %[[TC:.+]] = bufferization.to_tensor %[[C]] restrict writable : memref<128x256xf32>
+// CHECK:       %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TC]])
+// CHECK:       scf.for
+// CHECK:       scf.for
+// CHECK:       scf.for
+// The accumulator is read once before the reduction loop, carried in registers, written once after it.
+// CHECK:       %[[ACC:.+]] = vector.transfer_read {{.+}} vector<8x32xf32>
+// CHECK:       scf.for {{.+}} iter_args(%[[IT:.+]] = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK:       vector.transfer_read %[[TA]]{{.+}} vector<8x1xf32>
+// CHECK:       vector.transfer_read %[[TB]]{{.+}} vector<1x32xf32>
+// CHECK:       vector.contract {{.+}} into vector<8x32xf32>
+// CHECK:       vector.transfer_write {{.+}} vector<8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[C]]
+// CHECK-NOT:   linalg.matmul
+// Bufferized in place: no buffer allocated, nothing copied.
+// BUF-LABEL:   func.func @tiled(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     memref.copy
+// BUF-NOT:     bufferization.
+// BUF:         vector.contract
+// BUF:         return
+// With threads the L1 tiles of one dim, the one with more of them, are the iterations of a forall loop: 4 column
+// tiles across the threads, the 2 row tiles a loop inside each.
+// THREADS-LABEL: func.func @tiled(
+// THREADS-NOT: memref.alloc
+// THREADS:     scf.forall (%[[J:.+]]) in (4)
+// THREADS:     scf.for %{{.+}} = %c0 to %c128 step %c64
+// THREADS:     vector.contract
+func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// M = 10 is not a multiple of the register tile's 8 rows: an 8-row piece and a 2-row remainder strip, each an island
+// on subviews of the buffers; N = 20 is narrower than 32 columns: the register tile is all 20.
+// CHECK-LABEL: func.func @remainder(
+// CHECK:       %[[A0:.+]] = memref.subview %{{.+}}[0, 0] [8, 8] [1, 1]
+// CHECK:       %[[C0:.+]] = memref.subview %{{.+}}[0, 0] [8, 20] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<8x1xf32>, vector<1x20xf32> into vector<8x20xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C0]]
+// CHECK:       %[[A1:.+]] = memref.subview %{{.+}}[8, 0] [2, 8] [1, 1]
+// CHECK:       %[[C1:.+]] = memref.subview %{{.+}}[8, 0] [2, 20] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<2x1xf32>, vector<1x20xf32> into vector<2x20xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C1]]
+// BUF-LABEL:   func.func @remainder(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @remainder(%a: memref<10x8xf32>, %b: memref<8x20xf32>, %c: memref<10x20xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x20xf32>) outs(%c : memref<10x20xf32>)
+  return
+}
+
+// -----
+
+// batch_matmul: a loop over the batch, one 2-D island per step on rank-reduced views.
+// CHECK-LABEL: func.func @batch(
+// CHECK:       scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:       memref.subview %{{.+}}[%[[I]], 0, 0] [1, 8, 4] [1, 1, 1] {{.+}} to memref<8x4xf32, strided<[4, 1], offset: ?>>
+// CHECK:       vector.contract {{.+}} into vector<8x32xf32>
+// CHECK-NOT:   linalg.batch_matmul
+func.func @batch(%a: memref<2x8x4xf32>, %b: memref<2x4x32xf32>, %c: memref<2x8x32xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x8x4xf32>, memref<2x4x32xf32>) outs(%c : memref<2x8x32xf32>)
+  return
+}
+
+// -----
+
+// Not this kernel's: integer matmuls and transposed maps keep the generic lowering.
+// CHECK-LABEL: func.func @untouched(
+// CHECK-NOT:   bufferization.
+// CHECK:       linalg.matmul ins(%{{.+}}, %{{.+}} : memref<4x4xi64>, memref<4x4xi64>)
+// CHECK:       linalg.matmul indexing_maps
+// CHECK-NOT:   bufferization.
+func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi64>, %x: memref<4x4xf32>,
+                     %y: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xi64>, memref<4x4xi64>) outs(%c : memref<4x4xi64>)
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                 affine_map<(d0, d1, d2) -> (d0, d1)>]
+                ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// The large class packs B: its 32-column panels are copied contiguous into a scratch buffer (the only buffer the
+// kernel allocates), and the contraction runs on the panel views of B and C.
+// CHECK-LABEL: func.func @packed(
+// CHECK-SAME:  %[[A:.+]]: memref<128x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<128x512xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
+// CHECK:       %[[BV:.+]] = memref.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [256, 16, 32]
+// CHECK:       linalg.transpose ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>) permutation = [1, 0, 2]
+// CHECK:       bufferization.to_tensor %[[P]] restrict
+// CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
+// CHECK:       bufferization.to_tensor %[[CV]] restrict writable
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
+// CHECK:       memref.dealloc %[[P]]
+// BUF-LABEL:   func.func @packed(
+// BUF:         memref.alloc()
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<128x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x512xf32>) outs(%c : memref<128x512xf32>)
+  return
+}
+
+// -----
+
+// conv_2d_nhwc_hwcf: an island over the three buffers; one output row per L1 tile (64 filters), register tiles of
+// 8 output columns x 32 filters; the 3x3 window is decomposed to 1-D convolutions, and the accumulator stays in
+// registers across the window's row, column and channel loops.
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME:  %[[X:.+]]: memref<1x10x18x16xf32>, %[[W:.+]]: memref<3x3x16x64xf32>, %[[Y:.+]]: memref<1x8x16x64xf32>)
+// CHECK-DAG:   %[[TX:.+]] = bufferization.to_tensor %[[X]] restrict
+// CHECK-DAG:   %[[TW:.+]] = bufferization.to_tensor %[[W]] restrict
+// CHECK-DAG:   %[[TY:.+]] = bufferization.to_tensor %[[Y]] restrict writable
+// CHECK:       %[[ACC:.+]] = vector.transfer_read {{.+}} vector<1x8x32xf32>
+// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<1x8x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x8x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x8x32xf32>)
+// CHECK:       vector.transfer_read %[[TX]]{{.+}} vector<1x8x1xf32>
+// CHECK:       vector.transfer_read %[[TW]]{{.+}} vector<1x1x32xf32>
+// CHECK:       vector.contract {{.+}} into vector<1x8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[Y]]
+// CHECK-NOT:   linalg.conv_2d
+// BUF-LABEL:   func.func @conv(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+// THREADS-LABEL: func.func @conv(
+// THREADS:     scf.forall (%{{.+}}) in (8)
+func.func @conv(%x: memref<1x10x18x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x8x16x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x10x18x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x8x16x64xf32>)
+  return
+}
+
+// -----
+
+// Convolutions the rule does not tile keep the generic lowering: dilated, and 40 filters (no vector width in it).
+// CHECK-LABEL: func.func @untiled_conv(
+// CHECK-NOT:   bufferization.
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>
+func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x6x6x64xf32>,
+                        %v: memref<3x3x16x40xf32>, %z: memref<1x8x8x40xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x10x10x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x6x6x64xf32>)
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %v : memref<1x10x10x16xf32>, memref<3x3x16x40xf32>) outs(%z : memref<1x8x8x40xf32>)
+  return
+}
+
+// -----
+
+// Depthwise: register tiles of 16 output columns x 16 channels over the whole filter row, decomposed to 1-D.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK:       bufferization.to_tensor %{{.+}} restrict writable : memref<1x16x32x32xf32>
+// CHECK:       scf.for {{.+}} -> (vector<1x16x16xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   linalg.depthwise_conv_2d
+// BUF-LABEL:   func.func @depthwise(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: memref<1x16x32x32xf32>) {
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x18x34x32xf32>, memref<3x3x32xf32>) outs(%y : memref<1x16x32x32xf32>)
+  return
+}

@@ -1,0 +1,42 @@
+"""python -m glow_mlir.bench: the FLOP count from the ONNX graph, and one small run end to end."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from conftest import MODELS_DIR
+from onnx import TensorProto, helper, numpy_helper
+
+from glow_mlir import bench
+
+
+def test_flops_count_conv_gemm_and_matmul() -> None:
+    w = numpy_helper.from_array(np.zeros((8, 3, 3, 3), np.float32), "w")
+    g = numpy_helper.from_array(np.zeros((10, 8 * 6 * 6), np.float32), "g")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[0, 0, 0, 0]),  # [1,3,8,8] -> [1,8,6,6]
+             helper.make_node("Flatten", ["c"], ["f"]),
+             helper.make_node("Gemm", ["f", "g"], ["y"], transB=1),
+             helper.make_node("MatMul", ["y", "m"], ["z"])]
+    graph = helper.make_graph(nodes, "f", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+                                           helper.make_tensor_value_info("m", TensorProto.FLOAT, [10, 4])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4])], [w, g])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    conv, gemm, mm = 8 * 6 * 6 * 3 * 3 * 3, 10 * 288, 4 * 10
+    assert bench.count_flops(model) == 2 * (conv + gemm + mm)
+
+
+def test_bench_runs_a_model_and_reports_what_does_not_compile(capsys, monkeypatch) -> None:
+    pytest.importorskip("onnxruntime")
+    if not (MODELS_DIR / "seed_linear_sigmoid.onnx").exists():
+        pytest.skip(f"shared models absent from {MODELS_DIR}")
+    monkeypatch.setenv("GLOW_MODELS_DIR", str(MODELS_DIR))
+    monkeypatch.setenv("GLOW_CACHE_DIR", os.environ["GLOW_CACHE_DIR"])  # the bench points it at its own folder
+    assert bench.main(["--models", "seed_linear_sigmoid", "--runs", "2", "--threads", "1", "--no-sgemm"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["model", "thr", "glow"]
+    assert "seed_linear_sigmoid" in out and "glow/ort" in out
+    assert "cached s" in out
+    row = bench.Row("broken", 1, None, None, 0.0, None, error="m.onnx: 1 unsupported ONNX op: Foo")
+    assert "broken: m.onnx: 1 unsupported ONNX op: Foo" in bench.format_table([row])

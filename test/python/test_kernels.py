@@ -1,0 +1,280 @@
+"""The matmul kernels (glow_mlir/backend/kernels): the tile plan covers every shape with dividing tiles, and the
+compiled code matches numpy (rtol 1e-4) on tiny, non-dividing and big shapes, on one thread and on two, for
+MatMul, Gemm with a bias (fully_connected) and batch_matmul; the JIT object holds FMA instructions."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mlir import ir
+from onnx import TensorProto, helper, numpy_helper
+
+import glow_mlir
+from glow_mlir.backend import cpu, tools_paths
+from glow_mlir.backend.jit import Argument, JitProgram
+from glow_mlir.backend.kernels import conv, matmul
+from glow_mlir.cache import cpu_features
+from glow_mlir.dialects import make_context
+from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
+
+RTOL, ATOL = 1e-4, 1e-5
+RNG = np.random.default_rng(11)
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 700), st.integers(1, 900))
+def test_plan_covers_the_output_with_dividing_tiles(m: int, n: int, k: int) -> None:
+    covered = np.zeros((m, n), np.int32)
+    for p in matmul.plan(m, n, k):
+        covered[p.row:p.row + p.rows, p.col:p.col + p.cols] += 1
+        t = p.tiles
+        assert p.rows % t.m == 0 and t.m % t.mr == 0, p
+        assert p.cols % t.n == 0 and t.n % t.nr == 0, p
+        assert t.k == 0 or k % t.k == 0, p
+    assert (covered == 1).all()
+
+
+def test_plan_of_a_dividing_shape_is_one_piece() -> None:
+    (piece,) = matmul.plan(64, 512, 784)
+    assert piece.tiles == matmul.Tiles(64, 64, 0, 8, 32, split=1)
+    (piece,) = matmul.plan(1024, 1024, 1024)
+    assert piece.tiles == matmul.Tiles(128, 128, 0, 8, 32, pack=True)
+
+
+def test_tile_keys_round_trip() -> None:
+    for tiles in (matmul.Tiles(64, 64, 0, 8, 32), matmul.Tiles(128, 128, 256, 8, 32, pack=True),
+                  matmul.Tiles(8, 96, 0, 8, 32, split=1)):
+        assert matmul.parse_key(tiles.key()) == tiles
+
+
+def test_plan_splits_off_remainders() -> None:
+    pieces = matmul.plan(67, 1000, 33)
+    assert [(p.row, p.rows, p.col, p.cols) for p in pieces] == \
+        [(0, 64, 0, 992), (0, 64, 992, 8), (64, 3, 0, 992), (64, 3, 992, 8)]
+    assert [(p.tiles.mr, p.tiles.nr) for p in pieces] == [(8, 32), (8, 8), (3, 32), (3, 8)]
+
+
+def test_every_shape_class_has_a_reason() -> None:
+    assert matmul.TABLE[-1].covers(1, 1, 1), "the last class must take every shape"
+    assert all(c.why and c.name for c in matmul.TABLE)
+
+
+# --------------------------------------------------------------------------- numerics through the API
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: dict[str, list[int]], output: list[int],
+           initializers: list[onnx.TensorProto] = ()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "kernel", [helper.make_tensor_value_info(k, TensorProto.FLOAT, v)
+                                                for k, v in inputs.items()],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, output)], list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+SHAPES = {
+    "tiny": (1, 1, 1),
+    "small": (3, 5, 10),
+    "remainders": (67, 130, 33),
+    "narrow": (64, 10, 512),
+    "row": (1, 1000, 512),
+    "mlp": (64, 512, 784),
+    "big": (256, 384, 512),
+    "packed-remainders": (136, 300, 260),
+    "odd-tile-grid": (136, 128, 64),  # 17 x 2 L1 tiles: the 2-D thread grid that async-parallel-for got wrong
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None:
+    m, n, k = shape
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [m, k], "b": [k, n]}, [m, n])
+    compiled = glow_mlir.compile(model, threads=threads)
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784)], ids=["small", "remainders", "mlp"])
+def test_fully_connected_matches_numpy(shape: tuple[int, int, int]) -> None:
+    m, n, k = shape
+    w = RNG.standard_normal((k, n)).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    model = _model([helper.make_node("Gemm", ["x", "w", "bias"], ["y"])], {"x": [m, k]}, [m, n],
+                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    compiled = glow_mlir.compile(model, threads=1)
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
+
+
+def test_threads_run_the_tiles_on_the_async_runtime() -> None:
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
+    parallel = glow_mlir.compile(model, threads=2, cache=False).stage("codegen").text
+    serial = glow_mlir.compile(model, threads=1, cache=False).stage("codegen").text
+    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in parallel
+    assert "mlirAsyncRuntime" not in serial
+
+
+def test_a_destroyed_threaded_program_leaves_the_others_running() -> None:
+    # each ExecutionEngine that loaded the async runtime used to free the process-wide runtime when it was destroyed
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
+    kept = glow_mlir.compile(model, threads=2, cache=False)
+    dropped = glow_mlir.compile(model, threads=2, cache=False)
+    a = RNG.standard_normal((128, 64)).astype(np.float32)
+    b = RNG.standard_normal((64, 256)).astype(np.float32)
+    dropped(a, b)
+    del dropped
+    gc.collect()
+    for _ in range(3):
+        np.testing.assert_allclose(kept(a, b), a @ b, rtol=RTOL, atol=ATOL * 64)
+
+
+# --------------------------------------------------------------------------- batch_matmul through the codegen passes
+
+BATCH = """
+func.func @bmm(%a: memref<{b}x{m}x{k}xf32>, %w: memref<{b}x{k}x{n}xf32>, %y: memref<{b}x{m}x{n}xf32>)
+    attributes {{llvm.emit_c_interface}} {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<{b}x{m}x{n}xf32>)
+  linalg.batch_matmul ins(%a, %w : memref<{b}x{m}x{k}xf32>, memref<{b}x{k}x{n}xf32>)
+                      outs(%y : memref<{b}x{m}x{n}xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 4), (3, 17, 40, 9), (2, 128, 64, 128)], ids=["tiny", "odd", "attention"])
+def test_batch_matmul_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
+    b, m, n, k = shape
+    ctx = make_context()
+    module = ir.Module.parse(BATCH.format(b=b, m=m, n=n, k=k), ctx)
+    codegen = [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"]
+    run_pipeline(module.operation, codegen)
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "bmm", [Argument("a", (b, m, k), f32, "input"), Argument("w", (b, k, n), f32, "input"),
+                                         Argument("y", (b, m, n), f32, "output")], threads=threads)
+    a = RNG.standard_normal((b, m, k)).astype(np.float32)
+    w = RNG.standard_normal((b, k, n)).astype(np.float32)
+    np.testing.assert_allclose(program({"a": a, "w": w})["y"], a @ w, rtol=RTOL, atol=ATOL * k)
+
+
+# --------------------------------------------------------------------------- conv_2d_nhwc_hwcf through the codegen passes
+
+CONV = """
+func.func @conv(%x: memref<{n}x{h}x{w}x{c}xf32>, %f: memref<{kh}x{kw}x{c}x{co}xf32>, %b: memref<{co}xf32>,
+                %y: memref<{n}x{oh}x{ow}x{co}xf32>) attributes {{llvm.emit_c_interface}} {{
+  linalg.broadcast ins(%b : memref<{co}xf32>) outs(%y : memref<{n}x{oh}x{ow}x{co}xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+    ins(%x, %f : memref<{n}x{h}x{w}x{c}xf32>, memref<{kh}x{kw}x{c}x{co}xf32>) outs(%y : memref<{n}x{oh}x{ow}x{co}xf32>)
+  return
+}}
+"""
+
+def test_conv_register_tiles_follow_the_rule() -> None:
+    assert conv.plan([1, 56, 56, 64], 1) == conv.ConvTiles(56, 64, 14, 32)
+    assert conv.plan([1, 112, 112, 64], 2) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
+    assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
+    assert conv.plan([1, 8, 8, 10], 1) == conv.ConvTiles(8, 10, 8, 10)
+    assert conv.plan([1, 8, 8, 40], 1) is None
+    assert conv.plan_depthwise([1, 112, 112, 96], 1) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 56, 56, 32], 2) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 8, 8, 24], 1) is None
+    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10), conv.ConvTiles(7, 16, 7, 16, True)):
+        assert conv.parse_key(t.key()) == t
+
+
+CONVS = {  # (N, H, W, C, KH, KW, F, stride)
+    "3x3": (1, 16, 16, 32, 3, 3, 64, 1),
+    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),
+    "7x7-stride-2": (1, 21, 21, 3, 7, 7, 32, 2),
+    "stride-2-prime-width": (2, 15, 15, 16, 1, 1, 16, 2),
+    "few-filters": (1, 8, 8, 4, 3, 3, 10, 1),
+    "untiled-40-filters": (1, 8, 8, 4, 3, 3, 40, 1),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", CONVS.values(), ids=CONVS.keys())
+def test_conv_matches_numpy(shape: tuple[int, ...], threads: int) -> None:
+    n, h, w, c, kh, kw, co, s = shape
+    oh, ow = (h - kh) // s + 1, (w - kw) // s + 1
+    module = ir.Module.parse(CONV.format(n=n, h=h, w=w, c=c, kh=kh, kw=kw, co=co, s=s, oh=oh, ow=ow), make_context())
+    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "conv", [Argument("x", (n, h, w, c), f32, "input"),
+                                          Argument("f", (kh, kw, c, co), f32, "input"),
+                                          Argument("b", (co,), f32, "input"),
+                                          Argument("y", (n, oh, ow, co), f32, "output")], threads=threads)
+    x = RNG.standard_normal((n, h, w, c)).astype(np.float32)
+    f = RNG.standard_normal((kh, kw, c, co)).astype(np.float32)
+    b = RNG.standard_normal(co).astype(np.float32)
+    want = np.broadcast_to(b, (n, oh, ow, co)).astype(np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            want = want + np.einsum("nhwc,cf->nhwf", x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64), f[i, j])
+    np.testing.assert_allclose(program({"x": x, "f": f, "b": b})["y"], want, rtol=RTOL, atol=ATOL * kh * kw * c)
+
+
+DEPTHWISE = """
+func.func @dw(%x: memref<1x{h}x{w}x{c}xf32>, %f: memref<3x3x{c}xf32>, %y: memref<1x{oh}x{ow}x{c}xf32>)
+    attributes {{llvm.emit_c_interface}} {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x{oh}x{ow}x{c}xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwc {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+    ins(%x, %f : memref<1x{h}x{w}x{c}xf32>, memref<3x3x{c}xf32>) outs(%y : memref<1x{oh}x{ow}x{c}xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1)], ids=["3x3", "stride-2", "untiled"])
+def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
+    h, w, c, s = shape
+    oh, ow = (h - 3) // s + 1, (w - 3) // s + 1
+    module = ir.Module.parse(DEPTHWISE.format(h=h, w=w, c=c, s=s, oh=oh, ow=ow), make_context())
+    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    f32 = np.dtype(np.float32)
+    program = JitProgram(module, "dw", [Argument("x", (1, h, w, c), f32, "input"), Argument("f", (3, 3, c), f32, "input"),
+                                        Argument("y", (1, oh, ow, c), f32, "output")], threads=threads)
+    x = RNG.standard_normal((1, h, w, c)).astype(np.float32)
+    f = RNG.standard_normal((3, 3, c)).astype(np.float32)
+    want = sum(x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64) * f[i, j] for i in range(3) for j in range(3))
+    np.testing.assert_allclose(program({"x": x, "f": f})["y"], want, rtol=RTOL, atol=ATOL * 9)
+
+
+# --------------------------------------------------------------------------- machine code
+
+
+def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
+    features = cpu_features().split()
+    if "fma" not in features:
+        pytest.skip("this CPU has no FMA instructions")
+    ctx = make_context()
+    module = ir.Module.parse(BATCH.format(b=1, m=16, n=64, k=32), ctx)
+    run_pipeline(module.operation, [e for e in cpu.codegen(1) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    program = JitProgram(module, "bmm", [])
+    obj = tmp_path / "bmm.o"
+    program.engine.dump_to_object_file(str(obj))
+    disassembly = subprocess.run([tools_paths.llvm_tool("llvm-objdump"), "-d", str(obj)], capture_output=True,
+                                 text=True, check=True).stdout
+    assert "vfmadd" in disassembly
+    if "avx512f" in features:
+        assert "zmm" in disassembly  # AVX-512 registers: the JIT compiles for the host CPU
+
+
+def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
+    text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
+    assert "cpu-tile-kernels{threads=4}" in text and "async-parallel-for{num-workers=4 min-task-size=1}" in text
+    assert len(parse_pipeline(text)) == len(cpu.codegen(4))
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        cpu.codegen_entries(0)
