@@ -7,7 +7,8 @@ A bundle holds one or more networks (entry points). Each network is a glowir pro
 - ``NAME.o``: position-independent code for the target CPU: ``mlir-translate --mlir-to-llvmir`` of each network,
   ``llvm-link`` when there are several, ``opt -O3`` (the optimization the JIT applies too: without it loops are
   neither vectorized nor unrolled), ``llc -O3 -relocation-model=pic -filetype=obj``, all from the pinned wheels.
-  It needs only libc and libm (``cc app.c NAME.o -lm``): the lowering calls no MLIR runtime library.
+  It needs only libc and libm (``cc app.c NAME.o -lm``): the lowering calls no MLIR runtime library, and the memory
+  plan holds the kernels' scratch buffers (the tiled matmul's packed B panels excepted: ``malloc``).
 - per network ``ENTRY.weights.bin``: the constantWeight region, each constant at its planned offset (64-byte
   aligned, the region's size exactly); with ``weights_txt`` also ``ENTRY.weights.txt``, the same bytes as a C
   array initializer (``uint8_t w[] = {\n#include "ENTRY.weights.txt"\n};``).
