@@ -447,10 +447,10 @@ def _network_section(network: Network) -> list[str]:
               f"static const struct GlowMlirSymbolType {entry}_symbol_types[{upper}_NUM_SYMBOLS] = {{"]
     lines += [f"  {{\"{s.dtype.name}\", {s.dtype.itemsize}, {len(s.shape)}, {{{', '.join(map(str, s.shape))}}}}},"
               for s in symbols]
-    lines += ["};", "", f"// Partitions, run in this order by {entry}(): "
-              + "; ".join(f"{partition_symbol(entry, p.index)} ({p.flops} FLOPs, {p.activation_bytes} activation "
-                          "bytes)" for p in network.partitions) + ".",
-              f"extern const struct GlowMlirPartition {entry}_partitions[{upper}_NUM_PARTITIONS];", "",
+    lines += ["};", "", f"// Partitions, run in this order by {entry}():"]
+    lines += [f"//   {partition_symbol(entry, p.index)}: {p.flops} FLOPs, {p.activation_bytes} activation bytes"
+              for p in network.partitions]
+    lines += [f"extern const struct GlowMlirPartition {entry}_partitions[{upper}_NUM_PARTITIONS];", "",
               "// Bundle entry point (inference function): reads the inputs from and writes the outputs to",
               "// mutableWeight, uses activations as scratch; returns GLOW_SUCCESS (0) on success.",
               f"int {entry}(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);",
