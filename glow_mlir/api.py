@@ -13,6 +13,9 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 A model compiled before with the same options on this machine comes from the compile cache instead
 (:mod:`glow_mlir.cache`): no stage runs; its stages are those recorded by the compile that stored it (their IR text
 and times), followed by "cache" (loading the entry) and "jit".
+
+Or, ahead of time (:func:`emit_bundle`), after iropt the program may be cut into partitions, and the code goes into
+a bundle: an object file, a C header and the weights (``backend/bundle.py``).
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ import onnx
 from mlir import ir
 
 from . import cache as compile_cache
-from .backend import cpu
+from .backend import bundle, cpu
 from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
-from .errors import InputError
+from .errors import CompileError, InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .passes import pipelines
 from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
+from .passes.ir.liveness import Liveness, programs
+from .passes.ir.partition import Partition, budget_floor, read_partitions
 from .passes.pipeline import Element, RunOptions, pipeline_text, run_pipeline
 
 ModelLike = str | os.PathLike | onnx.ModelProto
@@ -287,6 +292,84 @@ def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_second
                          stages, ctx, cache="hit")
 
 
+@dataclass
+class BundleOptions:
+    """What :func:`emit_bundle` makes."""
+
+    #: the bundle's name (object, header); with one model also its entry point. None: the model's name
+    name: str | None = None
+    #: the CPU to generate code for (llc -mcpu); "native" is this machine's
+    target_cpu: str = "native"
+    #: cut each network into this many partitions balanced by FLOPs (0: do not)
+    partitions: int = 0
+    #: cut each network into as few partitions as fit this many activation bytes each (0: do not)
+    memory_budget: int = 0
+    #: also write the weights as a C array initializer (ENTRY.weights.txt)
+    weights_txt: bool = False
+
+
+def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.PathLike,
+                bundle_options: BundleOptions | None = None, options: CompileOptions | None = None,
+                on_stage: Callable[[str, ir.Module], None] | None = None) -> tuple[bundle.BundleFiles, list[Lowered]]:
+    """Compile models ahead of time into one bundle in ``directory`` (Glow's model-compiler -emit-bundle): each
+    model is a network with its own entry point, named after the model when there are several. Returns the files
+    and each network's stages (import to codegen; partition when asked)."""
+    bo = bundle_options or BundleOptions()
+    options = options or CompileOptions()
+    if bo.partitions and bo.memory_budget:
+        raise CompileError("give a number of partitions or a memory budget, not both")
+    if bo.partitions < 0 or bo.memory_budget < 0:
+        raise CompileError(f"partitions ({bo.partitions}) and memory budget ({bo.memory_budget}) must be positive")
+    if bo.name is not None:
+        bundle.check_name(bo.name, "bundle name")
+    if options.threads not in (None, 1):
+        raise CompileError(f"bundles run on one thread (threaded kernels need MLIR's async runtime library), "
+                           f"got threads={options.threads}")
+    model_list = list(models) if isinstance(models, (list, tuple)) else [models]
+    networks, lowered_list = [], []
+    for model in model_list:
+        lowered = lower_model(model, options, until="iropt", on_stage=on_stage)
+        entry = bo.name if bo.name is not None and len(model_list) == 1 else bundle.c_identifier(lowered.imported.name)
+        with lowered.ctx, ir.Location.unknown(lowered.ctx):
+            module = lowered.module
+            _check_partitioning(lowered, bo)
+            if bo.partitions or bo.memory_budget:
+                lowered.stages.append(_run_stage(
+                    "partition", module, [Partition(partitions=bo.partitions, memory_budget=bo.memory_budget)],
+                    options))
+                _emit(options, len(lowered.stages) - 1, "partition", module)
+            partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
+            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(threads=1), options))
+            _emit(options, len(lowered.stages) - 1, "codegen", module)
+            if on_stage is not None:
+                on_stage("codegen", module)
+        assert lowered.program is not None
+        networks.append(bundle.Network(entry, lowered.program, module, partitions, lowered.imported.name))
+        lowered_list.append(lowered)
+    name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
+    start = time.perf_counter()
+    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt)
+    lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
+    return files, lowered_list
+
+
+def _check_partitioning(lowered: Lowered, bo: BundleOptions) -> None:
+    """A number of partitions or a memory budget the partitioner cannot meet, as one line naming the model (the pass
+    would report it with a reproducer, for what is no compiler bug)."""
+    if not (bo.partitions or bo.memory_budget):
+        return
+    for func in programs(lowered.module.operation):
+        lv = Liveness(func)
+        if len(lv.instructions) < max(bo.partitions, 1):
+            raise CompileError(f"{lowered.imported.name}: cannot cut {len(lv.instructions)} instructions into "
+                               f"{bo.partitions} partitions")
+        if bo.memory_budget:
+            floor = budget_floor(lv)
+            if floor.bytes > bo.memory_budget:
+                raise CompileError(f"{lowered.imported.name}: memory budget of {bo.memory_budget} bytes cannot be met: "
+                                   f"{floor.describe()} needs {floor.bytes} bytes of live activations")
+
+
 def _run_stage(name: str, module: ir.Module, elements: list[Element], options: CompileOptions) -> Stage:
     timings: list[tuple[str, float]] = []
     run_options = RunOptions(print_after_all=options.print_ir_after_all,
@@ -305,4 +388,5 @@ def _emit(options: CompileOptions, index: int, name: str, module: ir.Module) -> 
     (directory / f"{index:02d}-{name}.mlir").write_text(_asm(module, full=True))
 
 
-__all__ = ["STAGES", "CompileOptions", "CompiledModel", "Lowered", "Stage", "compile", "lower_model"]
+__all__ = ["STAGES", "BundleOptions", "CompileOptions", "CompiledModel", "Lowered", "Stage", "compile",
+           "emit_bundle", "lower_model"]

@@ -3,8 +3,9 @@
 The text has Glow's two sections: ``declare`` lists the weight vars with their sizes and users and
 closes with their total size; ``code`` numbers the instructions, and each buffer an instruction
 declares (``allocactivation``, ``tensorview``) lists its users as ``@role instruction-number``.
-Once memory is planned, each weight var and activation also shows its byte offset in its region, and the
-declare section closes with the three region sizes:
+Once memory is planned, each weight var and activation also shows its byte offset in its region, an instruction
+whose kernel takes scratch buffers their sizes and offsets in the activations region, and the declare section closes
+with the three region sizes:
 
     function main
     declare {
@@ -29,7 +30,15 @@ from mlir import ir
 
 from ..dialects import opdef_of
 from ..dialects.optable import attr_to_python
-from ..passes.conversion.ir_program import REGIONS, UniqueNames, operand_roles, read_program, size_in_bytes
+from ..passes.conversion.ir_program import (
+    REGIONS,
+    SCRATCH_ATTR,
+    UniqueNames,
+    operand_roles,
+    read_program,
+    size_in_bytes,
+)
+from ..passes.conversion.ir_to_linalg import scratch_types
 
 #: MLIR element type -> Glow's element kind name
 _ELEMENT_NAMES = {"f32": "float", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
@@ -92,6 +101,15 @@ def _braces(items: list[str]) -> str:
     return "{ " + ", ".join(items) + "}"
 
 
+def _scratch_text(op: ir.Operation) -> str:
+    """`` // scratch: 64 bytes at 128`` for an instruction whose kernel's scratch buffers the plan placed."""
+    if SCRATCH_ATTR not in op.attributes:
+        return ""
+    offsets = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes[SCRATCH_ATTR])]
+    sizes = [size_in_bytes(t) for t in scratch_types(op)]
+    return " // scratch: " + ", ".join(f"{n} bytes at {o}" for n, o in zip(sizes, offsets, strict=True))
+
+
 def _view_name(op: ir.Operation, source: str) -> str:
     """A view has no name attribute: it takes its location's name (the reshape's), else its source's."""
     loc = op.location
@@ -143,6 +161,7 @@ def format_program(func_op: ir.Operation) -> str:
             base = "dealloc" if op.name == "glowir.dealloc_activation" else f"{name_of(op.operands[0])}_res"
             members = _members(op)
             text = f"%{namer.take(base)} = {_kind_name(op.name)} {operands}{' ' + _braces(members) if members else ''}"
+            text += _scratch_text(op)
         lines.append(f"  {number} {text}")
     lines.append("}")
     return "\n".join(lines) + "\n"

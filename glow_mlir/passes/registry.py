@@ -113,6 +113,8 @@ PASSES: dict[str, str] = {
     "glowir-hoist-deallocs": "ir.hoist_deallocs:HoistDeallocs",
     "glowir-make-weights-const": "ir.make_weights_const:MakeWeightsConst",
     "glowir-plan-memory": "ir.plan_memory:PlanMemory",
+    # glowir: partitions of a planned program (ahead-of-time bundles)
+    "glowir-partition": "ir.partition:Partition",
     # conversions
     "convert-glowgraph-to-glowir": "conversion.graph_to_ir:ConvertGraphToIR",
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",

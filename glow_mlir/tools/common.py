@@ -35,9 +35,14 @@ def exit_with(name: str, main: Callable[[list[str]], int]) -> None:
     sys.exit(run_tool(name, main))
 
 
-def add_model_arguments(parser) -> None:
-    """The options every model tool shares (Glow spells them with one dash)."""
-    parser.add_argument("-model", "--model", required=True, metavar="M.onnx", help="the ONNX model")
+def add_model_arguments(parser, several: bool = False) -> None:
+    """The options every model tool shares (Glow spells them with one dash). With ``several``, ``-model`` may be
+    repeated and ``args.model`` is a list."""
+    if several:
+        parser.add_argument("-model", "--model", required=True, action="append", metavar="M.onnx",
+                            help="the ONNX model (repeatable where several models make sense)")
+    else:
+        parser.add_argument("-model", "--model", required=True, metavar="M.onnx", help="the ONNX model")
     parser.add_argument("--input-shape", "-onnx-define-symbol", action="append", default=[], metavar="NAME=DxD",
                         help="fix the shape of an input whose shape is dynamic (repeatable)")
     parser.add_argument("--no-optimize", action="store_true", help="skip the graph optimizer")

@@ -1,4 +1,5 @@
-"""glow-compile: compile an ONNX model and show what each stage made of it (Glow's model-compiler)."""
+"""glow-compile: compile an ONNX model and show what each stage made of it, or write it as an ahead-of-time bundle
+(Glow's model-compiler)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 
 from mlir import ir
 
-from ..api import compile, lower_model
+from ..api import BundleOptions, compile, emit_bundle, lower_model
+from ..backend.bundle import BundleFiles
 from ..backend.ir_dump import format_program, program_stats
 from ..cache import cache_dir
+from ..errors import GlowError
 from ..explore import counts_table, node_counts
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
@@ -23,7 +26,7 @@ from .graph_dot import graph_to_dot
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="glow-compile", description=__doc__)
-    add_model_arguments(p)
+    add_model_arguments(p, several=True)
     p.add_argument("--dump-graph", action="store_true", help="print the optimized glowgraph")
     p.add_argument("--dump-graph-dag", metavar="FILE.dot", help="write the optimized graph as Graphviz DOT")
     p.add_argument("--dump-ir", action="store_true",
@@ -34,14 +37,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
     p.add_argument("--stats", action="store_true",
                    help="print the node counts per kind after import, graph optimization and node lowering")
+    bundle = p.add_argument_group("ahead-of-time bundles")
+    bundle.add_argument("--emit-bundle", metavar="DIR",
+                        help="write NAME.o, NAME.h and the weights (ENTRY.weights.bin) into DIR; with several -model, "
+                             "one entry point per model, named after it")
+    bundle.add_argument("--network-name", metavar="NAME",
+                        help="the bundle's name (and with one model its entry point); default: the model's name")
+    bundle.add_argument("--target-cpu", default="native", metavar="CPU",
+                        help="the CPU to generate code for (llc -mcpu; default: this machine's)")
+    bundle.add_argument("--partitions", type=int, default=0, metavar="N",
+                        help="cut each network into N partitions balanced by FLOPs, run in order by the entry point")
+    bundle.add_argument("--memory-budget", type=int, default=0, metavar="BYTES",
+                        help="cut each network into as few partitions as keep each one's activations within BYTES")
+    bundle.add_argument("--emit-weights-txt", action="store_true",
+                        help="also write the weights as a C array initializer (ENTRY.weights.txt)")
     return p
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
+    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt") if getattr(args, a)]
+    if args.target_cpu != "native":
+        bundling.append("target_cpu")
+    if not args.emit_bundle and (bundling or len(args.model) > 1):
+        what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
+        raise GlowError(f"{what} needs --emit-bundle DIR")
     if not (args.dump_graph or args.dump_graph_dag or args.dump_ir or args.emit_mlir or args.time_passes
-            or args.memory_report or args.stats):
+            or args.memory_report or args.stats or args.emit_bundle):
         return compile_only(args, options)
     options.emit_mlir_dir = args.emit_mlir
     until = "codegen" if args.emit_mlir or args.time_passes else "iropt"
@@ -66,7 +89,16 @@ def main(argv: list[str]) -> int:
                 (planned,) = [memory_report(f).as_dict() for f in functions(module.operation)]
                 report.update(planned)
 
-    lowered = lower_model(args.model, options, until=until, on_stage=on_stage)
+    if args.emit_bundle:
+        if args.emit_mlir and len(args.model) > 1:
+            raise GlowError("--emit-mlir takes one model")
+        bundle_options = BundleOptions(args.network_name, args.target_cpu, args.partitions, args.memory_budget,
+                                       args.emit_weights_txt)
+        files, lowered_list = emit_bundle(args.model, args.emit_bundle, bundle_options, options, on_stage)
+        print(bundle_summary(files))
+        lowered = lowered_list[0]
+    else:
+        lowered = lower_model(args.model[0], options, until=until, on_stage=on_stage)
     if args.memory_report:
         print(json.dumps({"model": lowered.imported.name, **report}))
     if args.stats:
@@ -88,13 +120,24 @@ def compile_only(args, options) -> int:
     """Compile to machine code, through the compile cache unless --no-cache: a later glow-run or API compile of the
     same model with the same options loads it from there."""
     start = time.perf_counter()
-    model = compile(args.model, **vars(options), cache=not args.no_cache)
+    model = compile(args.model[0], **vars(options), cache=not args.no_cache)
     seconds = time.perf_counter() - start
     where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
              "off": "not cached"}[model.cache]
     print(f"{model.name}: compiled in {seconds:.2f} s, {options.thread_count()} thread(s); {where}. "
           "Use --dump-graph, --dump-ir, --memory-report, --stats, --emit-mlir DIR or --time-passes to see the stages")
     return 0
+
+
+def bundle_summary(files: BundleFiles) -> str:
+    """What a bundle holds, in a few lines: its files and sizes, and each network's partitions."""
+    sizes = [f"{files.object.name} ({files.object.stat().st_size} bytes)", files.header.name]
+    sizes += [f"{p.name} ({p.stat().st_size} bytes)" for p in (*files.weights.values(), *files.weights_txt.values())]
+    lines = [f"bundle written to {files.directory} for CPU {files.target_cpu}: {', '.join(sizes)}"]
+    for network in files.networks:
+        parts = "; ".join(f"{p.flops} FLOPs, {p.activation_bytes} activation bytes" for p in network.partitions)
+        lines.append(f"  {network.entry}(): {len(network.partitions)} partition(s): {parts}")
+    return "\n".join(lines)
 
 
 def entry() -> None:

@@ -31,6 +31,8 @@ REGION_SIZE_ATTRS = {"constantWeight": "glowir.constant_weights_size", "mutableW
                      "activations": "glowir.activations_size"}
 #: attribute of weight_var and alloc_activation: the buffer's byte offset in its region
 OFFSET_ATTR = "offset"
+#: attribute of an instruction whose kernel takes scratch buffers: their byte offsets in the activations region
+SCRATCH_ATTR = "scratch_offsets"
 
 
 class UniqueNames:

@@ -17,6 +17,11 @@ Buffers are lowered one of two ways, per function:
     alloc_activation            -> memref.alloc {alignment = 64}
     dealloc_activation(b)       -> memref.dealloc(b)
 
+Some kernels need scratch buffers besides their operands (a padded convolution's or pooling's bordered input, the
+per-row statistics of softmax): :data:`SCRATCH` gives their types per instruction. Planned, they are views of the
+activations region at the offsets glowir-plan-memory gave them (the instruction's ``scratch_offsets``), so a planned
+program allocates nothing at run time; not planned, each is a memref.alloc freed after its instruction.
+
 Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   tensor_view(src){offsets}   -> memref.reinterpret_cast(src), row-major, offset = src's offset + flat offsets
   copy(d, s)                  -> linalg.copy(s -> d)
@@ -86,7 +91,7 @@ from ...dialects.cnn_numpy import lrn_window, pool_counts
 from ...dialects.optable import mlir_type, numpy_dtype, numpy_to_elements
 from ...dialects.shapes import window_extent
 from ..registry import Pass, PassError
-from .ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, is_program, memory_layout, size_in_bytes
+from .ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, SCRATCH_ATTR, is_program, memory_layout, size_in_bytes
 
 PREFIX = glowir.DIALECT.name + "."
 ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector loads
@@ -99,9 +104,11 @@ class Operands:
     """The operands of a glowir op by name, as the values that replace them: the adaptor of a conversion pattern.
     The op itself keeps its glowir types (i1 included) for the lowering to consult."""
 
-    def __init__(self, op: ir.OpView, lowered: dict[ir.Value, ir.Value]):
+    def __init__(self, op: ir.OpView, lowered: dict[ir.Value, ir.Value], scratch: Sequence[ir.Value] = ()):
         self._op = op
         self._lowered = lowered
+        #: the op's scratch buffers, of the types its :data:`SCRATCH` row gives, in that order
+        self.scratch = list(scratch)
 
     def __getattr__(self, name: str) -> ir.Value:
         return self._lowered[getattr(self._op, name)]
@@ -300,17 +307,25 @@ def _collapse(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Seq
                                  [list(r) for r in reassociation])
 
 
-def _padded(src: ir.Value, pads: Sequence[int], value: float, overhang: Sequence[int] = (0, 0)) -> ir.Value | None:
-    """A temporary holding the NHWC ``src`` inside a border of ``value``: pads [top, left, bottom, right], the bottom
-    and right grown by ``overhang``. Allocated, filled, and ``src`` copied into its interior; None when there is no
-    border (read ``src`` itself). The caller frees it."""
-    top, left, bottom, right = pads
+def _padded_type(src: ir.MemRefType, pads: Sequence[int], overhang: Sequence[int] = (0, 0)) -> list[ir.MemRefType]:
+    """The scratch buffer holding the NHWC ``src`` inside a border: pads [top, left, bottom, right], the bottom and
+    right grown by ``overhang``; none when there is no border (the kernel reads ``src`` itself)."""
     if not any(pads) and not any(overhang):
-        return None
+        return []
+    top, left, bottom, right = pads
+    n, h, w, c = src.shape
+    return [ir.MemRefType.get([n, top + h + bottom + overhang[0], left + w + right + overhang[1], c], src.element_type)]
+
+
+def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> ir.Value:
+    """``src`` inside a border of ``value`` in the op's scratch buffer (:func:`_padded_type`), or ``src`` itself
+    when there is none."""
+    if not new.scratch:
+        return src
+    temp = new.scratch[0]
+    top, left = pads[0], pads[1]
     m = _memref(src)
     n, h, w, c = m.shape
-    shape = [n, top + h + bottom + overhang[0], left + w + right + overhang[1], c]
-    temp = memref.alloc(ir.MemRefType.get(shape, m.element_type), [], [], alignment=ALIGNMENT)
     linalg.fill(_constant(m.element_type, value), outs=[temp])
     linalg.copy(src, outs=[memref.subview(temp, [0, top, left, 0], [n, h, w, c], [1, 1, 1, 1])])
     return temp
@@ -370,8 +385,7 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
     dest, filt = new.dest, new.filter
     strides, dilations, group = op.strides, op.dilations, op.group
     linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
-    temp = _padded(new.src, op.pads, 0.0)
-    src = temp if temp is not None else new.src
+    src = _padded(new, new.src, op.pads, 0.0)
     n, oh, ow, f = _memref(dest).shape
     kh, kw, cg, _ = _memref(filt).shape
     c = _memref(src).shape[3]
@@ -387,8 +401,6 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
             linalg.depthwise_conv_2d_nhwc_hwcm(src, hwcm, outs=[dest5], strides=strides, dilations=dilations)
     else:
         _grouped_conv(src, filt, dest, group, strides, dilations)
-    if temp is not None:
-        memref.dealloc(temp)
     fused_activation(op, dest)
 
 
@@ -399,16 +411,20 @@ def _overhang(op: ir.OpView, hw: Sequence[int], out: Sequence[int]) -> list[int]
                 - hw[i] - pads[i] - pads[i + 2]) for i in range(2)]
 
 
+def _pool_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """A pooling's bordered input (pads and ceil_mode overhang), if it has a border."""
+    src, dest = _memref(op.src), _memref(op.dest)
+    return _padded_type(src, op.pads, _overhang(op, src.shape[1:3], dest.shape[1:3]))
+
+
 def _pool(op: ir.OpView, new: Operands, pad_value: float, init: float, named: Callable[..., ir.Value]) -> None:
     """dest = init, then ``named`` (a linalg pooling op) over src in a border of ``pad_value`` (pads and overhang)."""
     src_type, dest_type = _memref(new.src), _memref(new.dest)
-    temp = _padded(new.src, op.pads, pad_value, _overhang(op, src_type.shape[1:3], dest_type.shape[1:3]))
+    src = _padded(new, new.src, op.pads, pad_value)
     # the pooling ops read only the shape of their window operand
     window = memref.alloca(ir.MemRefType.get(list(op.kernels), src_type.element_type), [], [])
     linalg.fill(_constant(dest_type.element_type, init), outs=[new.dest])
-    named(temp if temp is not None else new.src, window, outs=[new.dest], strides=op.strides, dilations=op.dilations)
-    if temp is not None:
-        memref.dealloc(temp)
+    named(src, window, outs=[new.dest], strides=op.strides, dilations=op.dilations)
 
 
 def lower_max_pool(op: ir.OpView, new: Operands) -> None:
@@ -451,19 +467,27 @@ def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
     _update(new.dest, [table], [_dims(1, 2, rank=4)], lambda n, total: arith.divf(total, n))
 
 
+def _lrn_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """The squares, bordered along the channels, and their window sums."""
+    src = _memref(op.src)
+    n, h, w, c = src.shape
+    before, after = lrn_window(op.size)
+    return [ir.MemRefType.get([n, h, w, before + c + after], src.element_type),
+            ir.MemRefType.get(src.shape, src.element_type)]
+
+
 def lower_local_response_norm(op: ir.OpView, new: Operands) -> None:
-    """local_response_norm(dest, src): squares into a zero-bordered channel temporary, their window sums into a
+    """local_response_norm(dest, src): squares into a zero-bordered channel scratch buffer, their window sums into a
     second one (a reduction generic), then dest = src / (bias + alpha / size * sums) ^ beta. dest is written last,
-    from src and temporaries only, so it may share src's buffer."""
+    from src and scratch buffers only, so it may share src's buffer."""
     src_type = _memref(new.src)
     et = src_type.element_type
     n, h, w, c = src_type.shape
-    before, after = lrn_window(op.size)
-    squares = memref.alloc(ir.MemRefType.get([n, h, w, before + c + after], et), [], [], alignment=ALIGNMENT)
+    before, _ = lrn_window(op.size)
+    squares, sums = new.scratch
     linalg.fill(_constant(et, 0.0), outs=[squares])
     elementwise(memref.subview(squares, [0, 0, 0, before], [n, h, w, c], [1, 1, 1, 1]), [new.src],
                 lambda x: arith.mulf(x, x))
-    sums = memref.alloc(ir.MemRefType.get(src_type.shape, et), [], [], alignment=ALIGNMENT)
     linalg.fill(_constant(et, 0.0), outs=[sums])
     # over (n, h, w, c, j): channel c sums the squares at c + j of the bordered temporary, j < size; as in the
     # pooling ops, an operand of the window's shape (never read) gives j its bounds
@@ -477,11 +501,9 @@ def lower_local_response_norm(op: ir.OpView, new: Operands) -> None:
     with ir.InsertionPoint(block):
         square, _, total = block.arguments
         linalg.YieldOp([arith.addf(total, square)])
-    memref.dealloc(squares)
     bias, scale, beta = (_constant(et, v) for v in (op.bias, op.alpha / op.size, op.beta))
     elementwise(new.dest, [new.src, sums],
                 lambda x, s: arith.divf(x, math.powf(arith.addf(bias, arith.mulf(scale, s)), beta)))
-    memref.dealloc(sums)
 
 
 def lower_pad(op: ir.OpView, new: Operands) -> None:
@@ -627,7 +649,7 @@ def _cast(op: ir.OpView, new: Operands) -> None:
 # --- reductions, softmax, normalization and batched matmul ---
 # A reduction is a linalg op over the source's index space whose output map drops the reduced dims; its output starts
 # at the reduction's neutral element. Kernels that need per-row statistics (softmax, layer_norm, arg_max) keep them in
-# scratch buffers of the reduced shape, allocated and freed around the kernel.
+# scratch buffers of the reduced shape (:data:`SCRATCH`).
 
 #: reduction kind -> its neutral element, for float and for signed integer elements
 _NEUTRAL: dict[str, tuple[float, Callable[[int], int]]] = {
@@ -672,10 +694,21 @@ def _in_place(buffer: ir.Value, fn: Body, ins: Sequence[ir.Value] = (),
     _generic(ins, [buffer], [*in_maps, identity], [], lambda *xs: [fn(*xs)])
 
 
-def _scratch(src: ir.MemRefType, kept: Sequence[int], element_type: ir.Type | None = None) -> ir.Value:
+def _stats_type(src: ir.MemRefType, kept: Sequence[int]) -> ir.MemRefType:
     """A buffer of ``src``'s shape restricted to the ``kept`` dims, for per-row statistics."""
-    shape = [src.shape[d] for d in kept]
-    return memref.alloc(ir.MemRefType.get(shape, element_type or src.element_type), [], [], alignment=ALIGNMENT)
+    return ir.MemRefType.get([src.shape[d] for d in kept], src.element_type)
+
+
+def _row_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """One statistic per row along the op's axis (softmax, log_softmax, arg_max)."""
+    src = _memref(op.src)
+    return [_stats_type(src, [d for d in range(src.rank) if d != op.axis])]
+
+
+def _layer_norm_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """The mean and the reciprocal standard deviation of each row (the dims before the axis)."""
+    src = _memref(op.src)
+    return [_stats_type(src, range(op.axis))] * 2
 
 
 def _reduce_into(acc: ir.Value, src: ir.Value, reduced: Sequence[int], combine: Callable[..., ir.Value],
@@ -718,8 +751,8 @@ def _rows(op: ir.OpView, new: Operands) -> tuple[list[int], ir.AffineMap]:
 
 def _row_max(op: ir.OpView, new: Operands) -> tuple[ir.Value, ir.AffineMap]:
     """A scratch buffer holding the max of every row along the axis, and the map that reads it."""
-    kept, row = _rows(op, new)
-    peak = _scratch(_memref(new.src), kept)
+    _, row = _rows(op, new)
+    peak = new.scratch[0]
     linalg.fill(_neutral("max", _memref(peak).element_type), outs=[peak])
     _reduce_into(peak, new.src, [op.axis], arith.maximumf)
     return peak, row
@@ -734,7 +767,6 @@ def _softmax(op: ir.OpView, new: Operands) -> None:
     linalg.fill(_neutral("sum", _memref(stat).element_type), outs=[stat])
     _reduce_into(stat, new.dest, [op.axis], arith.addf)
     _in_place(new.dest, lambda s, e: arith.divf(e, s), [stat], [row])
-    memref.dealloc(stat)
 
 
 def _log_softmax(op: ir.OpView, new: Operands) -> None:
@@ -746,7 +778,6 @@ def _log_softmax(op: ir.OpView, new: Operands) -> None:
     _reduce_into(stat, new.dest, [op.axis], lambda d, acc: arith.addf(acc, math.exp(d)))
     _in_place(stat, math.log)
     _in_place(new.dest, lambda s, d: arith.subf(d, s), [stat], [row])
-    memref.dealloc(stat)
 
 
 def _layer_norm(op: ir.OpView, new: Operands) -> None:
@@ -758,7 +789,7 @@ def _layer_norm(op: ir.OpView, new: Operands) -> None:
     row, per_element = _projection(rank, kept), _projection(rank, normalized)
     identity = ir.AffineMap.get_identity(rank)
     n = _constant(et, float(prod(src.shape[axis:])))
-    mean, rstd = _scratch(src, kept), _scratch(src, kept)
+    mean, rstd = new.scratch
     for stat in (mean, rstd):
         linalg.fill(_neutral("sum", et), outs=[stat])
     _reduce_into(mean, new.src, normalized, arith.addf)
@@ -778,8 +809,6 @@ def _layer_norm(op: ir.OpView, new: Operands) -> None:
 
     _generic([new.src, mean, rstd, new.scale, new.bias], [new.dest],
              [identity, row, row, per_element, per_element, identity], [], normalize)
-    memref.dealloc(mean)
-    memref.dealloc(rstd)
 
 
 def _batch_matmul(op: ir.OpView, new: Operands) -> None:
@@ -791,8 +820,8 @@ def _arg_max(op: ir.OpView, new: Operands) -> None:
     """One reduction with two outputs, the running max (a scratch buffer) and its index (dest). NaN wins as in
     numpy: the first one, or the last with select_last."""
     src = _memref(new.src)
-    kept, row = _rows(op, new)
-    peak = _scratch(src, kept)
+    _, row = _rows(op, new)
+    peak = new.scratch[0]
     linalg.fill(_neutral("max", src.element_type), outs=[peak])
     linalg.fill(_constant(_memref(new.dest).element_type, 0), outs=[new.dest])
     is_float = isinstance(src.element_type, ir.FloatType)
@@ -813,7 +842,6 @@ def _arg_max(op: ir.OpView, new: Operands) -> None:
         return [arith.select(take, x, best), arith.select(take, here, index)]
 
     _generic([new.src], [peak, new.dest], [ir.AffineMap.get_identity(src.rank), row, row], [op.axis], body)
-    memref.dealloc(peak)
 
 # --- data movement and shapes ---
 
@@ -926,6 +954,49 @@ LOWERINGS: dict[str, Lowering] = {
 }
 
 
+#: glowir instruction -> the scratch buffers its lowering takes (``Operands.scratch``), in that order. Each lives
+#: during its instruction only: glowir-plan-memory places them in the activations region with the activations.
+SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {
+    "conv2d": lambda op: _padded_type(_memref(op.src), op.pads),
+    "max_pool": _pool_scratch,
+    "avg_pool": _pool_scratch,
+    "local_response_norm": _lrn_scratch,
+    "softmax": _row_scratch,
+    "log_softmax": _row_scratch,
+    "layer_norm": _layer_norm_scratch,
+    "arg_max": _row_scratch,
+}
+
+
+def scratch_types(op: ir.Operation) -> list[ir.MemRefType]:
+    """The scratch buffers the lowering of ``op`` takes (none for most instructions)."""
+    rule = SCRATCH.get(op.name.removeprefix(PREFIX))
+    return rule(op.opview) if rule is not None else []
+
+
+def _scratch_buffers(op: ir.Operation, activations: ir.Value | None) -> list[ir.Value]:
+    """The scratch buffers of ``op``: views of the activations region at its planned ``scratch_offsets``, or heap
+    allocations (``activations`` None: not planned) that the caller frees after the instruction."""
+    types = scratch_types(op)
+    if not types:
+        return []
+    if activations is None:
+        return [memref.alloc(t, [], [], alignment=ALIGNMENT) for t in types]
+    offsets = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes[SCRATCH_ATTR])] \
+        if SCRATCH_ATTR in op.attributes else []
+    if len(offsets) != len(types):
+        raise PassError(f"'{op.name}' takes {len(types)} scratch buffer(s) but its '{SCRATCH_ATTR}' gives "
+                        f"{len(offsets)} offset(s) although the function's memory is planned", op.location)
+    region = _memref(activations).shape[0]
+    views = []
+    for t, offset in zip(types, offsets):
+        if offset % ALIGNMENT or offset + size_in_bytes(t) > region:
+            raise PassError(f"'{op.name}' has a scratch buffer at offset {offset} that does not fit the {region}-byte "
+                            f"activations region at a {ALIGNMENT}-byte aligned offset", op.location)
+        views.append(memref.view(t, activations, arith.constant(ir.IndexType.get(), offset), []))
+    return views
+
+
 def _is_glowir(op: ir.Operation) -> bool:
     return op.name.startswith(PREFIX)
 
@@ -985,7 +1056,11 @@ def convert_program(func_op: ir.Operation) -> None:
         if lowering is None:
             raise PassError(f"'{op.name}' has no lowering to linalg", op.location)
         with ir.InsertionPoint(op), op.location:
-            replacement = lowering(op.opview, Operands(op.opview, lowered))
+            scratch = _scratch_buffers(op, regions["activations"] if planned else None)
+            replacement = lowering(op.opview, Operands(op.opview, lowered, scratch))
+            if not planned:
+                for buffer in scratch:
+                    memref.dealloc(buffer)
         if replacement is not None:
             lowered[op.results[0]] = replacement
     for op in reversed(ops):  # users go before the buffers they use

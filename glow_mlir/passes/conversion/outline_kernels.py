@@ -1,5 +1,5 @@
 """linalg-outline-kernels: every linalg op of a lowered program becomes a call to a private kernel function, and
-identical kernels are one function.
+identical kernels are one function (across the programs of a module too: the partitions of a network).
 
 Why: LLVM's loop passes (loop vectorization and load elimination above all) take time that grows faster than linearly
 with the size of a function. A network lowered into one function of hundreds of loop nests took minutes to JIT
@@ -91,11 +91,13 @@ def _text_without_name(kernel: func.FuncOp, name: str) -> str:
     return str(kernel.operation).replace(f"@{name}(", "@(", 1)
 
 
-def outline_kernels(program: ir.Operation, taken: set[str]) -> int:
+def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str] | None = None) -> int:
     """Outline every linalg op in the body of ``program``; returns the number of distinct kernels it made.
-    ``taken`` holds the module's symbol names; the kernels' are added."""
+    ``taken`` holds the module's symbol names; the kernels' are added. ``known`` maps the text of the kernels made so
+    far (:func:`_text_without_name`) to their names: programs sharing it share kernels (the partitions of a network)."""
     prefix = ir.StringAttr(program.attributes["sym_name"]).value
-    known: dict[str, str] = {}
+    known = {} if known is None else known
+    before = len(known)
     for op in [o.operation for o in program.regions[0].blocks[0].operations]:
         if not op.name.startswith("linalg."):
             continue
@@ -112,7 +114,7 @@ def outline_kernels(program: ir.Operation, taken: set[str]) -> int:
         else:
             known[text] = name
             taken.add(name)
-    return len(known)
+    return len(known) - before
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ class OutlineKernels(Pass):
         with module.context:
             ops = [o.operation for o in module.regions[0].blocks[0].operations]
             taken = {ir.StringAttr(op.attributes["sym_name"]).value for op in ops if "sym_name" in op.attributes}
+            known: dict[str, str] = {}  # one set of kernels for the module: partitions of a program share them
             for op in ops:
                 if op.name == "func.func" and is_program(op):
-                    outline_kernels(op, taken)
+                    outline_kernels(op, taken, known)

@@ -5,7 +5,10 @@ Three regions, each a byte array the caller (or the runtime) provides:
 - ``constantWeight``: every const weight_var, one after the other;
 - ``mutableWeight``: the inputs and outputs (every mutable weight_var), one after the other;
 - ``activations``: every alloc_activation, placed by the interval allocator (allocator.py) over its allocation
-  interval, alloc_activation to dealloc_activation: buffers whose intervals do not meet may share bytes.
+  interval, alloc_activation to dealloc_activation: buffers whose intervals do not meet may share bytes. The scratch
+  buffers of the instructions whose kernels take some (ir_to_linalg.SCRATCH: a padded convolution's bordered input,
+  softmax's row statistics) go there too, each live at its instruction only, their offsets in the instruction's
+  ``scratch_offsets``: the planned program allocates nothing at run time.
 
 Every offset is a multiple of 64 bytes. The pass records each buffer's offset as its ``offset`` attribute and the
 three region sizes as function attributes (ir_program.REGION_SIZE_ATTRS); convert-glowir-to-linalg then turns each
@@ -19,7 +22,8 @@ from dataclasses import asdict, dataclass
 
 from mlir import ir
 
-from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS
+from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, SCRATCH_ATTR, size_in_bytes
+from ..conversion.ir_to_linalg import scratch_types
 from ..registry import Pass, PassError
 from . import allocator
 from .allocator import ALIGNMENT, Interval, align_up
@@ -39,6 +43,8 @@ class MemoryReport:
     constant_weights_bytes: int
     mutable_weights_bytes: int
     activations: int
+    #: kernels' scratch buffers placed with the activations
+    scratch_buffers: int
     #: which allocator strategy gave the plan
     strategy: str
 
@@ -64,6 +70,8 @@ class Plan:
 
     #: (weight_var or alloc_activation, its offset)
     offsets: list[tuple[ir.Operation, int]]
+    #: (instruction, the offsets of its scratch buffers)
+    scratch: list[tuple[ir.Operation, list[int]]]
     region_sizes: dict[str, int]
     report: MemoryReport
 
@@ -79,25 +87,36 @@ def plan_program(lv: Liveness) -> Plan:
         placed, region_sizes[region] = sequential([byte_size(r.type) for r in roots])
         offsets.extend((lv.definition[r], o) for r, o in zip(roots, placed))
     intervals = [Interval(*lv.interval(r), byte_size(r.type)) for r in activations]
+    # each scratch buffer lives at its instruction's position only
+    scratch_of = [(op, scratch_types(op)) for op in lv.instructions]
+    scratch_of = [(op, types) for op, types in scratch_of if types]
+    for op, types in scratch_of:
+        here = lv.position[op]
+        intervals += [Interval(here, here, size_in_bytes(t)) for t in types]
     placement = allocator.plan(intervals)
     offsets.extend((lv.definition[r], o) for r, o in zip(activations, placement.offsets))
+    scratch, k = [], len(activations)
+    for op, types in scratch_of:
+        scratch.append((op, list(placement.offsets[k: k + len(types)])))
+        k += len(types)
     region_sizes["activations"] = placement.size
     report = MemoryReport(
         naive_bytes=sum(i.size for i in intervals), planned_bytes=placement.size,
         lower_bound_bytes=allocator.lower_bound(intervals), constant_weights_bytes=region_sizes["constantWeight"],
         mutable_weights_bytes=region_sizes["mutableWeight"], activations=len(activations),
-        strategy=placement.strategy)
+        scratch_buffers=len(intervals) - len(activations), strategy=placement.strategy)
     bad = allocator.conflicts(intervals, placement.offsets)
     if bad:  # a bug in the allocator: never hand out overlapping memory
         i, j = bad[0]
-        raise PassError(f"memory plan places activations #{i} and #{j} in the same bytes while both are live",
-                        lv.definition[activations[i]].location)
-    return Plan(offsets, region_sizes, report)
+        raise PassError(f"memory plan places buffers #{i} and #{j} (activations, then scratch buffers) in the same "
+                        "bytes while both are live", lv.func.location)
+    return Plan(offsets, scratch, region_sizes, report)
 
 
 def memory_report(func: ir.Operation) -> MemoryReport:
     """The memory report of a program (planning it, without changing it)."""
-    return plan_program(Liveness(func)).report
+    with func.context, ir.Location.unknown(func.context):
+        return plan_program(Liveness(func)).report
 
 
 def apply_plan(func: ir.Operation, plan: Plan) -> None:
@@ -105,6 +124,8 @@ def apply_plan(func: ir.Operation, plan: Plan) -> None:
     i64 = ir.IntegerType.get_signless(64, func.context)
     for op, offset in plan.offsets:
         op.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i64, offset)
+    for op, offsets in plan.scratch:
+        op.attributes[SCRATCH_ATTR] = ir.DenseI64ArrayAttr.get(offsets, func.context)
     for region, size in plan.region_sizes.items():
         func.attributes[REGION_SIZE_ATTRS[region]] = ir.IntegerAttr.get(i64, size)
 
@@ -117,5 +138,6 @@ class PlanMemory(Pass):
     summary = "place weights and activations at aligned offsets in three regions (records offset attributes)"
 
     def run(self, module: ir.Operation) -> None:
-        for func in programs(module):
-            apply_plan(func, plan_program(Liveness(func)))
+        with module.context, ir.Location.unknown(module.context):
+            for func in programs(module):
+                apply_plan(func, plan_program(Liveness(func)))

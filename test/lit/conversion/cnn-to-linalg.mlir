@@ -1,10 +1,11 @@
 // RUN: glow-opt %s --split-input-file --verify-diagnostics --convert-glowir-to-linalg | FileCheck %s
 
-// The bias is written into dest first; pads copy src into a zero-filled temporary; the convolution accumulates.
+// The bias is written into dest first; pads copy src into a zero-filled scratch buffer (from the heap: this program's
+// memory is not planned), freed after the instruction; the convolution accumulates.
 // CHECK-LABEL: func.func @conv_padded
 // CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x3x6xf32>)
-// CHECK:       linalg.broadcast ins(%[[B]] : memref<6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>) dimensions = [0, 1, 2]
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>) dimensions = [0, 1, 2]
 // CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[P]] : memref<1x10x10x4xf32>)
 // CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1]
@@ -131,22 +132,23 @@ func.func @avg() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
 
 // -----
 
-// LRN: squares in a zero-bordered channel temporary, window sums by a reduction generic, then the normalization.
+// LRN: squares in a zero-bordered channel scratch buffer, window sums by a reduction generic into a second one, then
+// the normalization.
 // CHECK-DAG:   #[[SHIFT:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3 + d4)>
 // CHECK-DAG:   #[[WIN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
 // CHECK-LABEL: func.func @lrn
 // CHECK-SAME:  (%[[X:.+]]: memref<1x2x2x3xf32>, %[[Y:.+]]: memref<1x2x2x3xf32>)
 // CHECK:       %[[SQ:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x2x5xf32>
+// CHECK:       %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x2x3xf32>
 // CHECK:       %[[MID:.+]] = memref.subview %[[SQ]][0, 0, 0, 1] [1, 2, 2, 3] [1, 1, 1, 1]
 // CHECK:       linalg.generic {{.*}} ins(%[[X]] : memref<1x2x2x3xf32>) outs(%[[MID]] :
-// CHECK:       %[[SUMS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x2x3xf32>
 // CHECK:       %[[W:.+]] = memref.alloca() : memref<3xf32>
 // CHECK:       linalg.generic {indexing_maps = [#[[SHIFT]], #[[WIN]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[SQ]], %[[W]] : memref<1x2x2x5xf32>, memref<3xf32>) outs(%[[SUMS]] : memref<1x2x2x3xf32>)
-// CHECK:       memref.dealloc %[[SQ]]
 // CHECK:       linalg.generic {{.*}} ins(%[[X]], %[[SUMS]] : memref<1x2x2x3xf32>, memref<1x2x2x3xf32>) outs(%[[Y]] : memref<1x2x2x3xf32>)
 // CHECK:       math.powf
 // CHECK:       arith.divf
-// CHECK:       memref.dealloc %[[SUMS]]
+// CHECK:       memref.dealloc %[[SQ]]
+// CHECK-NEXT:  memref.dealloc %[[SUMS]]
 func.func @lrn() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x2x2x3xf32>
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x2x2x3xf32>

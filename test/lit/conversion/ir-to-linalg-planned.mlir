@@ -38,6 +38,44 @@ func.func @planned() attributes {glowir.activations_size = 128 : i64, glowir.con
 
 // -----
 
+// Scratch buffers of a planned program are views of the activations region at the instruction's scratch_offsets:
+// nothing comes from the heap.
+// CHECK-LABEL: func.func @planned_scratch
+// CHECK-SAME:  (%{{.+}}: memref<0xi8>, %{{.+}}: memref<128xi8>, %[[ACT:.+]]: memref<64xi8>)
+// CHECK:       %[[STAT:.+]] = memref.view %[[ACT]][%{{.+}}][] : memref<64xi8> to memref<2xf32>
+// CHECK:       linalg.generic {{.+}} outs(%[[STAT]] : memref<2xf32>)
+// CHECK-NOT:   memref.alloc
+// CHECK-NOT:   memref.dealloc
+// CHECK:       return
+func.func @planned_scratch() attributes {glowir.activations_size = 64 : i64, glowir.constant_weights_size = 0 : i64, glowir.inputs = ["x"], glowir.mutable_weights_size = 128 : i64, glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x", offset = 0 : i64} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y", offset = 64 : i64} : () -> memref<2x3xf32>
+  "glowir.softmax"(%y, %x) {axis = 1 : i64, scratch_offsets = array<i64: 0>} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scratch_not_planned() attributes {glowir.activations_size = 64 : i64, glowir.constant_weights_size = 0 : i64, glowir.inputs = ["x"], glowir.mutable_weights_size = 128 : i64, glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x", offset = 0 : i64} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y", offset = 64 : i64} : () -> memref<2x3xf32>
+  // expected-error @below {{'glowir.softmax' takes 1 scratch buffer(s) but its 'scratch_offsets' gives 0 offset(s) although the function's memory is planned}}
+  "glowir.softmax"(%y, %x) {axis = 1 : i64} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scratch_outside() attributes {glowir.activations_size = 64 : i64, glowir.constant_weights_size = 0 : i64, glowir.inputs = ["x"], glowir.mutable_weights_size = 128 : i64, glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x", offset = 0 : i64} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y", offset = 64 : i64} : () -> memref<2x3xf32>
+  // expected-error @below {{'glowir.softmax' has a scratch buffer at offset 64 that does not fit the 64-byte activations region}}
+  "glowir.softmax"(%y, %x) {axis = 1 : i64, scratch_offsets = array<i64: 64>} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
 func.func @missing_offset() attributes {glowir.activations_size = 64 : i64, glowir.constant_weights_size = 0 : i64, glowir.inputs = [], glowir.mutable_weights_size = 0 : i64, glowir.outputs = []} {
   // expected-error @below {{'glowir.alloc_activation' has no 'offset' although the function's memory is planned}}
   %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<4xf32>

@@ -54,3 +54,27 @@ func.func @not_a_program(%a: memref<4xf32>) {
   linalg.fill ins(%zero : f32) outs(%a : memref<4xf32>)
   return
 }
+
+// -----
+
+// The programs of a module share kernels (the partitions of one network): the second program calls the first's
+// fill; a kernel only it has is named after it.
+// CHECK-LABEL: func.func private @part0_fill
+// CHECK-LABEL: func.func @part0
+// CHECK:       call @part0_fill
+// CHECK-LABEL: func.func private @part1_copy
+// CHECK-LABEL: func.func @part1
+// CHECK:       call @part0_fill
+// CHECK-NEXT:  call @part1_copy
+// CHECK-NOT:   func.func private
+func.func @part0(%a: memref<4xf32>, %b: memref<4xf32>) attributes {glowir.inputs = ["a"], glowir.outputs = ["b"]} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%b : memref<4xf32>)
+  return
+}
+func.func @part1(%a: memref<4xf32>, %b: memref<4xf32>) attributes {glowir.inputs = ["a"], glowir.outputs = ["b"]} {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%b : memref<4xf32>)
+  linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+  return
+}

@@ -171,9 +171,9 @@ func.func @log_softmax() attributes {glowir.inputs = ["x"], glowir.outputs = ["y
 // CHECK-DAG:   #[[NORM:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME:  (%[[G:.+]]: memref<3x4xf32>, %[[B:.+]]: memref<3x4xf32>, %[[X:.+]]: memref<2x3x4xf32>, %[[Y:.+]]: memref<2x3x4xf32>)
-// CHECK:       %[[N:.+]] = arith.constant 1.200000e+01 : f32
 // CHECK:       %[[MEAN:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
 // CHECK:       %[[RSTD:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+// CHECK:       %[[N:.+]] = arith.constant 1.200000e+01 : f32
 // CHECK:       linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[X]] : {{.+}}) outs(%[[MEAN]] : {{.+}})
 // CHECK:       linalg.generic {{.+}} outs(%[[MEAN]] : memref<2xf32>)
 // CHECK:         arith.divf %{{.+}}, %[[N]] : f32

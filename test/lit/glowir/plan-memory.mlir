@@ -50,3 +50,25 @@ func.func @never_freed() attributes {glowir.inputs = [], glowir.outputs = []} {
   "glowir.dealloc_activation"(%b) : (memref<5xi8>) -> ()
   return
 }
+
+// -----
+
+// A kernel's scratch buffer (softmax's row statistics, 2 x f32) is placed with the activations, live at its
+// instruction only: it cannot share a's bytes (a is read there) but may share those of c, freed before it.
+// CHECK-LABEL: func.func @scratch
+// CHECK-SAME:  glowir.activations_size = 88 : i64
+// CHECK:       "glowir.alloc_activation"() {name = "c", offset = [[C:[0-9]+]] : i64}
+// CHECK:       "glowir.alloc_activation"() {name = "a", offset = [[A:[0-9]+]] : i64}
+// CHECK:       "glowir.softmax"(%{{.+}}, %{{.+}}) {axis = 1 : i64, scratch_offsets = array<i64: [[C]]>}
+func.func @scratch() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<2x3xf32>
+  %c = "glowir.alloc_activation"() {name = "c"} : () -> memref<2x3xf32>
+  "glowir.relu"(%c, %x) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<2x3xf32>
+  "glowir.relu"(%a, %c) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.dealloc_activation"(%c) : (memref<2x3xf32>) -> ()
+  "glowir.softmax"(%y, %a) {axis = 1 : i64} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.dealloc_activation"(%a) : (memref<2x3xf32>) -> ()
+  return
+}
