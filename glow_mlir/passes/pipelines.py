@@ -80,6 +80,8 @@ CODEGEN: list[Entry] = [
     ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
     ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
+    ("cpu-vectorize-rest", "the other linalg ops on memrefs (fills, copies, broadcasts, elementwise, reductions, "
+     "pooling) get explicit vectors: LLVM's loop vectorizer gives up on them behind its runtime alias checks"),
     ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
     ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
      "sides one value, the second canonicalize erases them"),

@@ -18,7 +18,7 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.registry import Pass
-from . import conv, matmul
+from . import conv, matmul, vectorize
 from . import transform as schedule
 
 
@@ -120,3 +120,38 @@ class FmaContract(Pass):
 
         with module.context:
             module.walk(visit)
+
+
+@dataclass(frozen=True)
+class VectorizeRest(Pass):
+    """Tile and vectorize the linalg ops on memrefs that no kernel took (see :mod:`.vectorize`)."""
+
+    name = "cpu-vectorize-rest"
+    summary = ("fills, copies, broadcasts, transposes, elementwise generics, reductions and pooling on memrefs: "
+               "loops over the outer dims, explicit vectors (masked for remainders) on the innermost")
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, module.location:
+            marked = False
+
+            def mark(op: ir.Operation) -> ir.WalkResult:
+                nonlocal marked
+                if op.name in vectorize.NAMED and vectorize.is_candidate(op):
+                    op.attributes[vectorize.VECTOR_ATTR] = ir.StringAttr.get(vectorize.GENERALIZE)
+                    marked = True
+                return ir.WalkResult.ADVANCE
+
+            module.walk(mark)
+            if marked:
+                schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
+            keys = vectorize.tag(module)
+            if not keys:
+                return
+            names = ["linalg.generic", *vectorize.POOLING]
+
+            def build(root: ir.Value) -> None:
+                for key in keys:
+                    vectorize.schedule_vectors(root, key, names)
+                vectorize.lower(schedule.functions(root))
+
+            schedule.apply(module, build)
