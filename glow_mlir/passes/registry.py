@@ -125,6 +125,7 @@ PASSES: dict[str, str] = {
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
     "cpu-vectorize-rest": "glow_mlir.backend.kernels.passes:VectorizeRest",
+    "cpu-approximate-math": "glow_mlir.backend.kernels.passes:ApproximateMath",
 }
 
 

@@ -18,7 +18,7 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.registry import Pass
-from . import conv, matmul, vectorize
+from . import approx, conv, matmul, vectorize
 from . import transform as schedule
 
 
@@ -155,3 +155,15 @@ class VectorizeRest(Pass):
                 vectorize.lower(schedule.functions(root))
 
             schedule.apply(module, build)
+
+
+@dataclass(frozen=True)
+class ApproximateMath(Pass):
+    """math.exp / erf / tanh on f32 -> polynomial approximations in arith ops (see :mod:`.approx`)."""
+
+    name = "cpu-approximate-math"
+    summary = "replace f32 math.exp, math.erf and math.tanh (scalar or vector) by polynomials: no libm calls per lane"
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context:
+            approx.approximate(module)

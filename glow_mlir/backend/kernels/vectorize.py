@@ -152,8 +152,8 @@ def plan_generic(op: ir.Operation) -> VectorPlan | None:
             continue
         shape = ir.MemRefType(value.type).shape
         for size, expr in zip(shape, m.results):
-            if isinstance(expr, ir.AffineDimExpr) or ir.AffineDimExpr.isinstance(expr):
-                extents[ir.AffineDimExpr(expr).position] = size
+            if isinstance(expr, ir.AffineDimExpr):
+                extents[expr.position] = size
     if any(e is None for e in extents) or rank == 0:
         return None
     return plan(extents, reduced)
@@ -200,6 +200,10 @@ def lower(funcs: ir.Value) -> None:
     """The vectorized ops down to what convert-vector-to-llvm maps onto AVX-512: unit dims dropped, reductions to
     vector.reduction / elementwise ops, masked transfers to masked loads and stores, transfers to 1-D."""
     def one(func: ir.Value) -> None:
+        # first the masks into the transfers they guard: the patterns below do not look inside vector.mask
+        masks = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(masks.patterns):
+            transform_vector.ApplyLowerMaskedTransfersPatternsOp()
         patterns = transform.ApplyPatternsOp(func)
         with ir.InsertionPoint(patterns.patterns):
             transform_vector.ApplyLowerMultiReductionPatternsOp(
