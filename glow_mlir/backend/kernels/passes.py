@@ -127,7 +127,7 @@ class VectorizeRest(Pass):
     """Tile and vectorize the linalg ops on memrefs that no kernel took (see :mod:`.vectorize`)."""
 
     name = "cpu-vectorize-rest"
-    summary = ("fills, copies, broadcasts, transposes, elementwise generics, reductions and pooling on memrefs: "
+    summary = ("fills, copies, broadcasts, transposes, elementwise generics and reductions on memrefs: "
                "loops over the outer dims, explicit vectors (masked for remainders) on the innermost")
 
     def run(self, module: ir.Operation) -> None:
@@ -147,11 +147,10 @@ class VectorizeRest(Pass):
             keys = vectorize.tag(module)
             if not keys:
                 return
-            names = ["linalg.generic", *vectorize.POOLING]
 
             def build(root: ir.Value) -> None:
                 for key in keys:
-                    vectorize.schedule_vectors(root, key, names)
+                    vectorize.schedule_vectors(root, key)
                 vectorize.lower(schedule.functions(root))
 
             schedule.apply(module, build)

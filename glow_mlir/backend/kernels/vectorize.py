@@ -1,5 +1,5 @@
 """Vectors for the linalg ops that are not matmul or convolution kernels: fills, copies, broadcasts, transposes,
-elementwise generics, reductions (softmax, layer_norm, reduce_* rows), pooling.
+elementwise generics, reductions (softmax, layer_norm, reduce_* rows).
 
 Without this, ``convert-linalg-to-loops`` makes scalar loops of them, and LLVM's loop vectorizer gives up on most:
 the operands are memref arguments that may alias, and its runtime alias check falls to the scalar loop (objdump of
@@ -10,12 +10,10 @@ resnet18 showed the bias broadcast into a 1x112x112x64 buffer as ``vmovss``). He
   independent registers; the whole dim when it is at most 64), a remainder that 16 does not divide by masked
   vectorization (``vector.create_mask`` + masked loads and stores: one loop, no scalar tail); a reduced innermost dim
   (a row of softmax or layer_norm) as a whole row of vectors reduced once, or in masked chunks of 256 when long.
-- pooling (``linalg.pooling_nhwc_max/sum``): the convolutions' recipe, register tiles of output columns x 16
-  channels, the window row decomposed to 1-D and vectorized.
 
 What stays scalar (convert-linalg-to-loops later): ops whose body loads from memory (gather), reductions with more
-than one output or a combiner that is not one arithmetic op (arg_max), and pooling whose channels neither 16 divides
-nor fit one vector.
+than one output or a combiner that is not one arithmetic op (arg_max), and generics that read through a window
+(an index sum such as ``d3 + d4``: grouped convolutions, LRN's window sums).
 """
 
 from __future__ import annotations
@@ -42,9 +40,6 @@ CHUNK = 256
 GENERALIZE = "generalize"
 #: ops that are generalized before planning (their structure is then read from the generic's maps)
 NAMED = ("linalg.fill", "linalg.copy", "linalg.broadcast", "linalg.transpose", "linalg.reduce")
-POOLING = ("linalg.pooling_nhwc_max", "linalg.pooling_nhwc_sum")
-#: pooling register tiles: output columns, best first (as the depthwise convolutions')
-POOL_ROW_TILES = (8, 7, 4, 2, 1)
 #: body ops a vectorized generic may hold (linalg.index becomes a vector of lane indices)
 VECTORIZABLE_PREFIXES = ("arith.", "math.", "linalg.yield", "linalg.index")
 #: combiners of a vectorizable reduction (vector.multi_reduction kinds)
@@ -54,22 +49,19 @@ COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "ar
 
 @dataclass(frozen=True)
 class VectorPlan:
-    """Tiles (0: untiled) and vector sizes of one op's loops; ``decompose`` for pooling (2-D window -> 1-D)."""
+    """Tiles and vector sizes of one op's loops."""
 
     tiles: tuple[int, ...]
     vector: tuple[int, ...]
-    decompose: bool = False
 
     def key(self) -> str:
-        return (f"tiles={'x'.join(map(str, self.tiles))} vector={'x'.join(map(str, self.vector))}"
-                + (" decompose" if self.decompose else ""))
+        return f"tiles={'x'.join(map(str, self.tiles))} vector={'x'.join(map(str, self.vector))}"
 
 
 def parse_key(key: str) -> VectorPlan:
     """The plan that :meth:`VectorPlan.key` printed."""
-    parts = key.split()
-    tiles, vector = (tuple(int(x) for x in p.split("=")[1].split("x")) for p in parts[:2])
-    return VectorPlan(tiles, vector, "decompose" in parts)
+    tiles, vector = (tuple(int(x) for x in p.split("=")[1].split("x")) for p in key.split())
+    return VectorPlan(tiles, vector)
 
 
 def innermost(extent: int, reduced: bool) -> tuple[int, int]:
@@ -92,17 +84,6 @@ def plan(extents: list[int], reduced: list[bool]) -> VectorPlan:
     return VectorPlan((*ones, tile), (*ones, vector))
 
 
-def plan_pooling(output_shape: list[int], kernel: list[int]) -> VectorPlan | None:
-    """Pooling over (n, oh, ow, c, kh, kw): register tiles of output columns x 16 channels (or all channels when
-    fewer), a window row at a time (kh 1, kw whole) so that it decomposes to a 1-D pooling."""
-    _, _, ow, c = output_shape
-    cv = LANES if c % LANES == 0 else c if c < LANES else 0
-    if not cv:
-        return None
-    owr = next(t for t in POOL_ROW_TILES if ow % t == 0)
-    return VectorPlan((1, 1, owr, cv, 1, 0), (1, 1, owr, cv, 1, kernel[1]), decompose=True)
-
-
 def _memref_operands(op: ir.Operation) -> list[ir.MemRefType] | None:
     """The memref types of ``op``'s shaped operands, or None when one is a tensor or not static."""
     types = []
@@ -120,7 +101,7 @@ def _memref_operands(op: ir.Operation) -> list[ir.MemRefType] | None:
 def is_candidate(op: ir.Operation) -> bool:
     """A linalg op on static memrefs that this pass may generalize and vectorize (matmuls and convolutions are the
     kernels' business, and are on tensors by now where cpu-tile-kernels took them)."""
-    if op.name not in (*NAMED, "linalg.generic", *POOLING):
+    if op.name not in (*NAMED, "linalg.generic"):
         return False
     return _memref_operands(op) is not None
 
@@ -145,6 +126,10 @@ def plan_generic(op: ir.Operation) -> VectorPlan | None:
             return None
         if yielded[0].owner.name not in COMBINERS:
             return None
+    # each operand reads dims or a broadcast constant: a window (pooling-like, grouped convolution, LRN's d3 + d4) is
+    # not a projected permutation, which the vectorizer of generics takes only
+    if not all(isinstance(e, (ir.AffineDimExpr, ir.AffineConstantExpr)) for m in maps for e in m.results):
+        return None
     rank = len(iterators)
     extents: list[int | None] = [None] * rank
     for value, m in zip(op.operands, maps):
@@ -160,7 +145,7 @@ def plan_generic(op: ir.Operation) -> VectorPlan | None:
 
 
 def tag(module: ir.Operation) -> list[str]:
-    """Give every vectorizable generic and pooling op its plan (:data:`VECTOR_ATTR`); return the distinct keys."""
+    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`); return the distinct keys."""
     keys: list[str] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -184,16 +169,13 @@ def generalize(root: ir.Value, names: list[str]) -> None:
     structured.GeneralizeOp(marked)
 
 
-def schedule_vectors(root: ir.Value, key: str, names: list[str]) -> None:
-    """Tile and vectorize the ops tagged ``key``."""
+def schedule_vectors(root: ir.Value, key: str) -> None:
+    """Tile and vectorize the generics tagged ``key``."""
     p = parse_key(key)
-    ops = structured.MatchOp(schedule.any_op(), root, ops=names,
+    ops = structured.MatchOp(schedule.any_op(), root, ops=["linalg.generic"],
                              op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.StringAttr.get(key)})).result
     tiled = structured.TileUsingForOp(ops, sizes=list(p.tiles)).tiled_linalg_op
-    if p.decompose:
-        structured.VectorizeOp(structured.DecomposeOp(tiled).transformed)
-    else:
-        structured.VectorizeOp(tiled, vector_sizes=list(p.vector))
+    structured.VectorizeOp(tiled, vector_sizes=list(p.vector))
 
 
 def lower(funcs: ir.Value) -> None:
