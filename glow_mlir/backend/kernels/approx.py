@@ -41,7 +41,7 @@ TANH_SPLIT = 0.625
 TANH_POLY = (-3.33332819422e-1, 1.33314422036e-1, -5.37397155531e-2, 2.06390887954e-2, -5.70498872745e-3)
 
 
-def _const(t: ir.Type, value: float | int) -> ir.Value:
+def _const(t: ir.Type, value: float) -> ir.Value:
     """A float or integer constant of scalar or vector type ``t`` (a splat for vectors)."""
     element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
     attr = (ir.FloatAttr.get(element, float(value)) if isinstance(element, ir.FloatType)

@@ -3,6 +3,8 @@
 In the codegen pipeline (``glow_mlir/passes/pipelines.py``)::
 
     cpu-tile-kernels{threads=N}   contractions on memrefs -> tensor islands, tiled, vectorized, accumulators hoisted
+    cpu-vectorize-rest            the other linalg ops on memrefs: loops on the outer dims, vectors on the innermost
+    cpu-approximate-math          f32 exp / erf / tanh -> polynomials (vector arithmetic, no libm call per lane)
     one-shot-bufferize            the islands back onto their buffers, in place
     cpu-lower-vectors             vector.contract -> broadcast + FMA rows; transfers to 1-D loads and stores
     ...
