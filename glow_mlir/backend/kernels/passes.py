@@ -136,26 +136,24 @@ class VectorizeRest(Pass):
         with module.context, module.location:
             marked = False
 
-            def mark(op: ir.Operation) -> ir.WalkResult:
+            def mark(op: ir.Operation) -> None:
                 nonlocal marked
                 if op.name in vectorize.NAMED and vectorize.is_candidate(op):
                     op.attributes[vectorize.VECTOR_ATTR] = ir.StringAttr.get(vectorize.GENERALIZE)
                     marked = True
-                return ir.WalkResult.ADVANCE
 
-            module.walk(mark)
+            vectorize.walk_top_level(module, mark)
             if marked:
                 schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
             keys = vectorize.tag(module)
-            if not keys:
-                return
+            if keys:
+                def build(root: ir.Value) -> None:
+                    for key in keys:
+                        vectorize.schedule_vectors(root, key)
+                    vectorize.lower(vectorize.marked_functions(root))
 
-            def build(root: ir.Value) -> None:
-                for key in keys:
-                    vectorize.schedule_vectors(root, key)
-                vectorize.lower(schedule.functions(root))
-
-            schedule.apply(module, build)
+                schedule.apply(module, build)
+            vectorize.unmark(module)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ than one output or a combiner that is not one arithmetic op (arg_max), and gener
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
@@ -144,21 +145,39 @@ def plan_generic(op: ir.Operation) -> VectorPlan | None:
     return plan(extents, reduced)
 
 
+#: ops whose bodies may hold the linalg ops of a lowered program or kernel (at their top level)
+CONTAINERS = ("builtin.module", "func.func")
+
+
+def walk_top_level(module: ir.Operation, visit: Callable[[ir.Operation], None]) -> None:
+    """``visit`` every function of ``module`` and every op at the top level of one, without entering loops or
+    kernels' vector code: linalg ops on memrefs sit there (lowered programs and outlined kernels), and a walk of
+    every op of the vectorized convolutions took most of this pass's time."""
+    def one(op: ir.Operation) -> ir.WalkResult:
+        if op.name != "builtin.module":
+            visit(op)
+        return ir.WalkResult.ADVANCE if op.name in CONTAINERS else ir.WalkResult.SKIP
+
+    module.walk(one, ir.WalkOrder.PRE_ORDER)
+
+
 def tag(module: ir.Operation) -> list[str]:
-    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`); return the distinct keys."""
+    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`), and mark the function around it (the vector
+    lowering then runs on those functions only: on every kernel it cost more than the vectorization); return the
+    distinct keys."""
     keys: list[str] = []
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
+    def visit(op: ir.Operation) -> None:
         found = None
         if op.name == "linalg.generic" and _memref_operands(op) is not None:
             found = plan_generic(op)
         if found is not None:
             op.attributes[VECTOR_ATTR] = ir.StringAttr.get(found.key())
+            op.parent.attributes[VECTOR_ATTR] = ir.UnitAttr.get()
             if found.key() not in keys:
                 keys.append(found.key())
-        return ir.WalkResult.ADVANCE
 
-    module.walk(visit)
+    walk_top_level(module, visit)
     return keys
 
 
@@ -176,6 +195,21 @@ def schedule_vectors(root: ir.Value, key: str) -> None:
                              op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.StringAttr.get(key)})).result
     tiled = structured.TileUsingForOp(ops, sizes=list(p.tiles)).tiled_linalg_op
     structured.VectorizeOp(tiled, vector_sizes=list(p.vector))
+
+
+def marked_functions(root: ir.Value) -> ir.Value:
+    """A handle to the functions :func:`tag` marked."""
+    return structured.MatchOp(schedule.any_op(), root, ops=["func.func"],
+                              op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.UnitAttr.get()})).result
+
+
+def unmark(module: ir.Operation) -> None:
+    """Remove the marks :func:`tag` left on functions and ops that stayed generics."""
+    def visit(op: ir.Operation) -> None:
+        if VECTOR_ATTR in op.attributes:
+            del op.attributes[VECTOR_ATTR]
+
+    walk_top_level(module, visit)
 
 
 def lower(funcs: ir.Value) -> None:
