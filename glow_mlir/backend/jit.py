@@ -211,9 +211,13 @@ class JitProgram:
     its parallel loops run on MLIR's async runtime (loaded once per process).
 
     With ``object_code`` (what :meth:`object_code` gave for the same program on this machine) the module is not
-    needed (None): the machine code is loaded as it is, nothing is compiled."""
+    needed (None): the machine code is loaded as it is, nothing is compiled.
 
-    def __init__(self, module: ir.Module | None, func_name: str, signature: Sequence[Argument], opt_level: int = 3,
+    ``opt_level`` 2, not 3: the kernels come vectorized and register-tiled from MLIR, and LLVM's -O3 only added
+    compile time (JIT of bert_tiny_encoder 1.26 -> 0.42 s, resnet18 2.51 -> 0.97 s, mobilenet_v2 6.5 -> 3.4 s) for
+    the same speed and bit-identical outputs (measured in one run for each model)."""
+
+    def __init__(self, module: ir.Module | None, func_name: str, signature: Sequence[Argument], opt_level: int = 2,
                  memory: MemoryLayout | None = None, threads: int = 1, object_code: bytes | None = None):
         self.module = module
         self.func_name = func_name
