@@ -326,5 +326,21 @@ def tiled_keys(module: ir.Operation) -> list[str]:
     return keys
 
 
-__all__ = ["TABLE", "TASK_ATTR", "TILES_ATTR", "Piece", "ShapeClass", "Tiles", "ISLAND_OPS", "flops", "make_islands",
-           "match_islands", "matches", "plan", "schedule_tiles", "split_tiles", "target_tiles", "tiled_keys"]
+__all__ = [
+    "ISLAND_OPS",
+    "TABLE",
+    "TASK_ATTR",
+    "TILES_ATTR",
+    "Piece",
+    "ShapeClass",
+    "Tiles",
+    "flops",
+    "make_islands",
+    "match_islands",
+    "matches",
+    "plan",
+    "schedule_tiles",
+    "split_tiles",
+    "target_tiles",
+    "tiled_keys",
+]
