@@ -97,7 +97,7 @@ CODEGEN: list[Entry] = [
     ("convert-scf-to-cf", "structured loops become branches"),
     ("cpu-fma-contract", "float multiply-adds may fuse: LLVM emits FMA instructions"),
     ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
-    ("convert-math-to-libm", "the rest of math (tanh, erf) call libm"),
+    ("convert-math-to-libm", "the rest of math (pow, log, f64 exp...) calls libm"),
     ("convert-vector-to-llvm{reassociate-fp-reductions}", "vectors become LLVM vectors (zmm registers); a row's "
      "sum (softmax, layer_norm) may add in a tree: ordered, LLVM would add its lanes one after the other"),
     ("convert-to-llvm", "everything left: func, arith, cf, memref, index"),
