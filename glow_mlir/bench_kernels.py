@@ -129,8 +129,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     keys: list[str] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if (tiles := conv_kernels.matches(op)) is not None:
-            keys.append(tiles.key())
+        if (plan := conv_kernels.matches(op)) is not None:
+            keys.extend(tiles.key() for _, _, tiles in plan.pieces)
         return ir.WalkResult.ADVANCE
 
     with module.context:

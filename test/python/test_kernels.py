@@ -183,22 +183,43 @@ def test_conv_register_tiles_follow_the_rule() -> None:
     assert conv.plan([1, 56, 56, 64], 1) == conv.ConvTiles(56, 64, 14, 32)
     assert conv.plan([1, 112, 112, 64], 2) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
     assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
-    assert conv.plan([1, 8, 8, 10], 1) == conv.ConvTiles(8, 10, 8, 10)
-    assert conv.plan([1, 8, 8, 40], 1) is None
+    assert conv.plan([1, 7, 7, 512], 1, weight_heavy=True) == conv.ConvTiles(7, 32, 7, 32, filters_outer=True)
+    assert conv.plan([1, 8, 8, 8], 1) == conv.ConvTiles(8, 8, 8, 8)
     assert conv.plan_depthwise([1, 112, 112, 96], 1) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
     assert conv.plan_depthwise([1, 56, 56, 32], 2) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
-    assert conv.plan_depthwise([1, 8, 8, 24], 1) is None
-    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10), conv.ConvTiles(7, 16, 7, 16, True)):
+    assert conv.plan_depthwise([1, 8, 8, 4], 1) == conv.ConvTiles(8, 4, 8, 4, depthwise=True)
+    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 8, 8, 8), conv.ConvTiles(7, 16, 7, 16, True),
+              conv.ConvTiles(7, 32, 7, 32, filters_outer=True)):
         assert conv.parse_key(t.key()) == t
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 2100))
+def test_channel_pieces_cover_the_channels_in_vector_widths(f: int) -> None:
+    pieces = conv.channel_pieces(f)
+    assert [start for start, _ in pieces] == list(np.cumsum([0] + [size for _, size in pieces])[:-1])
+    assert sum(size for _, size in pieces) == f
+    assert all(size % 16 == 0 or size in (8, 4, 2, 1) for _, size in pieces)
+    assert len(pieces) <= 5
+
+
+def test_odd_filter_counts_are_split_into_vector_widths() -> None:
+    assert conv.channel_pieces(24) == [(0, 16), (16, 8)]
+    assert conv.channel_pieces(1000) == [(0, 992), (992, 8)]
+    assert conv.channel_pieces(10) == [(0, 8), (8, 2)]
+    assert conv.channel_pieces(64) == [(0, 64)]
 
 
 CONVS = {  # (N, H, W, C, KH, KW, F, stride)
     "3x3": (1, 16, 16, 32, 3, 3, 64, 1),
-    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),
+    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),  # weight-heavy: filter tiles outermost
+    "3x3-weight-heavy-stride-2": (1, 9, 9, 64, 3, 3, 128, 2),
+    "16+8-filters": (1, 12, 12, 40, 1, 1, 24, 1),
+    "32+8+4+2+1-filters-stride-2": (1, 11, 13, 6, 3, 3, 47, 2),
     "7x7-stride-2": (1, 21, 21, 3, 7, 7, 32, 2),
     "stride-2-prime-width": (2, 15, 15, 16, 1, 1, 16, 2),
     "few-filters": (1, 8, 8, 4, 3, 3, 10, 1),
-    "untiled-40-filters": (1, 8, 8, 4, 3, 3, 40, 1),
+    "32+8-filters": (1, 8, 8, 4, 3, 3, 40, 1),
 }
 
 
@@ -237,7 +258,8 @@ func.func @dw(%x: memref<1x{h}x{w}x{c}xf32>, %f: memref<3x3x{c}xf32>, %y: memref
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1)], ids=["3x3", "stride-2", "untiled"])
+@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1), (13, 11, 136, 2), (9, 16, 7, 1)],
+                         ids=["3x3", "stride-2", "16+8", "128+8-stride-2", "4+2+1"])
 def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
     h, w, c, s = shape
     oh, ow = (h - 3) // s + 1, (w - 3) // s + 1

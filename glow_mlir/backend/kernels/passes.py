@@ -35,13 +35,13 @@ class TileKernels(Pass):
 
     def run(self, module: ir.Operation) -> None:
         contractions: list[ir.Operation] = []
-        convolutions: list[tuple[ir.Operation, conv.ConvTiles]] = []
+        convolutions: list[tuple[ir.Operation, conv.ConvPlan]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
                 contractions.append(op)
-            elif (tiles := conv.matches(op)) is not None:
-                convolutions.append((op, tiles))
+            elif (plan := conv.matches(op)) is not None:
+                convolutions.append((op, plan))
             return ir.WalkResult.ADVANCE
 
         with module.context, module.location:
@@ -50,8 +50,8 @@ class TileKernels(Pass):
                 return
             for op in contractions:
                 matmul.make_islands(op)
-            for op, tiles in convolutions:
-                conv.make_island(op, tiles)
+            for op, plan in convolutions:
+                conv.make_island(op, plan)
             matmul_keys, conv_keys = matmul.tiled_keys(module), conv.tiled_keys(module)
 
             def build(root: ir.Value) -> None:
