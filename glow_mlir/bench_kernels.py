@@ -4,9 +4,10 @@ Every distinct convolution of the given models (default: resnet18 and mobilenet_
 input shape, filter shape, group, strides and pads, runs in this one process on both engines, one after the other:
 
 - glow_mlir: the kernel alone, as the codegen pipeline builds it inside a network: a function of the bias broadcast
-  into the output and ``linalg.conv_2d_nhwc_hwcf`` (or ``depthwise_conv_2d_nhwc_hwc``) on NHWC buffers, the input
+  into the output and the convolution on NHWC buffers (``linalg.conv_2d_nhwc_hwcf``, ``depthwise_conv_2d_nhwc_hwc``,
+  or the blocked generic of convert-glowir-to-linalg where cpu-pack-conv-filters packs the filter), the input
   already padded (in a network the padding is a bordered copy before the kernel, not timed here), the filter a
-  constant in HWCF (HWC) layout, compiled with ``cpu.codegen(threads)``;
+  constant, compiled with ``cpu.codegen(threads)``;
 - onnxruntime: a one-node ONNX Conv with the same shape, pads and bias (its padding/im2col is inside its kernel).
 
 The table gives each shape's count in the models, the tile key the rule picked, both medians, GFLOP/s (2 x MACs over
@@ -94,58 +95,58 @@ def conv_shapes(model: onnx.ModelProto) -> Counter[ConvShape]:
 
 # --------------------------------------------------------------------------- the two engines
 
-_KERNEL = """
-func.func @conv(%x: memref<1x{ph}x{pw}x{c}xf32>, %f: memref<{filt}xf32>, %b: memref<{co}xf32>,
-                %y: memref<1x{oh}x{ow}x{co}xf32>) attributes {{llvm.emit_c_interface}} {{
-  linalg.broadcast ins(%b : memref<{co}xf32>) outs(%y : memref<1x{oh}x{ow}x{co}xf32>) dimensions = [0, 1, 2]
-  linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
-    ins(%x, %f : memref<1x{ph}x{pw}x{c}xf32>, memref<{filt}xf32>) outs(%y : memref<1x{oh}x{ow}x{co}xf32>)
-  return
-}}
-"""
-
-
-def kernel_module_text(shape: ConvShape) -> str:
-    """The glow kernel of ``shape`` as a function on memrefs (the form convert-glowir-to-linalg gives it)."""
-    t, l, b, r = shape.pads
-    oh, ow = shape.out_hw
-    filt = f"{shape.kh}x{shape.kw}x{shape.c}" + ("" if shape.depthwise else f"x{shape.f}")
-    op = "depthwise_conv_2d_nhwc_hwc" if shape.depthwise else "conv_2d_nhwc_hwcf"
-    return _KERNEL.format(ph=shape.h + t + b, pw=shape.w + l + r, c=shape.c, filt=filt, co=shape.f, oh=oh, ow=ow,
-                          op=op, s=shape.stride)
-
-
 def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads: int):
-    """``(program, tile key)``: the compiled kernel of ``shape``, taking the padded NHWC input ``x``."""
+    """``(program, tile keys)``: the compiled kernel of ``shape`` as the codegen pipeline builds it in a network (the
+    filter packed when cpu-pack-conv-filters would pack it), taking the padded NHWC input ``x``."""
     from mlir import ir
+    from mlir.dialects import func, linalg
 
     from .backend import cpu
     from .backend.jit import Argument, JitProgram
     from .backend.kernels import conv as conv_kernels
     from .dialects import make_context
+    from .passes.conversion.ir_to_linalg import blocked_conv
     from .passes.pipeline import run_pipeline
 
-    module = ir.Module.parse(kernel_module_text(shape), make_context())
-    keys: list[str] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if (plan := conv_kernels.matches(op)) is not None:
-            keys.extend(tiles.key() for _, _, tiles in plan.pieces)
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(visit)
-    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
     t, l, b, r = shape.pads
     oh, ow = shape.out_hw
     hwcf = weights.transpose(2, 3, 1, 0)  # [F, C, KH, KW] -> [KH, KW, C, F]
-    filt = hwcf[:, :, 0, :] if shape.depthwise else hwcf
-    f32 = np.dtype(np.float32)
+    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1])
+    filt = hwcf[:, :, 0, :] if shape.depthwise else conv_kernels.pack_filter(hwcf, block) if block else hwcf
+    x_shape, y_shape = (1, shape.h + t + b, shape.w + l + r, shape.c), (1, oh, ow, shape.f)
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        f32 = ir.F32Type.get()
+        types = [ir.MemRefType.get(list(s), f32) for s in (x_shape, filt.shape, (shape.f,), y_shape)]
+        with ir.InsertionPoint(module.body):
+            kernel = func.FuncOp("conv", (types, []))
+            kernel.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            with ir.InsertionPoint(kernel.add_entry_block()):
+                x, w, bias_arg, y = kernel.arguments
+                linalg.broadcast(bias_arg, outs=[y], dimensions=[0, 1, 2])
+                strides = [shape.stride] * 2
+                if block:
+                    blocked_conv(x, w, y, strides)
+                elif shape.depthwise:
+                    linalg.depthwise_conv_2d_nhwc_hwc(x, w, outs=[y], strides=strides, dilations=[1, 1])
+                else:
+                    linalg.conv_2d_nhwc_hwcf(x, w, outs=[y], strides=strides, dilations=[1, 1])
+                func.ReturnOp([])
+        keys: list[str] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if (plan := conv_kernels.matches(op)) is not None:
+                keys.extend(tiles.key() + (f" x{filt.shape[0]} blocks" if plan.blocked else "")
+                            for _, _, tiles in plan.pieces)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
     program = JitProgram(module, "conv", [
-        Argument("x", (1, shape.h + t + b, shape.w + l + r, shape.c), f32, "input"),
-        Argument("f", filt.shape, f32, "const", np.ascontiguousarray(filt)),
-        Argument("b", (shape.f,), f32, "const", bias),
-        Argument("y", (1, oh, ow, shape.f), f32, "output")], threads=threads)
+        Argument("x", x_shape, np.dtype(np.float32), "input"),
+        Argument("f", filt.shape, np.dtype(np.float32), "const", np.ascontiguousarray(filt)),
+        Argument("b", (shape.f,), np.dtype(np.float32), "const", bias),
+        Argument("y", y_shape, np.dtype(np.float32), "output")], threads=threads)
     return program, (", ".join(keys) or "generic")
 
 
