@@ -285,6 +285,7 @@ def test_filters_are_packed_where_a_block_fits_l2() -> None:
     assert conv.filter_block([3, 3, 32, 64], 2, [1, 1]) == 0  # grouped
     assert conv.filter_block([3, 3, 64, 64], 1, [2, 2]) == 0  # dilated
     assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1]) == 0  # a block of 1.2 MB would not stay in L2
+    assert conv.filter_block([7, 7, 3, 64], 1, [1, 1]) == 0  # the stem: few channels, the input outweighs the filter
 
 
 def test_a_packed_filter_means_the_same_convolution() -> None:
@@ -304,7 +305,7 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "3x3": (16, 9, 9, 64, 3, 1, (1, 1, 1, 1)),
     "3x3-stride-2-odd": (8, 15, 13, 96, 3, 2, (1, 1, 1, 1)),
     "1x1-stride-2": (24, 14, 14, 64, 1, 2, (0, 0, 0, 0)),
-    "7x7-stride-2-uneven-pads": (3, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
+    "7x7-stride-2-uneven-pads": (16, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
     "5-wide-rows": (32, 5, 5, 128, 3, 1, (1, 1, 1, 1)),
 }
 

@@ -8,13 +8,25 @@ hoisting of the accumulators out of the reduction loops BEFORE slices fold into 
 left the accumulator re-read on every step: 25-53 GFLOP/s instead of 105-115). The island over the buffers is the
 matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias written into it before stays.
 
-Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the whole F up to 32: vectors of F's
-width) and the largest ``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm
-accumulators; with a stride above 1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT
-code in the NOTES' probe). Depthwise convolutions: register tiles of ``OWr x 16`` channels with the whole filter row
-(NOTES: [16, 16] with KW 3 ran at 63 GFLOP/s, twice onnxruntime; channel tiles of 48 or 96 collapsed to 3-7), ``OWr``
-from {16, 14, 8, 7, 4, 2, 1}. A convolution the rule cannot tile well (dilated, or F with no divisor of 8 or more
-above 32, where the vectors would be scalar) keeps the generic lowering.
+Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the piece's own width) and the largest
+``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm accumulators; with a stride above
+1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT code in the NOTES' probe).
+Depthwise convolutions: register tiles of ``OWr x 16`` channels with the whole filter row (NOTES: [16, 16] with KW 3
+ran at 63 GFLOP/s, twice onnxruntime; channel tiles of 48 or 96 collapsed to 3-7), ``OWr`` from {16, 14, 8, 7, 4, 2,
+1}. Dilated convolutions keep the generic lowering.
+
+Shape classes (measured one core, weights cold as in a network: ``python -m glow_mlir.bench_kernels``):
+
+- output or depthwise channels that are not a multiple of 16 are cut into pieces of vector widths, the multiple of
+  16 then 8, 4, 2, 1 (:func:`channel_pieces`), one island each on views of the buffers: F = 24 as one register tile
+  of 24 ran at 6 GFLOP/s (mobilenet_v2's 1x1 144->24 and 96->24: 41% of the network), as 16 + 8 at 70-90;
+- filters known at compile time with whole blocks of 32 output channels and at least 16 input channels are packed
+  as ``[F / 32, KH, KW, C, 32]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
+  a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
+  conv island per block, so that a block streams in once and stays in L2 across the output rows;
+- a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
+  puts its filter tiles outermost (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms), spread over the threads;
+- the rest keep the loop over output rows outermost with L1 tiles of 64 filters where 32-wide register tiles fit.
 """
 
 from __future__ import annotations
@@ -46,6 +58,9 @@ MAX_STRIDED_ROW_TILE = 8
 FILTER_BLOCK = 32
 #: a block must stay in L2 (1 MiB here) beside the input rows it is applied to
 MAX_BLOCK_BYTES = 640 << 10
+#: below this many input channels a filter is small and each block would re-read a wide input for few FMAs (the 7x7
+#: stride-2 3->64 stem: 1.8 ms unpacked, 2.4 ms in two blocks)
+MIN_PACKED_CHANNELS = 16
 
 
 @dataclass(frozen=True)
@@ -88,7 +103,7 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int]) -> i
     weights went from 3.6 ms (65 GFLOP/s, loop over output rows outermost) and 2.4 ms (filter tiles outermost) to
     1.2 ms (190 GFLOP/s; onnxruntime 1.5 ms); 3x3 64->64 at 56x56 1.5 -> 1.14 ms."""
     kh, kw, c, f = filter_shape
-    if group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK:
+    if group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK or c < MIN_PACKED_CHANNELS:
         return 0
     return FILTER_BLOCK if kh * kw * c * FILTER_BLOCK * 4 <= MAX_BLOCK_BYTES else 0
 
