@@ -23,7 +23,7 @@ from .api import CompileOptions, ModelLike, lower_model
 from .backend import cpu
 from .passes.pipeline import Pass, parse_pipeline, pipeline_text, run_pipeline
 from .passes.utils import body_ops, functions
-from .tools.graph_dot import graph_to_dot
+from .graph_dot import graph_to_dot
 
 #: constants with more elements than this print elided in the texts shown
 ELIDE_ELEMENTS = 16

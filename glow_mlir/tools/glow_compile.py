@@ -21,7 +21,7 @@ from ..explore import counts_table, node_counts
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options
-from .graph_dot import graph_to_dot
+from ..graph_dot import graph_to_dot
 
 
 def build_parser() -> argparse.ArgumentParser:
