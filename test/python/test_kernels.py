@@ -303,7 +303,7 @@ def test_a_packed_filter_means_the_same_convolution() -> None:
 
 PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "3x3": (16, 9, 9, 64, 3, 1, (1, 1, 1, 1)),
-    "3x3-stride-2-odd": (8, 15, 13, 96, 3, 2, (1, 1, 1, 1)),
+    "3x3-stride-2-odd": (16, 15, 13, 96, 3, 2, (1, 1, 1, 1)),
     "1x1-stride-2": (24, 14, 14, 64, 1, 2, (0, 0, 0, 0)),
     "7x7-stride-2-uneven-pads": (16, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
     "5-wide-rows": (32, 5, 5, 128, 3, 1, (1, 1, 1, 1)),
