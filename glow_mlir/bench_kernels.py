@@ -85,7 +85,8 @@ def conv_shapes(model: onnx.ModelProto) -> Counter[ConvShape]:
         (n, c, h, w), (f, _, kh, kw) = shapes[node.input[0]], shapes[node.input[1]]
         strides, dilations = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
         pads = attrs.get("pads", [0, 0, 0, 0])
-        if n != 1 or strides[0] != strides[1] or list(dilations) != [1, 1] or attrs.get("auto_pad", b"NOTSET") != b"NOTSET":
+        auto_pad = attrs.get("auto_pad", b"NOTSET")
+        if n != 1 or strides[0] != strides[1] or list(dilations) != [1, 1] or auto_pad != b"NOTSET":
             continue
         shape = ConvShape(c, h, w, f, kh, kw, attrs.get("group", 1), strides[0], (pads[0], pads[1], pads[2], pads[3]))
         if shape.group == 1 or shape.depthwise:
@@ -141,7 +142,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit)
-    run_pipeline(module.operation, [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    codegen = [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"]
+    run_pipeline(module.operation, codegen)
     program = JitProgram(module, "conv", [
         Argument("x", x_shape, np.dtype(np.float32), "input"),
         Argument("f", filt.shape, np.dtype(np.float32), "const", np.ascontiguousarray(filt)),
