@@ -25,7 +25,8 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
   conv island per block, so that a block streams in once and stays in L2 across the output rows;
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
-  puts its filter tiles outermost (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms), spread over the threads;
+  puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
+  the output rows are the tasks as for every convolution);
 - the rest keep the loop over output rows outermost with L1 tiles of 64 filters where 32-wide register tiles fit.
 """
 
