@@ -30,7 +30,11 @@ def _window_slices(x: np.ndarray, kernels: Sequence[int], strides: Sequence[int]
 
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: Sequence[int], pads: Sequence[int],
            dilations: Sequence[int], group: int) -> np.ndarray:
-    """y[n,oh,ow,g*Fg+f] = b + sum over kh, kw, c of x_padded[n, oh*sh+kh*dh, ow*sw+kw*dw, g*Cg+c] * w[kh,kw,c,g*Fg+f]."""
+    """y[n,oh,ow,g*Fg+f] = b + sum over kh, kw, c of x_padded[n, oh*sh+kh*dh, ow*sw+kw*dw, g*Cg+c] * w[kh,kw,c,g*Fg+f];
+    a packed filter ``[F/B, KH, KW, C, B]`` is the HWCF filter ``w[kh,kw,c,j*B+b] = packed[j,kh,kw,c,b]``."""
+    if w.ndim == 5:
+        blocks, kh_, kw_, cg, b_ = w.shape
+        w = w.transpose(1, 2, 3, 0, 4).reshape(kh_, kw_, cg, blocks * b_)
     n, h, wd, _ = x.shape
     kh_, kw_, cg, f = w.shape
     out = [window_output_size(size, k, s, pads[i], pads[i + 2], d)

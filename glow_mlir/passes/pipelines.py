@@ -46,6 +46,8 @@ GRAPH_OPTIMIZATION: list[Entry] = [
 #: glowgraph -> glowgraph: node lowering to the primitive set (a backend sets the keep list: backend/cpu.py).
 NODE_LOWERING: list[Entry] = [
     ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
+    ("cpu-pack-conv-filters", "constant convolution filters in the blocked layout of the CPU conv kernel, at compile "
+     "time; after every graph rewrite, which all read filters as HWCF"),
     ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
     ("glowgraph-dce", "remove what lowering made dead"),
 ]

@@ -216,22 +216,43 @@ def test_conv_register_tiles_follow_the_rule() -> None:
     assert conv.plan([1, 56, 56, 64], 1) == conv.ConvTiles(56, 64, 14, 32)
     assert conv.plan([1, 112, 112, 64], 2) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
     assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
-    assert conv.plan([1, 8, 8, 10], 1) == conv.ConvTiles(8, 10, 8, 10)
-    assert conv.plan([1, 8, 8, 40], 1) is None
+    assert conv.plan([1, 7, 7, 512], 1, weight_heavy=True) == conv.ConvTiles(7, 32, 7, 32, filters_outer=True)
+    assert conv.plan([1, 8, 8, 8], 1) == conv.ConvTiles(8, 8, 8, 8)
     assert conv.plan_depthwise([1, 112, 112, 96], 1) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
     assert conv.plan_depthwise([1, 56, 56, 32], 2) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
-    assert conv.plan_depthwise([1, 8, 8, 24], 1) is None
-    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 10, 8, 10), conv.ConvTiles(7, 16, 7, 16, True)):
+    assert conv.plan_depthwise([1, 8, 8, 4], 1) == conv.ConvTiles(8, 4, 8, 4, depthwise=True)
+    for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 8, 8, 8), conv.ConvTiles(7, 16, 7, 16, True),
+              conv.ConvTiles(7, 32, 7, 32, filters_outer=True)):
         assert conv.parse_key(t.key()) == t
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 2100))
+def test_channel_pieces_cover_the_channels_in_vector_widths(f: int) -> None:
+    pieces = conv.channel_pieces(f)
+    assert [start for start, _ in pieces] == list(np.cumsum([0] + [size for _, size in pieces])[:-1])
+    assert sum(size for _, size in pieces) == f
+    assert all(size % 16 == 0 or size in (8, 4, 2, 1) for _, size in pieces)
+    assert len(pieces) <= 5
+
+
+def test_odd_filter_counts_are_split_into_vector_widths() -> None:
+    assert conv.channel_pieces(24) == [(0, 16), (16, 8)]
+    assert conv.channel_pieces(1000) == [(0, 992), (992, 8)]
+    assert conv.channel_pieces(10) == [(0, 8), (8, 2)]
+    assert conv.channel_pieces(64) == [(0, 64)]
 
 
 CONVS = {  # (N, H, W, C, KH, KW, F, stride)
     "3x3": (1, 16, 16, 32, 3, 3, 64, 1),
-    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),
+    "1x1-wide": (1, 7, 7, 64, 1, 1, 256, 1),  # weight-heavy: filter tiles outermost
+    "3x3-weight-heavy-stride-2": (1, 9, 9, 64, 3, 3, 128, 2),
+    "16+8-filters": (1, 12, 12, 40, 1, 1, 24, 1),
+    "32+8+4+2+1-filters-stride-2": (1, 11, 13, 6, 3, 3, 47, 2),
     "7x7-stride-2": (1, 21, 21, 3, 7, 7, 32, 2),
     "stride-2-prime-width": (2, 15, 15, 16, 1, 1, 16, 2),
     "few-filters": (1, 8, 8, 4, 3, 3, 10, 1),
-    "untiled-40-filters": (1, 8, 8, 4, 3, 3, 40, 1),
+    "32+8-filters": (1, 8, 8, 4, 3, 3, 40, 1),
 }
 
 
@@ -270,7 +291,8 @@ func.func @dw(%x: memref<1x{h}x{w}x{c}xf32>, %f: memref<3x3x{c}xf32>, %y: memref
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1)], ids=["3x3", "stride-2", "untiled"])
+@pytest.mark.parametrize("shape", [(18, 18, 32, 1), (17, 17, 48, 2), (9, 9, 24, 1), (13, 11, 136, 2), (9, 16, 7, 1)],
+                         ids=["3x3", "stride-2", "16+8", "128+8-stride-2", "4+2+1"])
 def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads: int) -> None:
     h, w, c, s = shape
     oh, ow = (h - 3) // s + 1, (w - 3) // s + 1
@@ -283,6 +305,74 @@ def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads:
     f = RNG.standard_normal((3, 3, c)).astype(np.float32)
     want = sum(x[:, i:i + s * oh:s, j:j + s * ow:s, :].astype(np.float64) * f[i, j] for i in range(3) for j in range(3))
     np.testing.assert_allclose(program({"x": x, "f": f})["y"], want, rtol=RTOL, atol=ATOL * 9)
+
+
+# --------------------------------------------------------------------------- packed filters (cpu-pack-conv-filters)
+
+
+def test_filters_are_packed_where_a_block_fits_l2() -> None:
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1]) == 32
+    assert conv.filter_block([1, 1, 256, 1280], 1, [1, 1]) == 32
+    assert conv.filter_block([3, 3, 64, 32], 1, [1, 1]) == 0  # one block: nothing to gain
+    assert conv.filter_block([3, 3, 64, 48], 1, [1, 1]) == 0  # not whole blocks
+    assert conv.filter_block([3, 3, 32, 64], 2, [1, 1]) == 0  # grouped
+    assert conv.filter_block([3, 3, 64, 64], 1, [2, 2]) == 0  # dilated
+    assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1]) == 0  # a block of 1.2 MB would not stay in L2
+    assert conv.filter_block([7, 7, 3, 64], 1, [1, 1]) == 0  # the stem: few channels, the input outweighs the filter
+
+
+def test_a_packed_filter_means_the_same_convolution() -> None:
+    from glow_mlir.dialects.cnn_numpy import conv2d
+
+    x = RNG.standard_normal((1, 6, 5, 8)).astype(np.float32)
+    w = RNG.standard_normal((3, 3, 8, 64)).astype(np.float32)
+    b = RNG.standard_normal(64).astype(np.float32)
+    packed = conv.pack_filter(w, 32)
+    assert packed.shape == (2, 3, 3, 8, 32) and packed.flags.c_contiguous
+    np.testing.assert_array_equal(packed[1, 2, 0, 5], w[2, 0, 5, 32:])
+    args = dict(strides=[2, 1], pads=[1, 0, 1, 2], dilations=[1, 1], group=1)
+    np.testing.assert_allclose(conv2d(x, packed, b, **args), conv2d(x, w, b, **args), rtol=1e-6)
+
+
+PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
+    "3x3": (16, 9, 9, 64, 3, 1, (1, 1, 1, 1)),
+    "3x3-stride-2-odd": (16, 15, 13, 96, 3, 2, (1, 1, 1, 1)),
+    "1x1-stride-2": (24, 14, 14, 64, 1, 2, (0, 0, 0, 0)),
+    "7x7-stride-2-uneven-pads": (16, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
+    "5-wide-rows": (32, 5, 5, 128, 3, 1, (1, 1, 1, 1)),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", PACKED.values(), ids=PACKED.keys())
+def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    c, h, w, f, k, s, pads = shape
+    weights = RNG.standard_normal((f, c, k, k)).astype(np.float32)
+    bias = RNG.standard_normal(f).astype(np.float32)
+    oh, ow = (h + pads[0] + pads[2] - k) // s + 1, (w + pads[1] + pads[3] - k) // s + 1
+    node = helper.make_node("Conv", ["x", "w", "b"], ["conv"], kernel_shape=[k, k], strides=[s, s], pads=list(pads))
+    model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [1, c, h, w]}, [1, f, oh, ow],
+                   [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
+    compiled = glow_mlir.compile(model, threads=threads, cache=False)
+    # the filter reached the IR packed: [F/32, K, K, C, 32]
+    assert f"memref<{f // 32}x{k}x{k}x{c}x32xf32>" in compiled.stage("irgen").text
+    x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
+
+
+def test_the_kernel_benchmark_runs_packed_and_odd_shapes() -> None:
+    from glow_mlir import bench_kernels
+
+    for shape in (bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)),   # packed: 3 blocks
+                  bench_kernels.ConvShape(40, 9, 9, 24, 1, 1, 1, 1, (0, 0, 0, 0)),   # 16 + 8 filters
+                  bench_kernels.ConvShape(24, 9, 9, 24, 3, 3, 24, 2, (1, 1, 1, 1))):  # depthwise 16 + 8, stride 2
+        row = bench_kernels.bench_shape(shape, 1, 1, 0.001, None)
+        assert row.max_error < 1e-5, row
+    assert "x3 blocks" in bench_kernels.bench_shape(
+        bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)), 1, 1, 0.001, None).key
 
 
 # --------------------------------------------------------------------------- machine code

@@ -8,13 +8,26 @@ hoisting of the accumulators out of the reduction loops BEFORE slices fold into 
 left the accumulator re-read on every step: 25-53 GFLOP/s instead of 105-115). The island over the buffers is the
 matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias written into it before stays.
 
-Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the whole F up to 32: vectors of F's
-width) and the largest ``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm
-accumulators; with a stride above 1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT
-code in the NOTES' probe). Depthwise convolutions: register tiles of ``OWr x 16`` channels with the whole filter row
-(NOTES: [16, 16] with KW 3 ran at 63 GFLOP/s, twice onnxruntime; channel tiles of 48 or 96 collapsed to 3-7), ``OWr``
-from {16, 14, 8, 7, 4, 2, 1}. A convolution the rule cannot tile well (dilated, or F with no divisor of 8 or more
-above 32, where the vectors would be scalar) keeps the generic lowering.
+Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the piece's own width) and the largest
+``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm accumulators; with a stride above
+1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT code in the NOTES' probe).
+Depthwise convolutions: register tiles of ``OWr x 16`` channels with the whole filter row (NOTES: [16, 16] with KW 3
+ran at 63 GFLOP/s, twice onnxruntime; channel tiles of 48 or 96 collapsed to 3-7), ``OWr`` from {16, 14, 8, 7, 4, 2,
+1}. Dilated convolutions keep the generic lowering.
+
+Shape classes (measured one core, weights cold as in a network: ``python -m glow_mlir.bench_kernels``):
+
+- output or depthwise channels that are not a multiple of 16 are cut into pieces of vector widths, the multiple of
+  16 then 8, 4, 2, 1 (:func:`channel_pieces`), one island each on views of the buffers: F = 24 as one register tile
+  of 24 ran at 6 GFLOP/s (mobilenet_v2's 1x1 144->24 and 96->24: 41% of the network), as 16 + 8 at 70-90;
+- filters known at compile time with whole blocks of 32 output channels and at least 16 input channels are packed
+  as ``[F / 32, KH, KW, C, 32]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
+  a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
+  conv island per block, so that a block streams in once and stays in L2 across the output rows;
+- a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
+  puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
+  the output rows are the tasks as for every convolution);
+- the rest keep the loop over output rows outermost with L1 tiles of 64 filters where 32-wide register tiles fit.
 """
 
 from __future__ import annotations
@@ -22,10 +35,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from mlir import ir
-from mlir.dialects import bufferization, linalg
+from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
+from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from . import transform as schedule
 from .matmul import TILES_ATTR, match_islands, tensor_of
 
@@ -42,6 +58,13 @@ MAX_ACCUMULATORS = 28
 ROW_TILES = (14, 8, 7, 4, 2, 1)
 #: above stride 1, register tiles wider than this crashed (NOTES)
 MAX_STRIDED_ROW_TILE = 8
+#: output channels per block of a packed filter [F / B, KH, KW, C, B]: one register tile wide
+FILTER_BLOCK = 32
+#: a block must stay in L2 (1 MiB here) beside the input rows it is applied to
+MAX_BLOCK_BYTES = 640 << 10
+#: below this many input channels a filter is small and each block would re-read a wide input for few FMAs (the 7x7
+#: stride-2 3->64 stem: 1.8 ms unpacked, 2.4 ms in two blocks)
+MIN_PACKED_CHANNELS = 16
 
 
 @dataclass(frozen=True)
@@ -54,66 +77,164 @@ class ConvTiles:
     owr: int
     fr: int
     depthwise: bool = False
+    #: the filter-tile loop outside the output-row loop: a filter block stays in L2 across every output row
+    filters_outer: bool = False
 
     def key(self) -> str:
-        return f"{'depthwise' if self.depthwise else 'conv'} l1=1x{self.ow}x{self.f} reg={self.owr}x{self.fr}"
+        return (f"{'depthwise' if self.depthwise else 'conv'} l1=1x{self.ow}x{self.f} reg={self.owr}x{self.fr}"
+                + (" filters-outer" if self.filters_outer else ""))
 
 
 def parse_key(key: str) -> ConvTiles:
     """The tiles that :meth:`ConvTiles.key` printed."""
-    kind, *parts = key.split()
-    l1, reg = (part.split("=")[1] for part in parts)
-    _, ow, f = (int(x) for x in l1.split("x"))
-    owr, fr = (int(x) for x in reg.split("x"))
-    return ConvTiles(ow, f, owr, fr, kind == "depthwise")
+    kind, l1, reg, *flags = key.split()
+    _, ow, f = (int(x) for x in l1.split("=")[1].split("x"))
+    owr, fr = (int(x) for x in reg.split("=")[1].split("x"))
+    return ConvTiles(ow, f, owr, fr, kind == "depthwise", "filters-outer" in flags)
 
 
 def _ints(op: ir.Operation, name: str) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])] if name in op.attributes else [1, 1]
 
 
-def plan(output_shape: list[int], stride: int) -> ConvTiles | None:
-    """Tiles for an output ``[N, OH, OW, F]`` at ``stride``, or None when the rule has none worth vectorizing."""
+def filter_block(filter_shape: list[int], group: int, dilations: list[int]) -> int:
+    """The block B in which to pack an HWCF filter of this shape at compile time, or 0 to keep HWCF.
+
+    A register tile reads ``Fr = 32`` filters of one input channel at a time; in HWCF those 128 bytes sit F x 4
+    bytes apart, so with F above 32 every tile gathers its filters from a stride that the prefetchers do not
+    follow, and a network's filters come from memory (resnet18: 45 MB of weights). Packed, each block of 32 filters
+    is one contiguous run that streams in once and stays in L2 for every output row: 3x3 512->512 at 7x7 with cold
+    weights went from 3.6 ms (65 GFLOP/s, loop over output rows outermost) and 2.4 ms (filter tiles outermost) to
+    1.2 ms (190 GFLOP/s; onnxruntime 1.5 ms); 3x3 64->64 at 56x56 1.5 -> 1.14 ms."""
+    kh, kw, c, f = filter_shape
+    if group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK or c < MIN_PACKED_CHANNELS:
+        return 0
+    return FILTER_BLOCK if kh * kw * c * FILTER_BLOCK * 4 <= MAX_BLOCK_BYTES else 0
+
+
+def pack_filter(w: np.ndarray, block: int) -> np.ndarray:
+    """HWCF ``w`` as ``[F / block, KH, KW, C, block]``: each block of output channels contiguous."""
+    kh, kw, c, f = w.shape
+    return np.ascontiguousarray(w.reshape(kh, kw, c, f // block, block).transpose(3, 0, 1, 2, 4))
+
+
+def channel_pieces(f: int) -> list[tuple[int, int]]:
+    """``f`` output channels (or depthwise channels) cut into ``(start, size)`` pieces whose widths vectorize well:
+    the largest multiple of 16, then 8, 4, 2 and 1 as the remainder needs. A register tile of a width that is no
+    power of two (F = 24: vectors of 24) ran at 3-7 GFLOP/s; 16 + 8 as two pieces runs at full vector width."""
+    pieces, start = [], 0
+    for width in (f - f % 16, 8, 4, 2, 1):
+        if width and f - start >= width:
+            pieces.append((start, width))
+            start += width
+    return pieces
+
+
+def plan(output_shape: list[int], stride: int, weight_heavy: bool = False) -> ConvTiles:
+    """Tiles for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of 16 or a power of two below 16 (a
+    piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see :func:`matches`)."""
     _, _, ow, f = output_shape
-    fr = next((t for t in (32, 16) if f % t == 0), f if f <= 32 else 0)
-    if fr < 8:
-        return None
+    fr = next((t for t in (32, 16) if f % t == 0), f)
     limit = MAX_STRIDED_ROW_TILE if stride > 1 else max(ROW_TILES)
     owr = next(t for t in ROW_TILES if ow % t == 0 and t <= limit and t * fr <= 16 * MAX_ACCUMULATORS)
+    if weight_heavy and f > fr:
+        return ConvTiles(ow, fr, owr, fr, filters_outer=True)
     fl = 64 if f % 64 == 0 and fr == 32 else fr
     return ConvTiles(ow, fl, owr, fr)
 
 
-def plan_depthwise(output_shape: list[int], stride: int) -> ConvTiles | None:
-    """Tiles for a depthwise output ``[N, OH, OW, C]`` at ``stride``, or None (C not a multiple of 16)."""
+def plan_depthwise(output_shape: list[int], stride: int) -> ConvTiles:
+    """Tiles for a depthwise output ``[N, OH, OW, C]`` at ``stride``, C a piece of :func:`channel_pieces`."""
     _, _, ow, c = output_shape
-    if c % DEPTHWISE_CHANNELS:
-        return None
+    channels = min(c, DEPTHWISE_CHANNELS)
     limit = MAX_STRIDED_ROW_TILE if stride > 1 else max(DEPTHWISE_ROW_TILES)
     owr = next(t for t in DEPTHWISE_ROW_TILES if ow % t == 0 and t <= limit)
-    return ConvTiles(ow, DEPTHWISE_CHANNELS, owr, DEPTHWISE_CHANNELS, depthwise=True)
+    return ConvTiles(ow, channels, owr, channels, depthwise=True)
 
 
-def matches(op: ir.Operation) -> ConvTiles | None:
-    """The tiles for ``op`` if it is a convolution this family takes (f32, static shapes, no dilation)."""
-    if op.name not in (NAME, DEPTHWISE) or _ints(op, "dilations") != [1, 1]:
+@dataclass(frozen=True)
+class ConvPlan:
+    """How one convolution becomes islands: one per channel piece ``(start, size, tiles)``; ``blocked``: the
+    convolution is on a packed filter (one piece of the block's width), and its islands run in a loop over the
+    blocks."""
+
+    pieces: tuple[tuple[int, int, ConvTiles], ...]
+    blocked: bool = False
+
+
+def matches(op: ir.Operation) -> ConvPlan | None:
+    """The plan for ``op`` if it is a convolution this family takes (f32, static shapes, no dilation): a named
+    convolution, or the generic of one on a packed filter (convert-glowir-to-linalg's ``blocked_conv``)."""
+    blocked = op.name == "linalg.generic" and BLOCKED_CONV_ATTR in op.attributes
+    if not blocked and (op.name not in (NAME, DEPTHWISE) or _ints(op, "dilations") != [1, 1]):
         return None
     types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
     if len(types) != 3 or not all(t.has_static_shape and t.element_type == ir.F32Type.get() for t in types):
         return None
-    planner = plan_depthwise if op.name == DEPTHWISE else plan
-    return planner(list(types[2].shape), max(_ints(op, "strides")))
+    src, filt, dest = (list(t.shape) for t in types)
+    if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
+        stride = max(int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR]))
+        return ConvPlan(((0, filt[-1], plan([*dest[:3], filt[-1]], stride)),), blocked=True)
+    stride = max(_ints(op, "strides"))
+    # the filter outweighs the input: streaming every filter once per output row then costs more than the FMAs
+    weight_heavy = np.prod(filt) > np.prod(src)
+    pieces = []
+    for start, size in channel_pieces(dest[-1]):
+        shape = [*dest[:-1], size]
+        tiles = plan_depthwise(shape, stride) if op.name == DEPTHWISE else plan(shape, stride, weight_heavy)
+        pieces.append((start, size, tiles))
+    return ConvPlan(tuple(pieces))
 
 
-def make_island(op: ir.Operation, tiles: ConvTiles) -> None:
-    """Replace ``op`` by the same convolution on tensors over its buffers, tagged with its tiles."""
+def _channels(v: ir.Value, start: int, size: int) -> ir.Value:
+    """The view of channels ``[start, start + size)`` (the last dim) of buffer ``v``."""
+    shape = ir.MemRefType(v.type).shape
+    rank = len(shape)
+    return memref.subview(v, [0] * (rank - 1) + [start], [*shape[:-1], size], [1] * rank)
+
+
+def _block(v: ir.Value, index: ir.Value, dim: int) -> ir.Value:
+    """``v`` at ``index`` along ``dim``, as a rank-reduced view at a dynamic offset."""
+    t = ir.MemRefType(v.type)
+    strides, _ = t.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides[:dim] + strides[dim + 1:])
+    result = ir.MemRefType.get(t.shape[:dim] + t.shape[dim + 1:], t.element_type, layout=layout)
+    offsets = [index if d == dim else 0 for d in range(t.rank)]
+    sizes = [1 if d == dim else n for d, n in enumerate(t.shape)]
+    return memref.subview(v, offsets, sizes, [1] * t.rank, result_type=result)
+
+
+def _island(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, strides: list[int]) -> None:
+    """``dest += conv(src, filt)`` as a tensor convolution on the three buffers, tagged with its tiles."""
+    builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
+    result = builder(tensor_of(src), tensor_of(filt), outs=[tensor_of(dest, writable=True)], strides=strides,
+                     dilations=[1, 1])
+    result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    bufferization.materialize_in_destination(None, result, dest, writable=True)
+
+
+def make_island(op: ir.Operation, plan_: ConvPlan) -> None:
+    """Replace ``op`` by the same convolution on tensors over its buffers, one island per channel piece, each
+    tagged with its tiles; a convolution on a packed filter becomes an ``scf.for`` over the filter's blocks with
+    one island per step (block ``j`` of the filter into channels ``[j * B, (j + 1) * B)`` of dest)."""
     src, filt, dest = op.operands
     with ir.InsertionPoint(op), op.location:
-        builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
-        result = builder(tensor_of(src), tensor_of(filt), outs=[tensor_of(dest, writable=True)],
-                         strides=_ints(op, "strides"), dilations=[1, 1])
-        result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
-        bufferization.materialize_in_destination(None, result, dest, writable=True)
+        if plan_.blocked:
+            strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
+            (_, _, tiles), = plan_.pieces
+            lo, hi, step = (arith.constant(ir.IndexType.get(), v) for v in (0, ir.MemRefType(filt.type).shape[0], 1))
+            blocks = scf.ForOp(lo, hi, step)
+            with ir.InsertionPoint(blocks.body):
+                j = blocks.induction_variable
+                _island(src, _block(filt, j, 0), _block(dest, j, 3), tiles, strides)
+                scf.YieldOp([])
+        else:
+            depthwise, whole = op.name == DEPTHWISE, len(plan_.pieces) == 1
+            for start, size, tiles in plan_.pieces:
+                s, f, d = (src, filt, dest) if whole else (
+                    _channels(src, start, size) if depthwise else src, _channels(filt, start, size),
+                    _channels(dest, start, size))
+                _island(s, f, d, tiles, _ints(op, "strides"))
     op.erase()
 
 
@@ -141,13 +262,16 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
     t = parse_key(key)
     ops = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
     reductions = [0, 0] if t.depthwise else [0, 0, 0]
+    # threaded: tasks of output rows (the filter tiles stay inside each task, filters_outer or not)
     if threads > 1 and tiles_per_task:
         ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops,
                                            tile_sizes=[0, tiles_per_task]).tiled_op
         rows = 1 if tiles_per_task > 1 else 0
         ops = structured.TileUsingForOp(ops, sizes=[1, rows, t.ow, t.f, *reductions]).tiled_linalg_op
     else:
-        ops = structured.TileUsingForOp(ops, sizes=[1, 1, t.ow, t.f, *reductions]).tiled_linalg_op
+        order = [0, 3, 1, 2] if t.filters_outer else [0, 1, 2, 3]
+        ops = structured.TileUsingForOp(ops, sizes=[1, 1, t.ow, t.f, *reductions],
+                                        interchange=order).tiled_linalg_op
     # the depthwise register tile takes the whole filter row (kw 0: untiled); the dense one steps kw and c by 1
     window = [1, 0] if t.depthwise else [1, 1, 1]
     registers = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window]).tiled_linalg_op

@@ -1,6 +1,10 @@
 """The codegen passes that apply the CPU kernels (see :mod:`glow_mlir.backend.kernels`).
 
-In the codegen pipeline (``glow_mlir/passes/pipelines.py``)::
+In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
+
+    cpu-pack-conv-filters         constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
+
+In the codegen pipeline::
 
     cpu-tile-kernels{threads=N}   contractions on memrefs -> tensor islands, tiled, vectorized, accumulators hoisted
     cpu-vectorize-rest            the other linalg ops on memrefs: loops on the outer dims, vectors on the innermost
@@ -16,14 +20,45 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
+from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
 from . import approx, conv, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
+
+
+@dataclass(frozen=True)
+class PackConvFilters(Pass):
+    """Lay out the constant filters of the convolutions that :func:`conv.filter_block` picks in blocks of B output
+    channels, ``[F / B, KH, KW, C, B]``, at compile time (the weights are constants: no copy at run time)."""
+
+    name = "cpu-pack-conv-filters"
+    summary = ("conv2d filters known at compile time -> [F/B, KH, KW, C, B] blocks where the conv kernel wants them "
+               "(after graph optimization, which reads filters as HWCF)")
+
+    def run(self, module: ir.Operation) -> None:
+        convs: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "glowgraph.conv2d":
+                convs.append(op)
+            return ir.WalkResult.ADVANCE
+
+        with module.context, module.location:
+            module.walk(visit)
+            for op in convs:
+                w = known(op.operands[1])
+                if w is None or w.ndim != 4 or w.dtype != np.float32:
+                    continue
+                block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"))
+                if block:
+                    with ir.InsertionPoint(op):
+                        op.operands[1] = constant(conv.pack_filter(w, block))
 
 
 @dataclass(frozen=True)
@@ -42,13 +77,13 @@ class TileKernels(Pass):
 
     def run(self, module: ir.Operation) -> None:
         contractions: list[ir.Operation] = []
-        convolutions: list[tuple[ir.Operation, conv.ConvTiles]] = []
+        convolutions: list[tuple[ir.Operation, conv.ConvPlan]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
                 contractions.append(op)
-            elif (tiles := conv.matches(op)) is not None:
-                convolutions.append((op, tiles))
+            elif (plan := conv.matches(op)) is not None:
+                convolutions.append((op, plan))
             return ir.WalkResult.ADVANCE
 
         with module.context, module.location:
@@ -57,8 +92,8 @@ class TileKernels(Pass):
                 return
             for op in contractions:
                 matmul.make_islands(op)
-            for op, tiles in convolutions:
-                conv.make_island(op, tiles)
+            for op, plan in convolutions:
+                conv.make_island(op, plan)
             groups = self._tag_tasks(module)
 
             def build(root: ir.Value) -> None:

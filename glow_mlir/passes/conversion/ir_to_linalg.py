@@ -35,7 +35,8 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   broadcast(d, s)             -> linalg.generic d[i] = s[map(i)]; the map aligns dims right and zeros stretched ones
   conv2d(d, x, w, b)          -> linalg.broadcast(b -> d); x copied into a zero-bordered temporary when padded
                                  (the border filled, the interior copied);
-                                 conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc(m), or a grouped generic (lower_conv2d)
+                                 conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc(m), a grouped generic, or a blocked
+                                 generic on a packed filter [F/B, KH, KW, C, B] (lower_conv2d)
   max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); linalg.pooling_nhwc_max / sum;
                                  an average divides by one constant or by a constant [OH, OW] count map (memref.global)
   local_response_norm(d, x)   -> squares in a channel-bordered temporary; window sums (reduction generic);
@@ -99,6 +100,8 @@ ALIGNMENT = 64  # bytes: a cache line, and one zmm register for aligned vector l
 INF = float("inf")
 #: i1 buffers are stored one byte per element (see the module docstring)
 BOOL_STORAGE_BITS = 8
+#: marks the generic of a convolution on a packed filter (:func:`blocked_conv`) and holds its strides
+BLOCKED_CONV_ATTR = "glow.blocked_conv"
 
 
 class Operands:
@@ -382,6 +385,28 @@ def _grouped_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, str
         linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
 
 
+def blocked_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, strides: Sequence[int]) -> None:
+    """A convolution on a filter packed in blocks of B output channels, ``[F / B, KH, KW, C, B]`` (each block
+    contiguous: see cpu-pack-conv-filters), as one linalg.generic over (n, oh, ow, j, b, kh, kw, c) on dest viewed as
+    [N, OH, OW, F / B, B], tagged with its strides: the CPU kernel (backend/kernels/conv.py) runs it as one
+    conv_2d_nhwc_hwcf per block, and without the kernel it still computes the convolution."""
+    n, _, _, _ = _memref(src).shape
+    blocks, _, _, _, b = _memref(filt).shape
+    _, oh, ow, _ = _memref(dest).shape
+    dest5 = _expand(dest, [n, oh, ow, blocks, b], [[0], [1], [2], [3, 4]])
+    d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, j, b, kh, kw, c
+    src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5], d[2] * strides[1] + d[6], d[7]])
+    maps = [src_map, _dims(3, 5, 6, 7, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    op = linalg.GenericOp([], [src, filt], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
+    op.attributes[BLOCKED_CONV_ATTR] = ir.DenseI64ArrayAttr.get(list(strides))
+    et = _memref(dest).element_type
+    block = op.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        x, w, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+
+
 def lower_conv2d(op: ir.OpView, new: Operands) -> None:
     """conv2d(dest, src, filter, bias): the bias broadcast into dest as the initial value, then the convolution
     accumulating onto it, reading src through a zero-padded temporary when there are pads:
@@ -389,11 +414,16 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
       depthwise (group = C = F)    -> linalg.depthwise_conv_2d_nhwc_hwc on the filter viewed as [KH, KW, C]
       depthwise with a multiplier  -> linalg.depthwise_conv_2d_nhwc_hwcm ([KH, KW, C, F/C] and dest [.., C, F/C])
       any other group count        -> one linalg.generic (:func:`_grouped_conv`)
+      a packed filter (rank 5)     -> one linalg.generic over the filter's blocks (:func:`blocked_conv`)
     The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
     dest, filt = new.dest, new.filter
     strides, dilations, group = op.strides, op.dilations, op.group
     linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
     src = _padded(new, new.src, op.pads, 0.0)
+    if _memref(filt).rank == 5:
+        blocked_conv(src, filt, dest, strides)
+        fused_activation(op, dest)
+        return
     n, oh, ow, f = _memref(dest).shape
     kh, kw, cg, _ = _memref(filt).shape
     c = _memref(src).shape[3]

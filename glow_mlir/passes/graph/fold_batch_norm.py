@@ -25,7 +25,7 @@ def rescaled_conv(conv: ir.Operation, mul: np.ndarray | None, add: np.ndarray | 
     """``conv`` with its output channels scaled by ``mul`` and then shifted by ``add`` (either may be None), built
     at the current insertion point; None when its filter or bias is not known."""
     w, b = known(conv.operands[1]), known(conv.operands[2])
-    if w is None or b is None:
+    if w is None or b is None or w.ndim != 4:  # a packed filter (cpu-pack-conv-filters) is the backend's own
         return None
     if mul is not None:
         w, b = w * mul, b * mul  # HWCF: the output channel is the last dim of the filter

@@ -158,11 +158,19 @@ func.func @conv(%x: memref<1x10x18x16xf32>, %w: memref<3x3x16x64xf32>, %y: memre
 
 // -----
 
-// Convolutions the rule does not tile keep the generic lowering: dilated, and 40 filters (no vector width in it).
+// A dilated convolution keeps the generic lowering; 40 filters (no vector width in it) become two islands on views
+// of the filter and output buffers, 32 + 8 channels, each with register tiles of its width.
 // CHECK-LABEL: func.func @untiled_conv(
 // CHECK-NOT:   bufferization.
 // CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>
-// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>
+// CHECK:       memref.subview %{{.+}}[0, 0, 0, 0] [3, 3, 16, 32] [1, 1, 1, 1]
+// CHECK:       memref.subview %{{.+}}[0, 0, 0, 0] [1, 8, 8, 32] [1, 1, 1, 1]
+// CHECK:       -> (vector<1x8x32xf32>)
+// CHECK:       memref.subview %{{.+}}[0, 0, 0, 32] [3, 3, 16, 8] [1, 1, 1, 1]
+// CHECK:       memref.subview %{{.+}}[0, 0, 0, 32] [1, 8, 8, 8] [1, 1, 1, 1]
+// CHECK:       -> (vector<1x8x8xf32>)
+// CHECK-NOT:   linalg.conv_2d_nhwc_hwcf
+// CHECK:       return
 func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x6x6x64xf32>,
                         %v: memref<3x3x16x40xf32>, %z: memref<1x8x8x40xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -186,6 +194,38 @@ func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %
 func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: memref<1x16x32x32xf32>) {
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x18x34x32xf32>, memref<3x3x32xf32>) outs(%y : memref<1x16x32x32xf32>)
+  return
+}
+
+// -----
+
+// A convolution on a packed filter [F/32, KH, KW, C, 32] (convert-glowir-to-linalg's blocked generic, dest viewed
+// [N, OH, OW, F/32, 32]) runs as a loop over the blocks: one conv island per block, on the block and its channels.
+// CHECK-LABEL: func.func @blocked_conv(
+// CHECK:       scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:       memref.subview %{{.+}}[%[[J]], 0, 0, 0, 0] [1, 3, 3, 16, 32] [1, 1, 1, 1, 1]
+// CHECK:       memref.subview %{{.+}}[0, 0, 0, %[[J]], 0] [1, 8, 16, 1, 32] [1, 1, 1, 1, 1]
+// CHECK:       -> (vector<1x8x32xf32>)
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+// BUF-LABEL:   func.func @blocked_conv(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+// THREADS-LABEL: func.func @blocked_conv(
+// THREADS:     scf.for
+// THREADS:     vector.contract
+func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>, %y: memref<1x8x16x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x10x18x16xf32>, memref<2x3x3x16x32xf32>) outs(%y : memref<1x8x16x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
   return
 }
 

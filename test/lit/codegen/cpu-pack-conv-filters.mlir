@@ -1,0 +1,33 @@
+// cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one) and at least
+// 16 input channels are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's result type stays.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters)' | FileCheck %s
+
+// CHECK-LABEL: func.func @packed
+// CHECK: %[[W:.+]] = "glowgraph.constant"() {value = dense<1.000000e+00> : tensor<2x3x3x16x32xf32>}
+// CHECK: "glowgraph.conv2d"(%{{.+}}, %[[W]], %{{.+}}) {{.+}} : (tensor<1x8x8x16xf32>, tensor<2x3x3x16x32xf32>, tensor<64xf32>) -> tensor<1x6x6x64xf32>
+func.func @packed(%x: tensor<1x8x8x16xf32>) -> tensor<1x6x6x64xf32> {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x16x64xf32>} : () -> tensor<3x3x16x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x16xf32>, tensor<3x3x16x64xf32>, tensor<64xf32>) -> tensor<1x6x6x64xf32>
+  return %0 : tensor<1x6x6x64xf32>
+}
+
+// -----
+
+// Negative: one block of 32, a filter known only at run time, fewer than 16 input channels, and a dilated
+// convolution keep their HWCF filters.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: tensor<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x32xf32>
+// CHECK: return
+func.func @kept(%x: tensor<1x8x8x16xf32>, %v: tensor<3x3x16x64xf32>, %y: tensor<1x8x8x8xf32>) -> (tensor<1x6x6x32xf32>, tensor<1x6x6x64xf32>, tensor<1x6x6x64xf32>, tensor<1x4x4x64xf32>) {
+  %w32 = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x16x32xf32>} : () -> tensor<3x3x16x32xf32>
+  %b32 = "glowgraph.constant"() {value = dense<0.5> : tensor<32xf32>} : () -> tensor<32xf32>
+  %w8 = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x8x64xf32>} : () -> tensor<3x3x8x64xf32>
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x16x64xf32>} : () -> tensor<3x3x16x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %0 = "glowgraph.conv2d"(%x, %w32, %b32) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x16xf32>, tensor<3x3x16x32xf32>, tensor<32xf32>) -> tensor<1x6x6x32xf32>
+  %1 = "glowgraph.conv2d"(%x, %v, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x16xf32>, tensor<3x3x16x64xf32>, tensor<64xf32>) -> tensor<1x6x6x64xf32>
+  %2 = "glowgraph.conv2d"(%y, %w8, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x8xf32>, tensor<3x3x8x64xf32>, tensor<64xf32>) -> tensor<1x6x6x64xf32>
+  %3 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, group = 1} : (tensor<1x8x8x16xf32>, tensor<3x3x16x64xf32>, tensor<64xf32>) -> tensor<1x4x4x64xf32>
+  return %0, %1, %2, %3 : tensor<1x6x6x32xf32>, tensor<1x6x6x64xf32>, tensor<1x6x6x64xf32>, tensor<1x4x4x64xf32>
+}
