@@ -82,6 +82,10 @@ CODEGEN: list[Entry] = [
     ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
     ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
+    ("cpu-vectorize-rest", "the other linalg ops on memrefs (fills, copies, broadcasts, elementwise, reductions, "
+     "pooling) get explicit vectors: LLVM's loop vectorizer gives up on them behind its runtime alias checks"),
+    ("cpu-approximate-math", "exp, erf and tanh as polynomials, after vectorization so that they are vector "
+     "arithmetic: LLVM would call libm once per lane"),
     ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
     ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
      "sides one value, the second canonicalize erases them"),
@@ -95,8 +99,9 @@ CODEGEN: list[Entry] = [
     ("convert-scf-to-cf", "structured loops become branches"),
     ("cpu-fma-contract", "float multiply-adds may fuse: LLVM emits FMA instructions"),
     ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
-    ("convert-math-to-libm", "the rest of math (tanh, erf) call libm"),
-    ("convert-vector-to-llvm", "vectors become LLVM vectors (zmm registers)"),
+    ("convert-math-to-libm", "the rest of math (pow, log, f64 exp...) calls libm"),
+    ("convert-vector-to-llvm{reassociate-fp-reductions}", "vectors become LLVM vectors (zmm registers); a row's "
+     "sum (softmax, layer_norm) may add in a tree: ordered, LLVM would add its lanes one after the other"),
     ("convert-to-llvm", "everything left: func, arith, cf, memref, index"),
     ("reconcile-unrealized-casts", "remove the casts the partial conversions left"),
 ]

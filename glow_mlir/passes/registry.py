@@ -125,6 +125,8 @@ PASSES: dict[str, str] = {
     "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
+    "cpu-vectorize-rest": "glow_mlir.backend.kernels.passes:VectorizeRest",
+    "cpu-approximate-math": "glow_mlir.backend.kernels.passes:ApproximateMath",
 }
 
 

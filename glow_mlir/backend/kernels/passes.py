@@ -7,6 +7,8 @@ In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 In the codegen pipeline::
 
     cpu-tile-kernels{threads=N}   contractions on memrefs -> tensor islands, tiled, vectorized, accumulators hoisted
+    cpu-vectorize-rest            the other linalg ops on memrefs: loops on the outer dims, vectors on the innermost
+    cpu-approximate-math          f32 exp / erf / tanh -> polynomials (vector arithmetic, no libm call per lane)
     one-shot-bufferize            the islands back onto their buffers, in place
     cpu-lower-vectors             vector.contract -> broadcast + FMA rows; transfers to 1-D loads and stores
     ...
@@ -25,7 +27,7 @@ from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
-from . import conv, matmul
+from . import approx, conv, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -189,3 +191,47 @@ class FmaContract(Pass):
 
         with module.context:
             module.walk(visit)
+
+
+@dataclass(frozen=True)
+class VectorizeRest(Pass):
+    """Tile and vectorize the linalg ops on memrefs that no kernel took (see :mod:`.vectorize`)."""
+
+    name = "cpu-vectorize-rest"
+    summary = ("fills, copies, broadcasts, transposes, elementwise generics and reductions on memrefs: "
+               "loops over the outer dims, explicit vectors (masked for remainders) on the innermost")
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, module.location:
+            marked = False
+
+            def mark(op: ir.Operation) -> None:
+                nonlocal marked
+                if op.name in vectorize.NAMED and vectorize.is_candidate(op):
+                    op.attributes[vectorize.VECTOR_ATTR] = ir.StringAttr.get(vectorize.GENERALIZE)
+                    marked = True
+
+            vectorize.walk_top_level(module, mark)
+            if marked:
+                schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
+            keys = vectorize.tag(module)
+            if keys:
+                def build(root: ir.Value) -> None:
+                    for key in keys:
+                        vectorize.schedule_vectors(root, key)
+                    vectorize.lower(vectorize.marked_functions(root))
+
+                schedule.apply(module, build)
+            vectorize.unmark(module)
+
+
+@dataclass(frozen=True)
+class ApproximateMath(Pass):
+    """math.exp / erf / tanh on f32 -> polynomial approximations in arith ops (see :mod:`.approx`)."""
+
+    name = "cpu-approximate-math"
+    summary = "replace f32 math.exp, math.erf and math.tanh (scalar or vector) by polynomials: no libm calls per lane"
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context:
+            approx.approximate(module)

@@ -33,7 +33,8 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   relu/sigmoid/tanh(d, s)     -> linalg.generic d[i] = f(s[i])
   transpose(d, s){shuffle}    -> linalg.transpose(s -> d, permutation = shuffle)
   broadcast(d, s)             -> linalg.generic d[i] = s[map(i)]; the map aligns dims right and zeros stretched ones
-  conv2d(d, x, w, b)          -> linalg.broadcast(b -> d); x copied into a zero-bordered temporary when padded;
+  conv2d(d, x, w, b)          -> linalg.broadcast(b -> d); x copied into a zero-bordered temporary when padded
+                                 (the border filled, the interior copied);
                                  conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc(m), a grouped generic, or a blocked
                                  generic on a packed filter [F/B, KH, KW, C, B] (lower_conv2d)
   max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); linalg.pooling_nhwc_max / sum;
@@ -329,7 +330,14 @@ def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> 
     top, left = pads[0], pads[1]
     m = _memref(src)
     n, h, w, c = m.shape
-    linalg.fill(_constant(m.element_type, value), outs=[temp])
+    _, height, width, _ = _memref(temp).shape
+    fill = _constant(m.element_type, value)
+    # only the border is filled (the interior is copied over next): the rows above and below, then the columns left
+    # and right of the interior rows
+    for offsets, sizes in (([0, 0, 0, 0], [n, top, width, c]), ([0, top + h, 0, 0], [n, height - top - h, width, c]),
+                           ([0, top, 0, 0], [n, h, left, c]), ([0, top, left + w, 0], [n, h, width - left - w, c])):
+        if all(sizes):
+            linalg.fill(fill, outs=[memref.subview(temp, offsets, sizes, [1, 1, 1, 1])])
     linalg.copy(src, outs=[memref.subview(temp, [0, top, left, 0], [n, h, w, c], [1, 1, 1, 1])])
     return temp
 

@@ -1,13 +1,20 @@
 // RUN: glow-opt %s --split-input-file --verify-diagnostics --convert-glowir-to-linalg | FileCheck %s
 
-// The bias is written into dest first; pads copy src into a zero-filled scratch buffer (from the heap: this program's
-// memory is not planned), freed after the instruction; the convolution accumulates.
+// The bias is written into dest first; pads copy src into a scratch buffer (from the heap: this program's memory is
+// not planned) whose border alone is zero-filled (rows above and below, columns right: no left pad), freed after the
+// instruction; the convolution accumulates.
 // CHECK-LABEL: func.func @conv_padded
 // CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x3x6xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
 // CHECK:       linalg.broadcast ins(%[[B]] : memref<6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>) dimensions = [0, 1, 2]
 // CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[P]] : memref<1x10x10x4xf32>)
+// CHECK:       %[[TOP:.+]] = memref.subview %[[P]][0, 0, 0, 0] [1, 1, 10, 4] [1, 1, 1, 1]
+// CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[TOP]] :
+// CHECK:       %[[BOTTOM:.+]] = memref.subview %[[P]][0, 9, 0, 0] [1, 1, 10, 4] [1, 1, 1, 1]
+// CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[BOTTOM]] :
+// CHECK:       %[[RIGHT:.+]] = memref.subview %[[P]][0, 1, 8, 0] [1, 8, 2, 4] [1, 1, 1, 1]
+// CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[RIGHT]] :
+// CHECK-NOT:   linalg.fill
 // CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1]
 // CHECK:       linalg.copy {{.*}}ins(%[[X]] : memref<1x8x8x4xf32>) outs(%[[IN]] :
 // CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : memref<1x10x10x4xf32>, memref<3x3x4x6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>)
@@ -75,12 +82,12 @@ func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y",
 
 // -----
 
-// Max pooling: src in a border of -inf, dest starts at -inf.
+// Max pooling: src in a border of -inf (four strips), dest starts at -inf.
 // CHECK-LABEL: func.func @max
 // CHECK-SAME:  (%[[X:.+]]: memref<1x5x5x3xf32>, %[[Y:.+]]: memref<1x3x3x3xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x3xf32>
 // CHECK:       %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK:       linalg.fill ins(%[[NEGINF]] : f32) outs(%[[P]] :
+// CHECK-COUNT-4: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.+}} : memref<1x{{[15]}}x{{[157]}}x3xf32, strided
 // CHECK:       memref.subview %[[P]][0, 1, 1, 0] [1, 5, 5, 3] [1, 1, 1, 1]
 // CHECK:       linalg.copy
 // CHECK:       %[[WIN:.+]] = memref.alloca() : memref<3x3xf32>

@@ -1,0 +1,235 @@
+"""Vectors for the linalg ops that are not matmul or convolution kernels: fills, copies, broadcasts, transposes,
+elementwise generics, reductions (softmax, layer_norm, reduce_* rows).
+
+Without this, ``convert-linalg-to-loops`` makes scalar loops of them, and LLVM's loop vectorizer gives up on most:
+the operands are memref arguments that may alias, and its runtime alias check falls to the scalar loop (objdump of
+resnet18 showed the bias broadcast into a 1x112x112x64 buffer as ``vmovss``). Here each op gets explicit vectors:
+
+- a loop nest over every dim but the innermost one (tiles of 1), and the innermost dim in vector tiles
+  (:func:`plan`): a parallel innermost dim in vectors of 16 lanes (64 when it divides, to give LLVM several
+  independent registers; the whole dim when it is at most 64), a remainder that 16 does not divide by masked
+  vectorization (``vector.create_mask`` + masked loads and stores: one loop, no scalar tail); a reduced innermost dim
+  (a row of softmax or layer_norm) as a whole row of vectors reduced once, or in masked chunks of 256 when long.
+
+What stays scalar (convert-linalg-to-loops later): ops whose body loads from memory (gather), reductions with more
+than one output or a combiner that is not one arithmetic op (arg_max), and generics that read through a window
+(an index sum such as ``d3 + d4``: grouped convolutions, LRN's window sums).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import structured
+from mlir.dialects.transform import vector as transform_vector
+
+from . import transform as schedule
+
+#: the attribute that carries an op's vector plan from the walk to its schedule
+VECTOR_ATTR = "glow.vector"
+#: lanes of one zmm register of f32
+LANES = 16
+#: a parallel innermost dim this wide or less is one vector (no loop, no mask); one dividing by it takes these
+WIDE = 64
+#: a reduced innermost dim this long or less is reduced as one row of vectors; longer rows in chunks of CHUNK
+ROW = 1024
+CHUNK = 256
+#: the plan of a named op on its way to a generic
+GENERALIZE = "generalize"
+#: ops that are generalized before planning (their structure is then read from the generic's maps)
+NAMED = ("linalg.fill", "linalg.copy", "linalg.broadcast", "linalg.transpose", "linalg.reduce")
+#: body ops a vectorized generic may hold (linalg.index becomes a vector of lane indices)
+VECTORIZABLE_PREFIXES = ("arith.", "math.", "linalg.yield", "linalg.index")
+#: combiners of a vectorizable reduction (vector.multi_reduction kinds)
+COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli",
+             "arith.maxsi", "arith.minsi", "arith.andi", "arith.ori", "arith.xori")
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """Tiles and vector sizes of one op's loops."""
+
+    tiles: tuple[int, ...]
+    vector: tuple[int, ...]
+
+    def key(self) -> str:
+        return f"tiles={'x'.join(map(str, self.tiles))} vector={'x'.join(map(str, self.vector))}"
+
+
+def parse_key(key: str) -> VectorPlan:
+    """The plan that :meth:`VectorPlan.key` printed."""
+    tiles, vector = (tuple(int(x) for x in p.split("=")[1].split("x")) for p in key.split())
+    return VectorPlan(tiles, vector)
+
+
+def innermost(extent: int, reduced: bool) -> tuple[int, int]:
+    """(tile, vector size) for the innermost loop of ``extent`` iterations: vector > tile's remainder means a mask."""
+    if reduced:
+        if extent <= ROW:
+            return extent, extent
+        return CHUNK, CHUNK
+    if extent <= WIDE:
+        return extent, extent
+    if extent % WIDE == 0:
+        return WIDE, WIDE
+    return LANES, LANES
+
+
+def plan(extents: list[int], reduced: list[bool]) -> VectorPlan:
+    """Tiles of 1 on every loop but the innermost, which :func:`innermost` vectorizes."""
+    tile, vector = innermost(extents[-1], reduced[-1])
+    ones = (1,) * (len(extents) - 1)
+    return VectorPlan((*ones, tile), (*ones, vector))
+
+
+def _memref_operands(op: ir.Operation) -> list[ir.MemRefType] | None:
+    """The memref types of ``op``'s shaped operands, or None when one is a tensor or not static."""
+    types = []
+    for v in op.operands:
+        if isinstance(v.type, ir.RankedTensorType):
+            return None
+        if isinstance(v.type, ir.MemRefType):
+            m = ir.MemRefType(v.type)
+            if not m.has_static_shape:
+                return None
+            types.append(m)
+    return types
+
+
+def is_candidate(op: ir.Operation) -> bool:
+    """A linalg op on static memrefs that this pass may generalize and vectorize (matmuls and convolutions are the
+    kernels' business, and are on tensors by now where cpu-tile-kernels took them)."""
+    if op.name not in (*NAMED, "linalg.generic"):
+        return False
+    return _memref_operands(op) is not None
+
+
+def _body_ops(op: ir.Operation) -> list[ir.Operation]:
+    return [o.operation for o in op.regions[0].blocks[0].operations]
+
+
+def plan_generic(op: ir.Operation) -> VectorPlan | None:
+    """The vector plan of a linalg.generic on memrefs, or None when the vectorizer cannot take it."""
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    reduced = ["reduction" in it for it in iterators]
+    body = _body_ops(op)
+    if not all(o.name.startswith(VECTORIZABLE_PREFIXES) for o in body):
+        return None
+    n_outs = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[1]
+    if any(reduced):
+        # one output, combined by one recognized op: vector.multi_reduction's kinds
+        yielded = body[-1].operands
+        if n_outs != 1 or len(yielded) != 1 or not isinstance(yielded[0], ir.OpResult):
+            return None
+        if yielded[0].owner.name not in COMBINERS:
+            return None
+    # each operand reads dims or a broadcast constant: a window (pooling-like, grouped convolution, LRN's d3 + d4) is
+    # not a projected permutation, which the vectorizer of generics takes only
+    if not all(isinstance(e, (ir.AffineDimExpr, ir.AffineConstantExpr)) for m in maps for e in m.results):
+        return None
+    rank = len(iterators)
+    extents: list[int | None] = [None] * rank
+    for value, m in zip(op.operands, maps):
+        if not isinstance(value.type, ir.MemRefType):
+            continue
+        shape = ir.MemRefType(value.type).shape
+        for size, expr in zip(shape, m.results):
+            if isinstance(expr, ir.AffineDimExpr):
+                extents[expr.position] = size
+    if any(e is None for e in extents) or rank == 0:
+        return None
+    return plan(extents, reduced)
+
+
+#: ops whose bodies may hold the linalg ops of a lowered program or kernel (at their top level)
+CONTAINERS = ("builtin.module", "func.func")
+
+
+def walk_top_level(module: ir.Operation, visit: Callable[[ir.Operation], None]) -> None:
+    """``visit`` every function of ``module`` and every op at the top level of one, without entering loops or
+    kernels' vector code: linalg ops on memrefs sit there (lowered programs and outlined kernels), and a walk of
+    every op of the vectorized convolutions took most of this pass's time."""
+    def one(op: ir.Operation) -> ir.WalkResult:
+        if op.name != "builtin.module":
+            visit(op)
+        return ir.WalkResult.ADVANCE if op.name in CONTAINERS else ir.WalkResult.SKIP
+
+    module.walk(one, ir.WalkOrder.PRE_ORDER)
+
+
+def tag(module: ir.Operation) -> list[str]:
+    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`), and mark the function around it (the vector
+    lowering then runs on those functions only: on every kernel it cost more than the vectorization); return the
+    distinct keys."""
+    keys: list[str] = []
+
+    def visit(op: ir.Operation) -> None:
+        found = None
+        if op.name == "linalg.generic" and _memref_operands(op) is not None:
+            found = plan_generic(op)
+        if found is not None:
+            op.attributes[VECTOR_ATTR] = ir.StringAttr.get(found.key())
+            op.parent.attributes[VECTOR_ATTR] = ir.UnitAttr.get()
+            if found.key() not in keys:
+                keys.append(found.key())
+
+    walk_top_level(module, visit)
+    return keys
+
+
+def generalize(root: ir.Value, names: list[str]) -> None:
+    """Named ops on memrefs become linalg.generic: one planner reads them all from their maps."""
+    marked = structured.MatchOp(schedule.any_op(), root, ops=names,
+                                op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.StringAttr.get(GENERALIZE)})).result
+    structured.GeneralizeOp(marked)
+
+
+def schedule_vectors(root: ir.Value, key: str) -> None:
+    """Tile and vectorize the generics tagged ``key``."""
+    p = parse_key(key)
+    ops = structured.MatchOp(schedule.any_op(), root, ops=["linalg.generic"],
+                             op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.StringAttr.get(key)})).result
+    tiled = structured.TileUsingForOp(ops, sizes=list(p.tiles)).tiled_linalg_op
+    structured.VectorizeOp(tiled, vector_sizes=list(p.vector))
+
+
+def marked_functions(root: ir.Value) -> ir.Value:
+    """A handle to the functions :func:`tag` marked."""
+    return structured.MatchOp(schedule.any_op(), root, ops=["func.func"],
+                              op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.UnitAttr.get()})).result
+
+
+def unmark(module: ir.Operation) -> None:
+    """Remove the marks :func:`tag` left on functions and ops that stayed generics."""
+    def visit(op: ir.Operation) -> None:
+        if VECTOR_ATTR in op.attributes:
+            del op.attributes[VECTOR_ATTR]
+
+    walk_top_level(module, visit)
+
+
+def lower(funcs: ir.Value) -> None:
+    """The vectorized ops down to what convert-vector-to-llvm maps onto AVX-512: unit dims dropped, reductions to
+    vector.reduction / elementwise ops, masked transfers to masked loads and stores, transfers to 1-D."""
+    def one(func: ir.Value) -> None:
+        # first the masks into the transfers they guard: the patterns below do not look inside vector.mask
+        masks = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(masks.patterns):
+            transform_vector.ApplyLowerMaskedTransfersPatternsOp()
+        patterns = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(patterns.patterns):
+            transform_vector.ApplyLowerMultiReductionPatternsOp(
+                lowering_strategy=transform_vector.VectorMultiReductionLowering.InnerReduction)
+            transform_vector.ApplyCastAwayVectorLeadingOneDimPatternsOp()
+            transform_vector.ApplyTransferPermutationPatternsOp()
+            transform_vector.ApplyLowerTransposePatternsOp()
+            transform_vector.ApplyLowerMasksPatternsOp()
+            transform_vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1)
+            transform.ApplyCanonicalizationPatternsOp()
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+
+    schedule.for_each(funcs, one)

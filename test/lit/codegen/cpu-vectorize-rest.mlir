@@ -1,0 +1,91 @@
+// cpu-vectorize-rest: linalg ops on memrefs that no kernel took become loops over their outer dims and explicit
+// vectors on the innermost one: whole rows up to 64 lanes, 64-lane tiles where 64 divides, masked 16-lane tiles for
+// the rest; a reduced innermost dim is reduced a row at a time. Bodies that load from memory stay scalar.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest)' | FileCheck %s
+
+// CHECK-LABEL: func.func @broadcast_remainder(
+// CHECK:       scf.for
+// CHECK:         %[[N:.+]] = affine.min
+// CHECK:         %[[MASK:.+]] = vector.create_mask %[[N]] : vector<16xi1>
+// CHECK:         %[[ROW:.+]] = vector.maskedload %{{.+}}, %[[MASK]], %{{.+}} : {{.+}} into vector<16xf32>
+// CHECK:         vector.maskedstore %{{.+}}, %[[MASK]], %[[ROW]]
+// CHECK-NOT:   linalg.
+func.func @broadcast_remainder(%b: memref<1000xf32>, %d: memref<3x1000xf32>) {
+  linalg.broadcast ins(%b : memref<1000xf32>) outs(%d : memref<3x1000xf32>) dimensions = [0]
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fill_wide(
+// CHECK:       scf.for
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C64:.+]] {
+// CHECK:           %[[V:.+]] = vector.broadcast %{{.+}} : f32 to vector<64xf32>
+// CHECK:           vector.store %[[V]], %{{.+}} : {{.+}}, vector<64xf32>
+// CHECK-NOT:   linalg.
+func.func @fill_wide(%v: f32, %d: memref<7x128xf32>) {
+  linalg.fill ins(%v : f32) outs(%d : memref<7x128xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @row_sum(
+// CHECK:       scf.for
+// CHECK:         %[[ROW:.+]] = vector.load %{{.+}} : {{.+}}, vector<37xf32>
+// CHECK:         vector.reduction <add>, %[[ROW]], %{{.+}} : vector<37xf32> into f32
+// CHECK-NOT:   linalg.
+func.func @row_sum(%s: memref<5x37xf32>, %d: memref<5xf32>) {
+  linalg.reduce ins(%s : memref<5x37xf32>) outs(%d : memref<5xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %0 = arith.addf %x, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_bytes(
+// CHECK:       %[[A:.+]] = vector.load %{{.+}} : {{.+}}, vector<23xi64>
+// CHECK:       %[[C:.+]] = arith.cmpi slt, %[[A]], %{{.+}} : vector<23xi64>
+// CHECK:       %[[B:.+]] = arith.extui %[[C]] : vector<23xi1> to vector<23xi8>
+// CHECK:       vector.store %[[B]]
+func.func @compare_bytes(%a: memref<2x23xi64>, %b: memref<2x23xi64>, %d: memref<2x23xi8>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<2x23xi64>, memref<2x23xi64>) outs(%d : memref<2x23xi8>) {
+  ^bb0(%x: i64, %y: i64, %o: i8):
+    %c = arith.cmpi slt, %x, %y : i64
+    %e = arith.extui %c : i1 to i8
+    linalg.yield %e : i8
+  }
+  return
+}
+
+// -----
+
+// A body that loads from memory (gather) is left to the scalar loops.
+// CHECK-LABEL: func.func @gather_stays(
+// CHECK:       linalg.generic
+// CHECK-NOT:   vector.
+func.func @gather_stays(%data: memref<10xf32>, %idx: memref<4xindex>, %d: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%idx : memref<4xindex>) outs(%d : memref<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = memref.load %data[%i] : memref<10xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// An op on tensors (a kernel's island) is not this pass's.
+// CHECK-LABEL: func.func @tensors_stay(
+// CHECK:       linalg.fill
+// CHECK-NOT:   vector.
+func.func @tensors_stay(%v: f32, %t: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = linalg.fill ins(%v : f32) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
