@@ -18,7 +18,7 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.registry import Pass
-from . import conv, matmul
+from . import conv, epilogue, matmul
 from . import transform as schedule
 
 
@@ -51,14 +51,21 @@ class TileKernels(Pass):
             for op in contractions:
                 matmul.make_islands(op)
             for op, tiles in convolutions:
-                conv.make_island(op, tiles)
+                chain = epilogue.chain_of(op)
+                if chain.fused():
+                    epilogue.conv_island(chain, tiles)
+                else:
+                    conv.make_island(op, tiles)
             matmul_keys, conv_keys = matmul.tiled_keys(module), conv.tiled_keys(module)
+            fused_keys = epilogue.fused_keys(module)
 
             def build(root: ir.Value) -> None:
                 for key in matmul_keys:
                     matmul.schedule_tiles(root, key, self.threads)
                 for key in conv_keys:
                     conv.schedule_tiles(root, key, self.threads)
+                for key in fused_keys:
+                    epilogue.schedule_conv(root, key, self.threads)
                 funcs = schedule.functions(root)
                 schedule.canonicalize(funcs)
                 schedule.hoist_subsets(root)

@@ -21,6 +21,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
+from .linalg_buffers import updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -60,15 +61,17 @@ def _remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
     op.walk(visit)
 
 
-def outline(op: ir.Operation, program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
-    """A private noinline kernel function ``name`` running ``op`` (inserted before ``program``), and the call to it
-    that replaces ``op``."""
-    captured = _captured(op)
+def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
+    """A private noinline kernel function ``name`` running ``ops`` in order (inserted before ``program``), and the
+    call to it that replaces them, where the last of them was."""
+    captured = list(dict.fromkeys(v for op in ops for v in _captured(op)))
     # operands are arguments, constants included (one fill kernel per shape, whatever its value); a constant the body
     # captures is cloned into the kernel, where it stays a constant of the loop body
-    args = list(dict.fromkeys([*op.operands, *(v for v in captured if not _is_constant(v))]))
+    operands = [v for op in ops for v in op.operands]
+    args = list(dict.fromkeys([*operands, *(v for v in captured if not _is_constant(v))]))
     outer = list(dict.fromkeys([*args, *captured]))
-    with ir.InsertionPoint(program), op.location:
+    last = ops[-1]
+    with ir.InsertionPoint(program), last.location:
         kernel = func.FuncOp(name, ([v.type for v in args], []))
         kernel.attributes["sym_visibility"] = ir.StringAttr.get("private")
         kernel.attributes[_PASSTHROUGH] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
@@ -78,12 +81,63 @@ def outline(op: ir.Operation, program: ir.Operation, name: str) -> tuple[func.Fu
             for v in outer:
                 if v not in mapping:
                     mapping[v] = v.owner.operation.clone().results[0]
-            _remap(op.clone(), mapping)
+            for op in ops:
+                _remap(op.clone(), mapping)
             func.ReturnOp([])
-    with ir.InsertionPoint(op), op.location:
+    with ir.InsertionPoint(last), last.location:
         call = func.CallOp([], ir.FlatSymbolRefAttr.get(name), args)
-    op.erase()
+    for op in ops:
+        op.erase()
     return kernel, call.operation
+
+
+#: ops that may sit between the members of one kernel: no memory effects, so the members can run where the last is
+_PURE = ("arith.constant", "memref.view", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
+         "memref.collapse_shape")
+#: the contractions and convolutions whose epilogue (see :func:`kernel_groups`) is one kernel with them
+EPILOGUE_HEADS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.matmul")
+#: the ops that may write a head's output before it, as its initial value
+EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
+
+
+def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
+    """The linalg ops of a program's body, each group one kernel. Most ops are a kernel each; a contraction or
+    convolution (:data:`EPILOGUE_HEADS`) writing buffer D is one kernel with its epilogue, so that the backend can
+    fuse them into one loop nest (cpu-tile-kernels)::
+
+        fill/broadcast(-> D); conv/matmul(-> D); elementwise updates of D in place (activation, residual add, ...)
+
+    The init is the linalg op right before the head (only pure view ops between); the updates are the linalg ops
+    right after it that :func:`.linalg_buffers.updates_in_place` accepts: identity reads of D, other inputs disjoint
+    from D. Grouping moves no computation past another: the members run in their order where the last of them was."""
+    groups: list[list[ir.Operation]] = []
+    linalg = [i for i, op in enumerate(ops) if op.name.startswith("linalg.")]
+
+    def adjacent(i: int, j: int) -> bool:  # only pure ops between positions i < j
+        return all(ops[k].name in _PURE for k in range(i + 1, j))
+
+    taken: set[int] = set()
+    for n, i in enumerate(linalg):
+        op = ops[i]
+        if i in taken:
+            continue
+        if op.name not in EPILOGUE_HEADS:
+            continue
+        dest = op.operands[len(op.operands) - 1]  # heads and inits have one output, their last operand
+        members = [i]
+        if n > 0 and linalg[n - 1] not in taken and adjacent(linalg[n - 1], i):
+            before = ops[linalg[n - 1]]
+            if before.name in EPILOGUE_INITS and before.operands[len(before.operands) - 1] == dest:
+                members.insert(0, linalg[n - 1])
+        for j in linalg[n + 1:]:
+            if not adjacent(members[-1], j) or not updates_in_place(ops[j], dest):
+                break
+            members.append(j)
+        if len(members) > 1:
+            taken.update(members)
+            groups.append(members)
+    singles = [[i] for i in linalg if i not in taken]
+    return [[ops[i] for i in members] for members in sorted(groups + singles)]
 
 
 def _text_without_name(kernel: func.FuncOp, name: str) -> str:
@@ -98,15 +152,14 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
     prefix = ir.StringAttr(program.attributes["sym_name"]).value
     known = {} if known is None else known
     before = len(known)
-    for op in [o.operation for o in program.regions[0].blocks[0].operations]:
-        if not op.name.startswith("linalg."):
-            continue
-        base = f"{prefix}_{op.name.removeprefix('linalg.')}"
+    for group in kernel_groups([o.operation for o in program.regions[0].blocks[0].operations]):
+        head = next((op for op in group if op.name in EPILOGUE_HEADS), group[0])
+        base = f"{prefix}_{head.name.removeprefix('linalg.')}"
         name, k = base, 0
         while name in taken:
             k += 1
             name = f"{base}_{k}"
-        kernel, call = outline(op, program, name)
+        kernel, call = outline(group, program, name)
         text = _text_without_name(kernel, name)
         if text in known:
             call.attributes["callee"] = ir.FlatSymbolRefAttr.get(known[text])

@@ -1,0 +1,257 @@
+"""Epilogue fusion: a convolution or matmul with the bias that initializes its output and the elementwise updates
+that follow it (activation, residual add, scale-shift) as ONE loop nest, so that each output tile is written once,
+from the registers that accumulated it.
+
+linalg-outline-kernels puts such a chain in one kernel function (:func:`~glow_mlir.passes.conversion.outline_kernels.
+kernel_groups`); here it becomes one tensor island in destination-passing style on the output buffer ``D``::
+
+    linalg.broadcast ins(%bias) outs(%D)                       %t0 = to_tensor %D restrict writable
+    linalg.conv_2d_nhwc_hwcf ins(%x, %w) outs(%D)          ->  %t1 = linalg.broadcast ins(%tbias) outs(%t0)
+    linalg.generic ins(%D, %skip) outs(%D) {add}               %t2 = linalg.conv_2d_nhwc_hwcf ins(%tx, %tw) outs(%t1)
+    linalg.generic outs(%D) {relu}                             %t3 = linalg.generic ins(%tskip) outs(%t2) {add}
+                                                               %t4 = linalg.generic outs(%t3) {relu}
+                                                               materialize_in_destination %t4 in writable %D
+
+(an update that reads ``D`` as an input reads its output operand instead: on tensors the chain then runs through the
+outputs only, and nothing allocates). The schedule (:func:`schedule_tiles`) tiles the LAST op of the chain at the
+kernel's L1 tile and fuses its producers into that loop (``transform.structured.fuse``, which follows the destination
+operands through the loops' iter_args), then once more at the register tile, so that the bias is the accumulators'
+initial value and the updates run on the accumulators after the reduction loops. The convolution or matmul tile is
+then tiled over its reductions and vectorized as its own kernel does (:mod:`.conv`, :mod:`.matmul`), the epilogue
+tiles are vectorized as they are. With threads, the first tiling is an ``scf.forall`` over the rows of the output.
+
+Tile sizes equal to a dim's whole extent are given as 0 (untiled): ``structured.fuse`` failed ("replacement value
+0") on a one-iteration loop (shared/NOTES-mlir.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import bufferization, linalg
+from mlir.dialects.transform import structured
+
+from ...passes.conversion.linalg_buffers import updates_in_place
+from . import conv, matmul
+from . import transform as schedule
+
+#: on the contraction or convolution of a fused chain: its kernel's tile key (the unfused kernels use TILES_ATTR)
+FUSED_ATTR = "glow.fused"
+#: on the init and the updates of a fused chain: the key of its head
+EPILOGUE_ATTR = "glow.epilogue"
+#: on the last op of a fused chain (the head itself when only an init precedes it): the key of its head
+LAST_ATTR = "glow.fused_last"
+#: the ops that may initialize the head's output
+INITS = ("linalg.fill", "linalg.broadcast")
+
+
+@dataclass
+class Chain:
+    """A head (convolution or matmul writing ``dest``), the op that initializes ``dest`` before it if any, and the
+    elementwise updates of ``dest`` after it."""
+
+    head: ir.Operation
+    dest: ir.Value
+    init: ir.Operation | None
+    updates: list[ir.Operation]
+
+    def fused(self) -> bool:
+        return self.init is not None or bool(self.updates)
+
+
+def _dest(op: ir.Operation) -> ir.Value:
+    return op.operands[len(op.operands) - 1]  # every op here has one output, its last operand
+
+
+def chain_of(head: ir.Operation) -> Chain:
+    """``head`` with the ops right before and after it in its block that form its epilogue."""
+    ops = [o.operation for o in head.block.operations]
+    i = ops.index(head)
+    dest = _dest(head)
+    before = ops[i - 1] if i > 0 else None
+    init = before if before is not None and before.name in INITS and _dest(before) == dest else None
+    updates = []
+    for op in ops[i + 1:]:
+        if not updates_in_place(op, dest):
+            break
+        updates.append(op)
+    return Chain(head, dest, init, updates)
+
+
+class Tensors:
+    """The tensors of an island's buffers, one ``to_tensor`` per buffer (``restrict`` promises it is the only one)."""
+
+    def __init__(self, dest: ir.Value, init: ir.Value):
+        self.dest = dest
+        self._of: dict[ir.Value, ir.Value] = {}
+        self.current = init
+
+    def __call__(self, buffer: ir.Value) -> ir.Value:
+        if buffer not in self._of:
+            self._of[buffer] = matmul.tensor_of(buffer)
+        return self._of[buffer]
+
+
+def _tag(op: ir.Operation, name: str, key: str) -> None:
+    op.attributes[name] = ir.StringAttr.get(key)
+
+
+def _tensor_init(op: ir.Operation, tensors: Tensors) -> ir.Value:
+    """The init op on tensors, writing the island's current value of the output."""
+    if op.name == "linalg.fill":
+        return linalg.fill(op.operands[0], outs=[tensors.current])
+    dims = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+    result = linalg.broadcast(tensors(op.operands[0]), outs=[tensors.current], dimensions=dims)
+    return result if isinstance(result, ir.Value) else result.result  # the builder returns the op
+
+
+def _clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Value]) -> None:
+    """Clone the ops of ``source`` at the end of ``target``, their operands (nested ones too) through ``mapping``."""
+    with ir.InsertionPoint(target):
+        for op in source.operations:
+            clone = op.operation.clone()
+
+            def remap(nested: ir.Operation) -> ir.WalkResult:
+                for k, v in enumerate(nested.operands):
+                    if v in mapping:
+                        nested.operands[k] = mapping[v]
+                return ir.WalkResult.ADVANCE
+
+            clone.walk(remap)
+            mapping.update(zip(op.results, clone.results))
+
+
+def _tensor_update(op: ir.Operation, tensors: Tensors) -> ir.Value:
+    """An in-place update of the output (:func:`updates_in_place`) on tensors: inputs that are the output itself
+    become reads of the output operand."""
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    ins = list(op.opview.inputs)
+    kept = [k for k, v in enumerate(ins) if v != tensors.dest]
+    out = tensors.current
+    new = linalg.GenericOp([out.type], [tensors(ins[k]) for k in kept], [out],
+                           ir.ArrayAttr.get([maps[k] for k in kept] + [maps[-1]]), op.attributes["iterator_types"])
+    old = op.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*(a.type for a in [old.arguments[k] for k in kept] + [old.arguments[-1]]))
+    mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
+    mapping.update((old.arguments[k], block.arguments[-1]) for k, v in enumerate(ins) if v == tensors.dest)
+    mapping[old.arguments[-1]] = block.arguments[-1]
+    _clone_body(old, block, mapping)
+    return new.result
+
+
+def make_island(chain: Chain, key: str, build_head: Callable[[Tensors], ir.Value]) -> None:
+    """Replace the ops of ``chain`` by one tensor island on its output (see the module docstring); ``build_head``
+    builds the head on tensors, its output operand ``tensors.current``."""
+    head = chain.head
+    with ir.InsertionPoint(head), head.location:
+        tensors = Tensors(chain.dest, matmul.tensor_of(chain.dest, writable=True))
+        last = None
+        if chain.init is not None:
+            tensors.current = _tensor_init(chain.init, tensors)
+            _tag(tensors.current.owner.operation, EPILOGUE_ATTR, key)
+        tensors.current = build_head(tensors)
+        last = tensors.current.owner.operation
+        _tag(last, FUSED_ATTR, key)
+        for op in chain.updates:
+            tensors.current = _tensor_update(op, tensors)
+            last = tensors.current.owner.operation
+            _tag(last, EPILOGUE_ATTR, key)
+        _tag(last, LAST_ATTR, key)
+        bufferization.materialize_in_destination(None, tensors.current, chain.dest, writable=True)
+    for op in [*([chain.init] if chain.init is not None else []), head, *chain.updates]:
+        op.erase()
+
+
+# --------------------------------------------------------------------------- convolutions
+
+
+def fused_key(key: str, extents: list[int]) -> str:
+    """The key of a fused chain: its head's tile key and the extents of its output (the schedule leaves a dim whose
+    tile is its whole extent untiled)."""
+    return f"{key}|{'x'.join(str(e) for e in extents)}"
+
+
+def parse_fused_key(key: str) -> tuple[str, list[int]]:
+    """The head's tile key and the output extents of a :func:`fused_key`."""
+    head, extents = key.split("|")
+    return head, [int(e) for e in extents.split("x")]
+
+
+def conv_island(chain: Chain, tiles: conv.ConvTiles) -> None:
+    """The island of a convolution chain (the head as :func:`.conv.make_island` builds it)."""
+    op = chain.head
+    src, filt, _ = op.operands
+    strides = conv._ints(op, "strides")
+
+    def build(tensors: Tensors) -> ir.Value:
+        builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
+        return builder(tensors(src), tensors(filt), outs=[tensors.current], strides=strides, dilations=[1, 1])
+
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape)), build)
+
+
+def _whole(sizes: list[int], extents: list[int]) -> list[int]:
+    """Tile sizes with those equal to their dim's extent as 0 (untiled: see the module docstring)."""
+    return [0 if s == e else s for s, e in zip(sizes, extents)]
+
+
+def _fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
+    """Tile ``target`` by ``sizes`` and fuse its producers into the loops; the tiled op's handle."""
+    if not any(sizes):
+        return target
+    return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
+
+
+def _match(root: ir.Value, names: list[str], attr: str, key: str) -> ir.Value:
+    return structured.MatchOp(schedule.any_op(), root, ops=names,
+                              op_attrs=ir.DictAttr.get({attr: ir.StringAttr.get(key)})).result
+
+
+def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int], l1: list[int],
+                   registers: list[int], reductions: int, threads: int) -> None:
+    """Tile the last ops of the chains ``key`` (one handle per op name: loops of different counts) at the L1 and the
+    register tiles of the output dims ``extents``, fusing their producers into both loop nests."""
+    inside = l1
+    if threads > 1:  # the rows of the output (dim 0 of matmul, 1 of conv) across the threads, the rest inside
+        split = 1 if len(extents) == 4 else 0
+        across = [l1[d] if d == split else 0 for d in range(len(extents))]
+        inside = [0 if d == split else s for d, s in enumerate(l1)]
+    for name in names:
+        extra = [0] * (reductions if name not in ("linalg.generic", *INITS) else 0)
+        last = _match(root, [name], LAST_ATTR, key)
+        if threads > 1:
+            last = _fuse(last, _whole(across, extents) + extra, forall=True)
+        tiled = _fuse(last, _whole(inside, extents) + extra)
+        _fuse(tiled, _whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
+
+
+def schedule_conv(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused convolution chains tagged ``key`` (:func:`fused_key`)."""
+    head, extents = parse_fused_key(key)
+    t = conv.parse_key(head)
+    name = conv.DEPTHWISE if t.depthwise else conv.NAME
+    reductions = 2 if t.depthwise else 3
+    _tile_and_fuse(root, key, ["linalg.generic", name], extents, [1, 1, t.ow, t.f], [0, 0, t.owr, t.fr],
+                   reductions, threads)
+    heads = _match(root, [name], FUSED_ATTR, key)
+    window = [1, 0] if t.depthwise else [1, 1, 1]
+    registers = structured.TileUsingForOp(heads, sizes=[0, 0, 0, 0, *window]).tiled_linalg_op
+    structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
+    structured.VectorizeOp(_match(root, ["linalg.generic", *INITS], EPILOGUE_ATTR, key))
+
+
+def fused_keys(module: ir.Operation) -> list[str]:
+    """The distinct keys of the fused chains in ``module``, in order of appearance."""
+    keys: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if FUSED_ATTR in op.attributes:
+            key = ir.StringAttr(op.attributes[FUSED_ATTR]).value
+            if key not in keys:
+                keys.append(key)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return keys
