@@ -210,12 +210,12 @@ def _match(root: ir.Value, names: list[str], attr: str, key: str) -> ir.Value:
 
 
 def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int], l1: list[int],
-                   registers: list[int], reductions: int, threads: int) -> None:
+                   registers: list[int], reductions: int, threads: int, split: int) -> None:
     """Tile the last ops of the chains ``key`` (one handle per op name: loops of different counts) at the L1 and the
-    register tiles of the output dims ``extents``, fusing their producers into both loop nests."""
+    register tiles of the output dims ``extents``, fusing their producers into both loop nests; with threads, the L1
+    tiles of dim ``split`` are the iterations of an scf.forall."""
     inside = l1
-    if threads > 1:  # the rows of the output (dim 0 of matmul, 1 of conv) across the threads, the rest inside
-        split = 1 if len(extents) == 4 else 0
+    if threads > 1:
         across = [l1[d] if d == split else 0 for d in range(len(extents))]
         inside = [0 if d == split else s for d, s in enumerate(l1)]
     for name in names:
@@ -228,18 +228,60 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
 
 
 def schedule_conv(root: ir.Value, key: str, threads: int) -> None:
-    """The schedule of the fused convolution chains tagged ``key`` (:func:`fused_key`)."""
+    """The schedule of the fused convolution chains tagged ``key`` (:func:`fused_key`): output rows across threads."""
     head, extents = parse_fused_key(key)
     t = conv.parse_key(head)
     name = conv.DEPTHWISE if t.depthwise else conv.NAME
     reductions = 2 if t.depthwise else 3
     _tile_and_fuse(root, key, ["linalg.generic", name], extents, [1, 1, t.ow, t.f], [0, 0, t.owr, t.fr],
-                   reductions, threads)
+                   reductions, threads, split=1)
     heads = _match(root, [name], FUSED_ATTR, key)
     window = [1, 0] if t.depthwise else [1, 1, 1]
     registers = structured.TileUsingForOp(heads, sizes=[0, 0, 0, 0, *window]).tiled_linalg_op
     structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
     structured.VectorizeOp(_match(root, ["linalg.generic", *INITS], EPILOGUE_ATTR, key))
+
+
+# --------------------------------------------------------------------------- matmuls
+
+
+def matmul_tiles(chain: Chain) -> matmul.Tiles | None:
+    """The tiles of a matmul chain if one island covers it: the plan is one piece, B not packed, K untiled (the
+    other plans keep the unfused islands)."""
+    a, b, _ = chain.head.operands
+    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    pieces = matmul.plan(m, n, k)
+    if len(pieces) != 1 or pieces[0].tiles.pack or pieces[0].tiles.k:
+        return None
+    return pieces[0].tiles
+
+
+def matmul_island(chain: Chain, tiles: matmul.Tiles) -> None:
+    """The island of a matmul chain (the head as :func:`.matmul.make_islands` builds a one-piece plan)."""
+    a, b, _ = chain.head.operands
+
+    def build(tensors: Tensors) -> ir.Value:
+        return linalg.matmul(tensors(a), tensors(b), outs=[tensors.current])
+
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape)), build)
+
+
+def schedule_matmul(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused matmul chains tagged ``key``: the split dim of its tiles across threads."""
+    head, extents = parse_fused_key(key)
+    t = matmul.parse_key(head)
+    _tile_and_fuse(root, key, ["linalg.generic", "linalg.matmul"], extents, [t.m, t.n], [t.mr, t.nr], 1, threads,
+                   split=t.split)
+    heads = _match(root, ["linalg.matmul"], FUSED_ATTR, key)
+    registers = structured.TileUsingForOp(heads, sizes=[0, 0, 1]).tiled_linalg_op
+    structured.VectorizeOp(registers).create_named_contraction = True
+    structured.VectorizeOp(_match(root, ["linalg.generic", *INITS], EPILOGUE_ATTR, key))
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused chains tagged ``key``, by the kind of their head."""
+    head, _ = parse_fused_key(key)
+    (schedule_matmul if head.startswith("l1=") else schedule_conv)(root, key, threads)
 
 
 def fused_keys(module: ir.Operation) -> list[str]:

@@ -49,7 +49,12 @@ class TileKernels(Pass):
             if not contractions and not convolutions:
                 return
             for op in contractions:
-                matmul.make_islands(op)
+                chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
+                tiles = epilogue.matmul_tiles(chain) if chain is not None and chain.fused() else None
+                if tiles is not None:
+                    epilogue.matmul_island(chain, tiles)
+                else:
+                    matmul.make_islands(op)
             for op, tiles in convolutions:
                 chain = epilogue.chain_of(op)
                 if chain.fused():
@@ -65,7 +70,7 @@ class TileKernels(Pass):
                 for key in conv_keys:
                     conv.schedule_tiles(root, key, self.threads)
                 for key in fused_keys:
-                    epilogue.schedule_conv(root, key, self.threads)
+                    epilogue.schedule_tiles(root, key, self.threads)
                 funcs = schedule.functions(root)
                 schedule.canonicalize(funcs)
                 schedule.hoist_subsets(root)
