@@ -33,7 +33,7 @@ from mlir import ir
 from mlir.dialects import bufferization, linalg
 from mlir.dialects.transform import structured
 
-from ...passes.conversion.linalg_buffers import updates_in_place
+from ...passes.conversion.linalg_buffers import clone_body, updates_in_place
 from . import conv, matmul
 from . import transform as schedule
 
@@ -107,22 +107,6 @@ def _tensor_init(op: ir.Operation, tensors: Tensors) -> ir.Value:
     return result if isinstance(result, ir.Value) else result.result  # the builder returns the op
 
 
-def _clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Value]) -> None:
-    """Clone the ops of ``source`` at the end of ``target``, their operands (nested ones too) through ``mapping``."""
-    with ir.InsertionPoint(target):
-        for op in source.operations:
-            clone = op.operation.clone()
-
-            def remap(nested: ir.Operation) -> ir.WalkResult:
-                for k, v in enumerate(nested.operands):
-                    if v in mapping:
-                        nested.operands[k] = mapping[v]
-                return ir.WalkResult.ADVANCE
-
-            clone.walk(remap)
-            mapping.update(zip(op.results, clone.results))
-
-
 def _tensor_update(op: ir.Operation, tensors: Tensors) -> ir.Value:
     """An in-place update of the output (:func:`updates_in_place`) on tensors: inputs that are the output itself
     become reads of the output operand."""
@@ -137,7 +121,7 @@ def _tensor_update(op: ir.Operation, tensors: Tensors) -> ir.Value:
     mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
     mapping.update((old.arguments[k], block.arguments[-1]) for k, v in enumerate(ins) if v == tensors.dest)
     mapping[old.arguments[-1]] = block.arguments[-1]
-    _clone_body(old, block, mapping)
+    clone_body(old, block, mapping)
     return new.result
 
 

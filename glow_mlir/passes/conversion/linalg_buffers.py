@@ -15,6 +15,9 @@ from mlir import ir
 
 #: the planned region that holds the activations (``glowir.arguments`` of a lowered program names its arguments)
 ACTIVATIONS = "activations"
+#: ops that may sit between ops that fuse or share a kernel: no memory effects, so those ops may run where the last is
+PURE_OPS = ("arith.constant", "memref.view", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
+            "memref.collapse_shape")
 
 
 @dataclass(frozen=True)
@@ -139,3 +142,24 @@ def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
         elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
             return False
     return True
+
+
+def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Value],
+               skip_yield: bool = False) -> list[ir.Value]:
+    """Clone the ops of ``source`` at the end of ``target``, their operands (nested ones too) through ``mapping``,
+    which learns the clones' results; with ``skip_yield`` the terminator is not cloned. Returns the terminator's
+    operands, mapped."""
+    ops = list(source.operations)
+    with ir.InsertionPoint(target):
+        for op in ops[:-1] if skip_yield else ops:
+            clone = op.operation.clone()
+
+            def remap(nested: ir.Operation) -> ir.WalkResult:
+                for k, v in enumerate(nested.operands):
+                    if v in mapping:
+                        nested.operands[k] = mapping[v]
+                return ir.WalkResult.ADVANCE
+
+            clone.walk(remap)
+            mapping.update(zip(op.results, clone.results))
+    return [mapping.get(v, v) for v in ops[-1].operands]

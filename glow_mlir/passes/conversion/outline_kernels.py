@@ -21,7 +21,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .linalg_buffers import updates_in_place
+from .linalg_buffers import PURE_OPS, updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -91,9 +91,6 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
     return kernel, call.operation
 
 
-#: ops that may sit between the members of one kernel: no memory effects, so the members can run where the last is
-_PURE = ("arith.constant", "memref.view", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
-         "memref.collapse_shape")
 #: the contractions and convolutions whose epilogue (see :func:`kernel_groups`) is one kernel with them
 EPILOGUE_HEADS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.matmul")
 #: the ops that may write a head's output before it, as its initial value
@@ -114,7 +111,7 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
     linalg = [i for i, op in enumerate(ops) if op.name.startswith("linalg.")]
 
     def adjacent(i: int, j: int) -> bool:  # only pure ops between positions i < j
-        return all(ops[k].name in _PURE for k in range(i + 1, j))
+        return all(ops[k].name in PURE_OPS for k in range(i + 1, j))
 
     taken: set[int] = set()
     for n, i in enumerate(linalg):
