@@ -8,13 +8,12 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from mlir import ir
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir
+from glow_mlir.api import CompileOptions, lower_model
 from glow_mlir.backend import cpu
-from glow_mlir.dialects import make_context
 from glow_mlir.passes.pipeline import run_pipeline
 
 RNG = np.random.default_rng(7)
@@ -44,9 +43,11 @@ def conv_bias_relu() -> tuple[onnx.ModelProto, int]:
 
 
 def conv_add_relu() -> tuple[onnx.ModelProto, int]:
-    """A resnet basic block's tail: conv, batch norm folded in, the skip added, relu."""
-    nodes = [_conv("c"), helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
-    return _model(nodes, {"x": [1, 32, 14, 14]}, [1, 32, 14, 14], _weights(w=(32, 32, 3, 3), b=(32,))), 32 * 9
+    """A resnet basic block (batch norms folded): relu(conv(relu(conv(x))) + relu(conv(x))), the skip in NHWC."""
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]), _conv("c2", "r", "w2", "b2"),
+             helper.make_node("Add", ["c2", "r"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    weights = _weights(w=(32, 32, 3, 3), b=(32,), w2=(32, 32, 3, 3), b2=(32,))
+    return _model(nodes, {"x": [1, 32, 14, 14]}, [1, 32, 14, 14], weights), 2 * 32 * 9
 
 
 def conv_relu6() -> tuple[onnx.ModelProto, int]:
@@ -89,13 +90,13 @@ def test_fused_model_matches_the_reference(name: str, threads: int) -> None:
 
 
 def _kernels(model: onnx.ModelProto) -> str:
-    """The module after cpu-tile-kernels, from the compiled model's planned glowir."""
-    text = glow_mlir.compile(model, threads=1, cache=False).stage("iropt").text
-    module = ir.Module.parse(text, make_context())
+    """The module after cpu-tile-kernels, from the model's planned glowir."""
+    lowered = lower_model(model, CompileOptions(threads=1), until="iropt")
     codegen = cpu.codegen(1)
     upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == "cpu-tile-kernels")
-    run_pipeline(module.operation, codegen[: upto + 1])
-    return str(module)
+    with lowered.ctx:
+        run_pipeline(lowered.module.operation, codegen[: upto + 1])
+        return str(lowered.module)
 
 
 @pytest.mark.parametrize("name", ["conv-bias-relu", "conv-add-relu", "matmul-bias-gelu"])
