@@ -3,6 +3,8 @@ class (and a way to cover shapes the tiles do not divide).
 
 - :mod:`.matmul`: ``linalg.matmul`` / ``linalg.batch_matmul`` (glowir's matmul, fully_connected, batch_matmul).
 - :mod:`.conv`: ``linalg.conv_2d_nhwc_hwcf`` (glowir's conv2d with one group).
+- :mod:`.epilogue`: either of them with the bias that initializes its output and the elementwise updates after it
+  (activation, residual add), fused into its loop nest.
 
 :mod:`.passes` applies them in the codegen pipeline (``cpu-tile-kernels``, ``cpu-lower-vectors``,
 ``cpu-fma-contract``); :mod:`.transform` holds the transform-dialect helpers they share.

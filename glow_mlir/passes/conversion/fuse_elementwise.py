@@ -107,7 +107,7 @@ class FuseElementwise(Pass):
     """Chains of elementwise linalg.generics on memrefs whose intermediates die at once -> one generic each."""
 
     name = "linalg-fuse-elementwise"
-    summary = "fuse consecutive elementwise linalg.generics into one loop when the first's result is read only by the second"
+    summary = "fuse consecutive elementwise linalg.generics into one loop when only the second reads the first's result"
 
     def run(self, module: ir.Operation) -> None:
         blocks: list[ir.Block] = []

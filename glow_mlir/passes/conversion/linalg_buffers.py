@@ -104,8 +104,9 @@ def is_temporary(value: ir.Value) -> bool:
         return False
     arg = ir.BlockArgument(op.operands[0])
     func = arg.owner.owner
-    names = func.attributes["glowir.arguments"] if "glowir.arguments" in func.attributes else None
-    return names is not None and ir.StringAttr(ir.ArrayAttr(names)[arg.arg_number]).value == ACTIVATIONS
+    if "glowir.arguments" not in func.attributes:
+        return False
+    return ir.StringAttr(ir.ArrayAttr(func.attributes["glowir.arguments"])[arg.arg_number]).value == ACTIVATIONS
 
 
 def is_identity(map_attr: ir.Attribute) -> bool:

@@ -7,6 +7,10 @@ with the size of a function. A network lowered into one function of hundreds of 
 kernels (a network repeats its layers) shrinks the code further. This is also the shape of Glow's CPU backend, where
 each instruction calls a kernel, and it gives later per-kernel schedules one function to work on.
 
+A convolution or matmul is one kernel with its epilogue (:func:`kernel_groups`): the fill or bias broadcast that
+initializes its output before it, and the elementwise updates of that output after it, so that cpu-tile-kernels can
+fuse them into the contraction's loop nest.
+
 A kernel takes the op's operands (memrefs and scalars) as arguments, and any value its body captures from the program
 too, except ``arith.constant`` values, which are cloned into the kernel so that the loop body keeps them as constants.
 Kernels are marked ``noinline``: inlining them back would rebuild the large function.
@@ -169,10 +173,12 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
 
 @dataclass(frozen=True)
 class OutlineKernels(Pass):
-    """linalg op in a program -> func.call @kernel(operands), one private noinline kernel per distinct op."""
+    """linalg op in a program -> func.call @kernel(operands), one private noinline kernel per distinct op (or
+    contraction with its epilogue)."""
 
     name = "linalg-outline-kernels"
-    summary = "Move each linalg op of a lowered program into a kernel function, identical kernels shared"
+    summary = ("Move each linalg op of a lowered program (a contraction with its epilogue) into a kernel function, "
+               "identical kernels shared")
 
     def run(self, module: ir.Operation) -> None:
         with module.context:
