@@ -50,6 +50,15 @@ def conv_add_relu() -> tuple[onnx.ModelProto, int]:
     return _model(nodes, {"x": [1, 32, 14, 14]}, [1, 32, 14, 14], weights), 2 * 32 * 9
 
 
+def conv_project_add() -> tuple[onnx.ModelProto, int]:
+    """mobilenet's residual: a projection conv without activation, added onto the skip (its output dies there)."""
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Conv", ["r", "p", "pb"], ["q"], kernel_shape=[1, 1]),
+             helper.make_node("Add", ["r", "q"], ["y"])]
+    weights = _weights(w=(32, 16, 3, 3), b=(32,), p=(32, 32, 1, 1), pb=(32,))
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 32, 14, 14], weights), 16 * 9 + 32
+
+
 def conv_relu6() -> tuple[onnx.ModelProto, int]:
     """mobilenet's conv + clip(0, 6): one conv with F not a multiple of 64, one depthwise."""
     weights = _weights(w=(48, 16, 3, 3), b=(48,), dw=(48, 1, 3, 3), db=(48,))
@@ -74,7 +83,8 @@ def matmul_bias_gelu() -> tuple[onnx.ModelProto, int]:
     return _model(nodes, {"x": [64, 128]}, [64, 256], weights), 128
 
 
-MODELS = {"conv-bias-relu": conv_bias_relu, "conv-add-relu": conv_add_relu, "conv-relu6": conv_relu6,
+MODELS = {"conv-bias-relu": conv_bias_relu, "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
+          "conv-relu6": conv_relu6,
           "matmul-bias-gelu": matmul_bias_gelu}
 
 
@@ -99,7 +109,7 @@ def _kernels(model: onnx.ModelProto) -> str:
         return str(lowered.module)
 
 
-@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-add-relu", "matmul-bias-gelu"])
+@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-add-relu", "conv-project-add", "matmul-bias-gelu"])
 def test_the_epilogue_is_in_the_contraction_loops(name: str) -> None:
     # what is left on memrefs are the layout transposes and the padding (fill, copy): no bias broadcast, no
     # elementwise pass over the output

@@ -13,12 +13,17 @@ kernel_groups`); here it becomes one tensor island in destination-passing style 
                                                                materialize_in_destination %t4 in writable %D
 
 (an update that reads ``D`` as an input reads its output operand instead: on tensors the chain then runs through the
-outputs only, and nothing allocates). The schedule (:func:`schedule_tiles`) tiles the LAST op of the chain at the
-kernel's L1 tile and fuses its producers into that loop (``transform.structured.fuse``, which follows the destination
-operands through the loops' iter_args), then once more at the register tile, so that the bias is the accumulators'
-initial value and the updates run on the accumulators after the reduction loops. The convolution or matmul tile is
-then tiled over its reductions and vectorized as its own kernel does (:mod:`.conv`, :mod:`.matmul`), the epilogue
-tiles are vectorized as they are. With threads, the first tiling is an ``scf.forall`` over the rows of the output.
+outputs only, and nothing allocates). An update marked ``glow.dead_input`` (the outliner found ``D`` dead after it)
+moves the chain to the buffer it writes, ``E`` (a residual add written onto the skip): on tensors it reads the chain's
+value as an input and writes ``E``'s tensor, the island materializes into ``E``, and ``D`` is never written back.
+
+The schedule (:func:`schedule_tiles`) tiles the LAST op of the chain at the kernel's L1 tile and fuses its producers
+into that loop (``transform.structured.fuse``, which follows the destination operands through the loops' iter_args),
+then once more at the register tile, so that the bias is the accumulators' initial value and the updates run on the
+accumulators after the reduction loops (a producer fused through an input rather than the destination stays behind,
+dead, until a DCE). The convolution or matmul tile is then tiled over its reductions and vectorized as its own kernel
+does (:mod:`.conv`, :mod:`.matmul`), the epilogue tiles are vectorized as they are. With threads, the first tiling is
+an ``scf.forall`` over the rows of the output.
 
 Tile sizes equal to a dim's whole extent are given as 0 (untiled): ``structured.fuse`` failed ("replacement value
 0") on a one-iteration loop (shared/NOTES-mlir.md).
@@ -30,10 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import bufferization, linalg
+from mlir.dialects import bufferization, linalg, transform
 from mlir.dialects.transform import structured
 
-from ...passes.conversion.linalg_buffers import clone_body, updates_in_place
+from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, clone_body, updates_in_place
 from . import conv, matmul
 from . import transform as schedule
 
@@ -72,12 +77,23 @@ def chain_of(head: ir.Operation) -> Chain:
     dest = _dest(head)
     before = ops[i - 1] if i > 0 else None
     init = before if before is not None and before.name in INITS and _dest(before) == dest else None
-    updates = []
+    updates, target = [], dest
     for op in ops[i + 1:]:
-        if not updates_in_place(op, dest):
+        if not updates_in_place(op, target) and _moved_to(op, target) is None:
             break
+        target = _moved_to(op, target) or target
         updates.append(op)
     return Chain(head, dest, init, updates)
+
+
+def _moved_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
+    """The buffer an update writes instead of ``dest``, if the outliner found ``dest`` dead after it (the input it
+    names in DEAD_INPUT_ATTR is ``dest``)."""
+    if DEAD_INPUT_ATTR not in op.attributes or op.name != "linalg.generic":
+        return None
+    index = ir.IntegerAttr(op.attributes[DEAD_INPUT_ATTR]).value
+    reads = list(op.opview.inputs)
+    return _dest(op) if index < len(reads) and reads[index] == dest and _dest(op) != dest else None
 
 
 class Tensors:
@@ -108,19 +124,25 @@ def _tensor_init(op: ir.Operation, tensors: Tensors) -> ir.Value:
 
 
 def _tensor_update(op: ir.Operation, tensors: Tensors) -> ir.Value:
-    """An in-place update of the output (:func:`updates_in_place`) on tensors: inputs that are the output itself
-    become reads of the output operand."""
+    """An update of the output on tensors: inputs that are the buffer it writes become reads of the output operand.
+    An update in place (:func:`updates_in_place`) writes the island's current value; one that moves the chain to
+    another buffer (DEAD_INPUT_ATTR) reads the current value as an input and writes that buffer, which becomes the
+    island's output (the first buffer is dead: it is not written back)."""
     maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
     ins = list(op.opview.inputs)
-    kept = [k for k, v in enumerate(ins) if v != tensors.dest]
-    out = tensors.current
-    new = linalg.GenericOp([out.type], [tensors(ins[k]) for k in kept], [out],
+    target = _dest(op)
+    moved = target != tensors.dest
+    kept = [k for k, v in enumerate(ins) if v != target]
+    out = matmul.tensor_of(target, writable=True) if moved else tensors.current
+    operands = [tensors.current if moved and ins[k] == tensors.dest else tensors(ins[k]) for k in kept]
+    new = linalg.GenericOp([out.type], operands, [out],
                            ir.ArrayAttr.get([maps[k] for k in kept] + [maps[-1]]), op.attributes["iterator_types"])
     old = op.regions[0].blocks[0]
     block = new.regions[0].blocks.append(*(a.type for a in [old.arguments[k] for k in kept] + [old.arguments[-1]]))
     mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
-    mapping.update((old.arguments[k], block.arguments[-1]) for k, v in enumerate(ins) if v == tensors.dest)
+    mapping.update((old.arguments[k], block.arguments[-1]) for k, v in enumerate(ins) if v == target)
     mapping[old.arguments[-1]] = block.arguments[-1]
+    tensors.dest = target
     clone_body(old, block, mapping)
     return new.result
 
@@ -143,7 +165,7 @@ def make_island(chain: Chain, key: str, build_head: Callable[[Tensors], ir.Value
             last = tensors.current.owner.operation
             _tag(last, EPILOGUE_ATTR, key)
         _tag(last, LAST_ATTR, key)
-        bufferization.materialize_in_destination(None, tensors.current, chain.dest, writable=True)
+        bufferization.materialize_in_destination(None, tensors.current, tensors.dest, writable=True)
     for op in [*([chain.init] if chain.init is not None else []), head, *chain.updates]:
         op.erase()
 
@@ -209,6 +231,8 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
             last = _fuse(last, _whole(across, extents) + extra, forall=True)
         tiled = _fuse(last, _whole(inside, extents) + extra)
         _fuse(tiled, _whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
+    # producers fused through an input (a chain that moved to another buffer) stay behind, dead, until DCE
+    schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
 
 
 def schedule_conv(root: ir.Value, key: str, threads: int) -> None:

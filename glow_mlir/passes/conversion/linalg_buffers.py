@@ -130,6 +130,29 @@ def inputs(op: ir.Operation) -> list[tuple[ir.Value, ir.Attribute]]:
     return list(zip(op.opview.inputs, maps))
 
 
+#: on an elementwise op that reads buffer D and writes another: D's content is dead after it (linalg-outline-kernels
+#: sets it where it knows D is a temporary no later op reads; the epilogue fusion then need not write D)
+DEAD_INPUT_ATTR = "glow.dead_input"
+
+
+def moves_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
+    """The buffer ``op`` writes if it is an elementwise op reading ``dest`` (at the identity map) into another buffer
+    disjoint from it, whose other inputs are disjoint from ``dest`` too (a residual add written onto the skip)."""
+    if not parallel_generic(op):
+        return None
+    out = op.operands[len(op.operands) - 1]
+    reads = inputs(op)
+    if out == dest or not same_or_disjoint(out, dest) or dest not in [v for v, _ in reads]:
+        return None
+    for value, map_attr in reads:
+        if value in (dest, out):
+            if not is_identity(map_attr):
+                return None
+        elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
+            return None
+    return out
+
+
 def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
     """Whether ``op`` is an elementwise update of buffer ``dest`` (:func:`parallel_generic` writing ``dest``) whose
     other inputs are buffers disjoint from ``dest``: every element of ``dest`` is then read (if at all) at the index it

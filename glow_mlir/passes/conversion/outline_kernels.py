@@ -25,7 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .linalg_buffers import PURE_OPS, updates_in_place
+from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, same_or_disjoint, updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -101,6 +101,12 @@ EPILOGUE_HEADS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc
 EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
 
 
+def _dies_in(buffer: ir.Value, group: list[ir.Operation]) -> bool:
+    """Whether ``buffer`` is a temporary that no op outside ``group`` uses (but its dealloc)."""
+    users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
+    return is_temporary(buffer) and users <= set(group)
+
+
 def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
     """The linalg ops of a program's body, each group one kernel. Most ops are a kernel each; a contraction or
     convolution (:data:`EPILOGUE_HEADS`) writing buffer D is one kernel with its epilogue, so that the backend can
@@ -110,7 +116,11 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
 
     The init is the linalg op right before the head (only pure view ops between); the updates are the linalg ops
     right after it that :func:`.linalg_buffers.updates_in_place` accepts: identity reads of D, other inputs disjoint
-    from D. Grouping moves no computation past another: the members run in their order where the last of them was."""
+    from D. One update may move the chain to another buffer E (:func:`.linalg_buffers.moves_to`: a residual add
+    written onto the skip) when D is a temporary that only the group uses and E is disjoint from every buffer of the
+    group: it is marked with ``glow.dead_input`` (D's content is dead after it, so the fused kernel need not write D),
+    and the updates after it are those of E in place. Grouping moves no computation past another: the members run in
+    their order where the last of them was."""
     groups: list[list[ir.Operation]] = []
     linalg = [i for i, op in enumerate(ops) if op.name.startswith("linalg.")]
 
@@ -130,10 +140,24 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
             before = ops[linalg[n - 1]]
             if before.name in EPILOGUE_INITS and before.operands[len(before.operands) - 1] == dest:
                 members.insert(0, linalg[n - 1])
+        moved = False
         for j in linalg[n + 1:]:
-            if not adjacent(members[-1], j) or not updates_in_place(ops[j], dest):
+            if not adjacent(members[-1], j):
                 break
+            if updates_in_place(ops[j], dest):
+                members.append(j)
+                continue
+            target = None if moved else moves_to(ops[j], dest)
+            if target is None or not _dies_in(dest, [ops[k] for k in members] + [ops[j]]):
+                break
+            if not all(same_or_disjoint(target, v) for k in members for v in ops[k].operands
+                       if isinstance(v.type, ir.MemRefType)):
+                break
+            # dest dies here: the rest of the epilogue updates the buffer this op writes
+            reads = list(ops[j].opview.inputs)
+            ops[j].attributes[DEAD_INPUT_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), reads.index(dest))
             members.append(j)
+            dest, moved = target, True
         if len(members) > 1:
             taken.update(members)
             groups.append(members)

@@ -286,3 +286,36 @@ func.func @unfused_remainder(%a: memref<10x8xf32>, %b: memref<8x20xf32>, %c: mem
   }
   return
 }
+
+// -----
+
+// An epilogue that moves to another buffer (the add's input %y dies there: glow.dead_input, set by
+// linalg-outline-kernels): the island writes the skip %s, and %y is never materialized; the convolution is fused
+// into the add's loops through the add's input.
+// CHECK-LABEL: func.func @moved(
+// CHECK-SAME:  %[[Y:[^:]+]]: memref<1x16x16x64xf32>, %[[S:[^:]+]]: memref<1x16x16x64xf32>)
+// CHECK-DAG:   %[[TS:.+]] = bufferization.to_tensor %[[S]] restrict writable
+// CHECK:       %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TS]])
+// CHECK:       vector.contract
+// CHECK:       arith.addf {{.+}} : vector<1x1x8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[S]]
+// CHECK-NOT:   materialize_in_destination
+// CHECK-NOT:   linalg.
+// BUF-LABEL:   func.func @moved(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memref<64xf32>, %y: memref<1x16x16x64xf32>,
+                 %s: memref<1x16x16x64xf32>) {
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%y : memref<1x16x16x64xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x16x16x32xf32>, memref<1x1x32x64xf32>) outs(%y : memref<1x16x16x64xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %y : memref<1x16x16x64xf32>, memref<1x16x16x64xf32>) outs(%s : memref<1x16x16x64xf32>)
+      attrs = {glow.dead_input = 1 : i64} {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  return
+}

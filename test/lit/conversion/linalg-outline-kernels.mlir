@@ -136,3 +136,51 @@ func.func @epi(%act: memref<4096xi8>, %x: memref<1x6x6x8xf32>, %f: memref<3x3x8x
   }
   return
 }
+
+// -----
+
+// A residual add written onto the skip (mobilenet): the convolution's output is a temporary that dies at the add,
+// so the epilogue moves to the skip buffer; the add is marked with the input that dies (glow.dead_input). A relu of
+// the skip after it joins too.
+// CHECK-LABEL: func.func private @skip_conv_2d_nhwc_hwcf(
+// CHECK:       linalg.broadcast
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  linalg.generic {{.+}} outs(%[[S:.+]] : memref<1x4x4x8xf32>) attrs = {glow.dead_input = 1 : i64}
+// CHECK:       linalg.generic {{.+}} outs(%[[S]] : memref<1x4x4x8xf32>)
+// CHECK:       return
+// Negative: the second convolution's output is read again after its add: it must be written, the add is a kernel
+// of its own.
+// CHECK-LABEL: func.func private @skip_conv_2d_nhwc_hwcf_1(
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func private @skip_generic(
+// CHECK-NOT:   glow.dead_input
+// CHECK-LABEL: func.func @skip(
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @skip(%act: memref<4096xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8x8xf32>, %b: memref<8xf32>, %s: memref<1x4x4x8xf32>, %e: memref<1x4x4x8xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = ["s", "e"], glowir.arguments = ["activations", "x", "f", "b", "s", "e"]} {
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %y = memref.view %act[%c0][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%y : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %y : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%s : memref<1x4x4x8xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  %z = memref.view %act[%c512][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%z : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %z : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%e : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.copy ins(%z : memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>)
+  return
+}
