@@ -64,7 +64,7 @@ def footprint(value: ir.Value) -> Footprint | None:
         strides, offset = t.get_strides_and_offset()
         base = footprint(op.operands[0])
         contiguous = strides == _row_major(t.shape)
-        if base is None or not contiguous or ir.ShapedType.is_dynamic_stride_or_offset(offset):
+        if base is None or not contiguous or offset == ir.ShapedType.get_dynamic_stride_or_offset():
             return None
         start = base.start + offset * (size // max(1, prod(t.shape)))
         return Footprint(base.root, start, start + size)

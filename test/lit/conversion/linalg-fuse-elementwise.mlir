@@ -180,3 +180,51 @@ func.func @not_elementwise(%x: memref<4x8xf32>, %r: memref<4xf32>, %d: memref<4x
   }
   return
 }
+
+// -----
+
+// Views through a reinterpret_cast (a glowir tensor_view) are followed to their bytes: a view overlapping the
+// temporary in part blocks the fusion (the second op reads bytes the fused loop would not have written yet).
+// CHECK-LABEL: func.func @overlapping_view(
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @disjoint_view(
+// CHECK:       linalg.generic
+// CHECK-NOT:   linalg.generic
+#id1 = affine_map<(d0) -> (d0)>
+func.func @overlapping_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi8>) attributes {glowir.arguments = ["x", "d", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %act[%c0][] : memref<64xi8> to memref<8xf32>
+  %u = memref.view %act[%c0][] : memref<64xi8> to memref<16xf32>
+  %v = memref.reinterpret_cast %u to offset: [4], sizes: [8], strides: [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 4>>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%t, %v : memref<8xf32>, memref<8xf32, strided<[1], offset: 4>>) outs(%d : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @disjoint_view(
+// CHECK-COUNT-2: linalg.generic
+#id1 = affine_map<(d0) -> (d0)>
+func.func @disjoint_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi8>) attributes {glowir.arguments = ["x", "d", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %act[%c0][] : memref<64xi8> to memref<8xf32>
+  %u = memref.view %act[%c0][] : memref<64xi8> to memref<16xf32>
+  %v = memref.reinterpret_cast %u to offset: [8], sizes: [8], strides: [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 8>>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%t, %v : memref<8xf32>, memref<8xf32, strided<[1], offset: 8>>) outs(%d : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
