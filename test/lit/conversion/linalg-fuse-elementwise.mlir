@@ -208,9 +208,6 @@ func.func @overlapping_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<6
   }
   return
 }
-func.func @disjoint_view(
-// CHECK-COUNT-2: linalg.generic
-#id1 = affine_map<(d0) -> (d0)>
 func.func @disjoint_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi8>) attributes {glowir.arguments = ["x", "d", "activations"]} {
   %c0 = arith.constant 0 : index
   %t = memref.view %act[%c0][] : memref<64xi8> to memref<8xf32>
