@@ -184,7 +184,8 @@ func.func @not_elementwise(%x: memref<4x8xf32>, %r: memref<4xf32>, %d: memref<4x
 // -----
 
 // Views through a reinterpret_cast (a glowir tensor_view) are followed to their bytes: a view overlapping the
-// temporary in part blocks the fusion (the second op reads bytes the fused loop would not have written yet).
+// temporary in part blocks the fusion (the second op reads bytes the fused loop would not have written yet); a
+// disjoint view does not.
 // CHECK-LABEL: func.func @overlapping_view(
 // CHECK-COUNT-2: linalg.generic
 // CHECK-LABEL: func.func @disjoint_view(
