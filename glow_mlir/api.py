@@ -11,8 +11,9 @@ The stages, in order (each a named pipeline in ``passes/pipelines.py``):
 6. codegen        glowir -> linalg -> LLVM dialect (kernels for ``threads`` cores), then JIT-compiled for the host CPU
 
 A model compiled before with the same options on this machine comes from the compile cache instead
-(:mod:`glow_mlir.cache`): no stage runs; its stages are those recorded by the compile that stored it (their IR text
-and times), followed by "cache" (loading the entry) and "jit".
+(:mod:`glow_mlir.cache`): no stage runs and nothing is compiled, its machine code is loaded; its stages are those
+recorded by the compile that stored it (their IR text and times), followed by "cache" (loading the entry) and "jit"
+(loading the code).
 
 Or, ahead of time (:func:`emit_bundle`), after iropt the program may be cut into partitions, and the code goes into
 a bundle: an object file, a C header and the weights (``backend/bundle.py``).
@@ -32,7 +33,7 @@ import onnx
 from mlir import ir
 
 from . import cache as compile_cache
-from .backend import bundle, cpu
+from .backend import bundle, cpu, orc
 from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
 from .errors import CompileError, InputError
@@ -98,7 +99,7 @@ class CompiledModel:
     """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name."""
 
     def __init__(self, name: str, inputs: list[TensorSpec], outputs: list[TensorSpec], jit: JitProgram,
-                 stages: list[Stage], ctx: ir.Context, cache: str = "off"):
+                 stages: list[Stage], ctx: ir.Context | None, cache: str = "off"):
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
@@ -106,7 +107,7 @@ class CompiledModel:
         #: what the compile cache did: "hit" (loaded), "miss" (compiled and stored) or "off"
         self.cache = cache
         self._jit = jit
-        self._ctx = ctx  # keeps the MLIR objects of the JIT alive
+        self._ctx = ctx  # keeps the MLIR objects of the JIT alive (None: loaded machine code, no MLIR objects)
 
     @property
     def memory(self) -> MemoryLayout | None:
@@ -250,7 +251,7 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
                 "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
                 "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
         consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
-        compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts))
+        compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts, jit.object_code()))
     return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
                          cache="off" if key is None else "miss")
 
@@ -273,21 +274,27 @@ def _spec(item: list[Any]) -> TensorSpec:
 
 
 def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_seconds: float) -> CompiledModel:
-    """A CompiledModel from a cache entry: parse the bytecode and JIT it."""
+    """A CompiledModel from a cache entry: load its machine code, or where this host cannot, parse the bytecode and
+    JIT it."""
     meta = entry.meta
-    ctx = make_context()
-    with ctx, ir.Location.unknown(ctx):
-        start = time.perf_counter()
-        module = ir.Module.parse(entry.bytecode, ctx)
-        signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name), offset)
-                     for name, shape, dtype, role, offset in meta["signature"]]
-        memory = None if meta["memory"] is None else MemoryLayout(*meta["memory"])
-        # the stages of the compile that made the entry (their IR and times), then this load's
-        stages = [Stage(name, text, seconds, [tuple(p) for p in passes]) for name, text, seconds, passes in meta["stages"]]
-        stages.append(Stage("cache", "", load_seconds + time.perf_counter() - start))
-        start = time.perf_counter()
-        jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
-        stages.append(Stage("jit", "", time.perf_counter() - start))
+    start = time.perf_counter()
+    signature = [Argument(name, tuple(shape), np.dtype(dtype), role, entry.consts.get(name), offset)
+                 for name, shape, dtype, role, offset in meta["signature"]]
+    memory = None if meta["memory"] is None else MemoryLayout(*meta["memory"])
+    # the stages of the compile that made the entry (their IR and times), then this load's
+    stages = [Stage(name, text, seconds, [tuple(p) for p in passes]) for name, text, seconds, passes in meta["stages"]]
+    stages.append(Stage("cache", "", load_seconds + time.perf_counter() - start))
+    start = time.perf_counter()
+    ctx = None
+    if entry.object_code is not None and orc.available():
+        jit = JitProgram(None, meta["program"], signature, memory=memory, threads=meta["threads"],
+                         object_code=entry.object_code)
+    else:
+        ctx = make_context()
+        with ctx, ir.Location.unknown(ctx):
+            module = ir.Module.parse(entry.bytecode, ctx)
+            jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
+    stages.append(Stage("jit", "", time.perf_counter() - start))
     return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
                          stages, ctx, cache="hit")
 

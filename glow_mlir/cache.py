@@ -3,10 +3,12 @@
 An entry is keyed by a SHA-256 of everything that decides the code: the model's bytes, the compile options that
 change it (input shapes, optimize, threads), the target (host triple, LLVM's name for the host CPU and the CPU's
 feature flags) and the compiler's version (glow_mlir's version, a digest of its own source files, the MLIR wheel's
-version). It holds what running the model needs and nothing else: the final LLVM-dialect module as MLIR bytecode, the
-program's signature (argument names, shapes, dtypes, roles, planned offsets), the memory plan's region sizes, the
-constant weights, the model's name, inputs and outputs, and the stages' IR texts and times (so ``stage(name)`` still
-answers). A hit parses the bytecode and JIT-compiles it: no import, no pass runs.
+version). It holds what running the model needs and nothing else: the machine code (the object file the JIT made,
+for this CPU), the final LLVM-dialect module as MLIR bytecode, the program's signature (argument names, shapes,
+dtypes, roles, planned offsets), the memory plan's region sizes, the constant weights, the model's name, inputs and
+outputs, and the stages' IR texts and times (so ``stage(name)`` still answers). A hit loads the machine code
+(``backend/orc.py``): no import, no pass, no LLVM code generation. Where this host cannot load objects, it parses the
+bytecode and JIT-compiles it instead.
 
 Where: ``$GLOW_CACHE_DIR``, else ``~/.cache/glow_mlir``. One ``.npz`` file per entry, written to a temporary file in
 the same folder and renamed into place (atomic on POSIX), so processes compiling at once never see half an entry;
@@ -33,8 +35,9 @@ from .errors import GlowError
 
 CACHE_ENV = "GLOW_CACHE_DIR"
 #: bumped when the entry layout changes
-FORMAT = 3
+FORMAT = 4
 _BYTECODE = "__bytecode__"
+_OBJECT = "__object__"
 _META = "__meta__"
 _CONST = "const:"
 
@@ -105,11 +108,13 @@ def cache_key(model_bytes: bytes, options: dict[str, Any]) -> str:
 @dataclass
 class Entry:
     """What a compiled model needs to run again: the LLVM-dialect module's bytecode, JSON metadata (name, inputs,
-    outputs, program, signature) and the constants by name."""
+    outputs, program, signature), the constants by name, and the machine code (an object file; None if the JIT
+    could not give one)."""
 
     bytecode: bytes
     meta: dict[str, Any]
     consts: dict[str, np.ndarray]
+    object_code: bytes | None = None
 
 
 def entry_path(key: str) -> Path:
@@ -125,7 +130,8 @@ def load(key: str) -> Entry | None:
             if meta.get("format") != FORMAT:
                 return None
             consts = {k[len(_CONST):]: data[k] for k in data.files if k.startswith(_CONST)}
-            return Entry(data[_BYTECODE].tobytes(), meta, consts)
+            code = data[_OBJECT].tobytes() if _OBJECT in data.files else None
+            return Entry(data[_BYTECODE].tobytes(), meta, consts, code)
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
 
@@ -136,6 +142,8 @@ def store(key: str, entry: Entry) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     arrays = {_BYTECODE: np.frombuffer(entry.bytecode, np.uint8),
               _META: np.array(json.dumps({**entry.meta, "format": FORMAT}))}
+    if entry.object_code is not None:
+        arrays[_OBJECT] = np.frombuffer(entry.object_code, np.uint8)
     arrays.update({_CONST + name: value for name, value in entry.consts.items()})
     fd, temporary = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=directory)
     try:

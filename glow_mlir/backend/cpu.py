@@ -62,6 +62,10 @@ def default_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+#: with several threads, a kernel below this many FLOPs runs on the calling thread (cpu-tile-kernels' parallel-flops)
+PARALLEL_FLOPS = 20_000_000
+
+
 def codegen_entries(threads: int = 1) -> list[Entry]:
     """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
     async runtime when ``threads > 1``."""
@@ -75,7 +79,8 @@ def codegen_entries(threads: int = 1) -> list[Entry]:
             # min-task-size=1: each iteration is a whole L1 tile (the default, 1000, keeps a few tiles in one task)
             entries += [(f"{s}{{num-workers={threads} min-task-size=1}}" if s == "async-parallel-for" else s, w)
                         for s, w in pipelines.PARALLEL]
-        entries.append((f"{spec}{{threads={threads}}}" if spec == "cpu-tile-kernels" else spec, why))
+        entries.append((f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}" if spec == "cpu-tile-kernels"
+                        else spec, why))
     return entries
 
 

@@ -46,3 +46,8 @@ def mlir_tool(name: str) -> str:
 def llvm_tool(name: str) -> str:
     """The path of an LLVM tool (``llc``, ``opt``, ``llvm-objdump``) from the ``llvm`` wheel beside ``mlir``."""
     return _existing(os.path.join(os.path.dirname(_MLIR_DIR), "llvm", "bin", name), f"LLVM tool '{name}'")
+
+
+def llvm_library() -> str:
+    """``libLLVM.so`` from the ``llvm`` wheel (the library the MLIR bindings link against; its C API has ORC)."""
+    return _existing(os.path.join(os.path.dirname(_MLIR_DIR), "llvm", "lib", "libLLVM.so"), "libLLVM.so")

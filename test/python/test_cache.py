@@ -49,6 +49,50 @@ def test_second_compile_is_a_hit_that_runs_no_stage(own_cache: Path) -> None:
     np.testing.assert_allclose(second(x), np.maximum(x @ W, 0), rtol=1e-5, atol=1e-5)
 
 
+def test_a_hit_loads_machine_code_and_compiles_nothing(own_cache: Path) -> None:
+    from glow_mlir.backend import orc
+
+    if not orc.available():
+        pytest.skip("this host cannot load object files (no ORC C API or native target): hits JIT the bytecode")
+    glow_mlir.compile(_model(), threads=1)
+    hit = glow_mlir.compile(_model(), threads=1)
+    assert hit.cache == "hit" and hit._ctx is None and hit._jit.module is None  # no MLIR parsed, nothing compiled
+    assert not hasattr(hit._jit, "engine")
+    x = RNG.standard_normal((4, 16)).astype(np.float32)
+    np.testing.assert_allclose(hit(x), np.maximum(x @ W, 0), rtol=1e-5, atol=1e-5)
+
+
+def test_a_hit_without_machine_code_jits_the_bytecode(own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from glow_mlir.backend import orc
+
+    glow_mlir.compile(_model(), threads=1)
+    monkeypatch.setattr(orc, "available", lambda: False)  # a host whose LLVM cannot load objects
+    hit = glow_mlir.compile(_model(), threads=1)
+    assert hit.cache == "hit" and hit._jit.module is not None
+    x = RNG.standard_normal((4, 16)).astype(np.float32)
+    np.testing.assert_allclose(hit(x), np.maximum(x @ W, 0), rtol=1e-5, atol=1e-5)
+
+
+def test_machine_code_stored_by_another_process_runs_here_with_threads(own_cache: Path, tmp_path: Path) -> None:
+    big = RNG.standard_normal((256, 256)).astype(np.float32)  # 33.5 MFLOP: spread over the threads
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "threaded",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 256])],
+                              [numpy_helper.from_array(big, "w")])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    script = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import glow_mlir; "
+              f"print(glow_mlir.compile({str(path)!r}, threads=2).cache)")
+    stored = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    assert stored.returncode == 0 and stored.stdout.strip() == "miss", stored.stderr
+    hit = glow_mlir.compile(str(path), threads=2)
+    assert hit.cache == "hit"
+    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in hit.stage("codegen").text  # the code has parallel loops
+    x = RNG.standard_normal((256, 256)).astype(np.float32)
+    for _ in range(3):  # the async runtime's workers run the loaded code too
+        np.testing.assert_allclose(hit(x), x @ big, rtol=1e-4, atol=1e-3)
+
+
 def test_the_key_follows_the_model_the_options_and_the_compiler() -> None:
     data = _model().SerializeToString()
     base = cache.cache_key(data, CompileOptions(threads=1).cache_options())

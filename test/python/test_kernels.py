@@ -27,6 +27,13 @@ RTOL, ATOL = 1e-4, 1e-5
 RNG = np.random.default_rng(11)
 
 
+@pytest.fixture(autouse=True)
+def every_kernel_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two-thread compiles here spread every kernel over the threads, the small shapes too (the default keeps kernels
+    below cpu.PARALLEL_FLOPS on the calling thread): the parallel code is what these tests check."""
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 0)
+
+
 # --------------------------------------------------------------------------- the plan
 
 
@@ -121,6 +128,32 @@ def test_threads_run_the_tiles_on_the_async_runtime() -> None:
     serial = glow_mlir.compile(model, threads=1, cache=False).stage("codegen").text
     assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in parallel
     assert "mlirAsyncRuntime" not in serial
+
+
+def test_small_kernels_stay_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 5_000_000)
+    small = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
+    assert "llvm.call @mlirAsyncRuntime" not in glow_mlir.compile(small, threads=2, cache=False).stage("codegen").text
+    big = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 256], "b": [256, 256]}, [128, 256])
+    compiled = glow_mlir.compile(big, threads=2, cache=False)  # 16.8 MFLOP
+    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in compiled.stage("codegen").text
+    a = RNG.standard_normal((128, 256)).astype(np.float32)
+    b = RNG.standard_normal((256, 256)).astype(np.float32)
+    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * 256)
+
+
+@pytest.mark.parametrize(("flops", "tiles", "threads", "expected"), [
+    (10**9, 8, 1, 0),  # one thread: no tasks
+    (10**9, 1, 2, 0),  # one tile: nothing to spread
+    (10**5, 8, 2, 0),  # below the threshold
+    (10**9, 8, 2, 4),  # one task per thread
+    (10**9, 7, 2, 1),  # tiles that do not divide: one task per tile
+    (10**9, 12, 4, 3),
+])
+def test_tiles_per_task(flops: int, tiles: int, threads: int, expected: int) -> None:
+    from glow_mlir.backend.kernels.passes import tiles_per_task
+
+    assert tiles_per_task(flops, tiles, threads, parallel_flops=10**6) == expected
 
 
 def test_a_destroyed_threaded_program_leaves_the_others_running() -> None:
@@ -274,7 +307,8 @@ def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
 
 def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
     text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
-    assert "cpu-tile-kernels{threads=4}" in text and "async-parallel-for{num-workers=4 min-task-size=1}" in text
+    assert f"cpu-tile-kernels{{threads=4 parallel-flops={cpu.PARALLEL_FLOPS}}}" in text
+    assert "async-parallel-for{num-workers=4 min-task-size=1}" in text
     assert len(parse_pipeline(text)) == len(cpu.codegen(4))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         cpu.codegen_entries(0)

@@ -19,6 +19,7 @@ above 32, where the vectors would be scalar) keeps the generic lowering.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -26,10 +27,12 @@ from mlir.dialects import bufferization, linalg
 from mlir.dialects.transform import structured
 
 from . import transform as schedule
-from .matmul import TILES_ATTR, tensor_of
+from .matmul import TILES_ATTR, match_islands, tensor_of
 
 NAME = "linalg.conv_2d_nhwc_hwcf"
 DEPTHWISE = "linalg.depthwise_conv_2d_nhwc_hwc"
+#: the ops of this family's islands
+ISLAND_OPS = (NAME, DEPTHWISE)
 #: depthwise register tiles: output columns, best first, and channels
 DEPTHWISE_ROW_TILES = (16, 14, 8, 7, 4, 2, 1)
 DEPTHWISE_CHANNELS = 16
@@ -114,17 +117,35 @@ def make_island(op: ir.Operation, tiles: ConvTiles) -> None:
     op.erase()
 
 
-def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
-    """Tile, decompose and vectorize the tensor convolutions tagged ``key``; with threads, output rows are spread
-    over them. Dims: (n, oh, ow, f, kh, kw, c), depthwise (n, oh, ow, c, kh, kw)."""
+def island_op(key: str) -> str:
+    """The op name of the islands with tiles ``key``."""
+    return DEPTHWISE if parse_key(key).depthwise else NAME
+
+
+def split_tiles(op: ir.Operation) -> int:
+    """How many L1 tiles the island ``op`` has along the dim spread over the threads: its output rows."""
+    return ir.RankedTensorType(op.results[0].type).shape[1]
+
+
+def flops(op: ir.Operation) -> int:
+    """2 x the multiply-adds of the island ``op``: the output's elements times the filter's window (and input
+    channels: all of the filter but its last dim, the output channels, or for depthwise the channels)."""
+    filt = ir.RankedTensorType(op.operands[1].type).shape
+    return 2 * math.prod(ir.RankedTensorType(op.results[0].type).shape) * math.prod(filt[:-1])
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int = 1) -> None:
+    """Tile, decompose and vectorize the tensor convolutions tagged ``key`` and ``tiles_per_task``
+    (:data:`.matmul.TASK_ATTR`); with threads, tasks of ``tiles_per_task`` output rows are spread over them. Dims:
+    (n, oh, ow, f, kh, kw, c), depthwise (n, oh, ow, c, kh, kw)."""
     t = parse_key(key)
-    ops = structured.MatchOp(schedule.any_op(), root, ops=[DEPTHWISE if t.depthwise else NAME],
-                             op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
+    ops = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
     reductions = [0, 0] if t.depthwise else [0, 0, 0]
-    if threads > 1:
+    if threads > 1 and tiles_per_task:
         ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops,
-                                           tile_sizes=[0, 1]).tiled_op
-        ops = structured.TileUsingForOp(ops, sizes=[1, 0, t.ow, t.f, *reductions]).tiled_linalg_op
+                                           tile_sizes=[0, tiles_per_task]).tiled_op
+        rows = 1 if tiles_per_task > 1 else 0
+        ops = structured.TileUsingForOp(ops, sizes=[1, rows, t.ow, t.f, *reductions]).tiled_linalg_op
     else:
         ops = structured.TileUsingForOp(ops, sizes=[1, 1, t.ow, t.f, *reductions]).tiled_linalg_op
     # the depthwise register tile takes the whole filter row (kw 0: untiled); the dense one steps kw and c by 1

@@ -30,6 +30,7 @@ scalar fallback to fall into. ``batch_matmul`` becomes an ``scf.for`` over the b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,6 +42,19 @@ from . import transform as schedule
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
 TILES_ATTR = "glow.tiles"
+#: the attribute that says how an island's L1 tiles spread over the threads: how many of them one task (one iteration
+#: of the scf.forall that runs across the cores) takes along the split dim; 0: no forall, the island runs on the
+#: calling thread (``cpu-tile-kernels`` sets it)
+TASK_ATTR = "glow.tiles_per_task"
+#: the ops of this family's islands (a packed one is a linalg.generic)
+ISLAND_OPS = ("linalg.matmul", "linalg.generic")
+
+
+def match_islands(root: ir.Value, name: str, key: str, tiles_per_task: int) -> ir.Value:
+    """A handle to the islands ``name`` under ``root`` tagged with tiles ``key`` and ``tiles_per_task``."""
+    attrs = {TILES_ATTR: ir.StringAttr.get(key),
+             TASK_ATTR: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), tiles_per_task)}
+    return structured.MatchOp(schedule.any_op(), root, ops=[name], op_attrs=ir.DictAttr.get(attrs)).result
 ALIGNMENT = 64  # bytes: the packed panels start on a cache line
 
 
@@ -260,20 +274,35 @@ def parse_key(key: str) -> Tiles:
     return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split)
 
 
-def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
-    """Tile and vectorize the tensor matmuls tagged ``key``. With several threads the L1 tiles become the
-    iterations of an ``scf.forall`` (run across cores after bufferization), else of ``scf.for`` loops."""
+def split_tiles(op: ir.Operation) -> int:
+    """How many L1 tiles the island ``op`` has along its split dim (the one spread over the threads)."""
+    t = parse_key(ir.StringAttr(op.attributes[TILES_ATTR]).value)
+    shape = ir.RankedTensorType(op.results[0].type).shape  # [m, n], packed: [m, panels, nr]
+    l1 = [t.m, t.n // t.nr] if t.pack else [t.m, t.n]
+    return shape[t.split] // l1[t.split]
+
+
+def flops(op: ir.Operation) -> int:
+    """2 x the multiply-adds of the island ``op``: the output's elements times the reduction (A's last dim)."""
+    out = ir.RankedTensorType(op.results[0].type)
+    return 2 * math.prod(out.shape) * ir.RankedTensorType(op.operands[0].type).shape[-1]
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int = 1) -> None:
+    """Tile and vectorize the tensor matmuls tagged ``key`` and ``tiles_per_task`` (:data:`TASK_ATTR`). With
+    several threads and ``tiles_per_task`` above 0, that many L1 tiles along the split dim make each iteration of an
+    ``scf.forall`` (run across cores after bufferization), the other L1 tiles are ``scf.for`` loops inside; else every
+    L1 tile is an iteration of ``scf.for`` loops."""
     t = parse_key(key)
     if t.pack:  # dims (m, panel, column in panel, k): the n tile counts panels, a panel stays whole
         name, l1, registers = "linalg.generic", [t.m, t.n // t.nr, 0, t.k], [t.mr, 1, 0, 1]
     else:  # dims (m, n, k)
         name, l1, registers = "linalg.matmul", [t.m, t.n, t.k], [t.mr, t.nr, 1]
-    ops = structured.MatchOp(schedule.any_op(), root, ops=[name],
-                             op_attrs=ir.DictAttr.get({TILES_ATTR: ir.StringAttr.get(key)})).result
-    if threads > 1:  # the split dim's L1 tiles over the threads, the rest as loops inside each
-        across = [size if d == t.split else 0 for d, size in enumerate(l1[:2])]
+    ops = match_islands(root, name, key, tiles_per_task if threads > 1 else 0)
+    if threads > 1 and tiles_per_task:  # tasks of the split dim's L1 tiles over the threads, loops inside each
+        across = [size * tiles_per_task if d == t.split else 0 for d, size in enumerate(l1[:2])]
         ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=across).tiled_op
-        inside = [0 if d == t.split else size for d, size in enumerate(l1)]
+        inside = [0 if d == t.split and tiles_per_task == 1 else size for d, size in enumerate(l1)]
         if any(inside):
             ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
     else:
@@ -297,5 +326,21 @@ def tiled_keys(module: ir.Operation) -> list[str]:
     return keys
 
 
-__all__ = ["TABLE", "TILES_ATTR", "Piece", "ShapeClass", "Tiles", "make_islands", "matches", "plan",
-           "schedule_tiles", "target_tiles", "tiled_keys"]
+__all__ = [
+    "ISLAND_OPS",
+    "TABLE",
+    "TASK_ATTR",
+    "TILES_ATTR",
+    "Piece",
+    "ShapeClass",
+    "Tiles",
+    "flops",
+    "make_islands",
+    "match_islands",
+    "matches",
+    "plan",
+    "schedule_tiles",
+    "split_tiles",
+    "target_tiles",
+    "tiled_keys",
+]

@@ -12,6 +12,7 @@ In the codegen pipeline (``glow_mlir/passes/pipelines.py``)::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 from mlir import ir
 from mlir.dialects import transform
@@ -20,6 +21,7 @@ from mlir.dialects.transform import vector as transform_vector
 from ...passes.registry import Pass
 from . import conv, epilogue, matmul
 from . import transform as schedule
+from .matmul import TILES_ATTR
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,11 @@ class TileKernels(Pass):
     summary = ("tile and vectorize matmul, batch_matmul and conv_2d_nhwc_hwcf on tensor islands over their buffers "
                "(run one-shot-bufferize next)")
 
-    #: cores the tiled loops may run on: above 1 the L1 tiles become scf.forall iterations
+    #: cores the tiled loops may run on: above 1 the L1 tiles of the islands worth it become scf.forall iterations
     threads: int = 1
+    #: the FLOPs below which an island stays on the calling thread: handing tasks to the async runtime's workers and
+    #: waiting for them costs tens of microseconds (wake-ups), more than a small kernel gains
+    parallel_flops: int = 0
 
     def run(self, module: ir.Operation) -> None:
         contractions: list[ir.Operation] = []
@@ -61,14 +66,12 @@ class TileKernels(Pass):
                     epilogue.conv_island(chain, tiles)
                 else:
                     conv.make_island(op, tiles)
-            matmul_keys, conv_keys = matmul.tiled_keys(module), conv.tiled_keys(module)
+            groups = self._tag_tasks(module)
             fused_keys = epilogue.fused_keys(module)
 
             def build(root: ir.Value) -> None:
-                for key in matmul_keys:
-                    matmul.schedule_tiles(root, key, self.threads)
-                for key in conv_keys:
-                    conv.schedule_tiles(root, key, self.threads)
+                for family, key, per_task in groups:
+                    family.schedule_tiles(root, key, self.threads, per_task)
                 for key in fused_keys:
                     epilogue.schedule_tiles(root, key, self.threads)
                 funcs = schedule.functions(root)
@@ -78,6 +81,37 @@ class TileKernels(Pass):
                 schedule.hoist_subsets(root)
 
             schedule.apply(module, build)
+
+    def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
+        """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the
+        distinct (kernel family, tile key, tiles per task) to schedule, in order of appearance."""
+        groups: list[tuple[ModuleType, str, int]] = []
+        i64 = ir.IntegerType.get_signless(64)
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if TILES_ATTR in op.attributes:
+                key = ir.StringAttr(op.attributes[TILES_ATTR]).value
+                family = matmul if op.name in matmul.ISLAND_OPS else conv if op.name in conv.ISLAND_OPS else None
+                if family is not None:
+                    per_task = tiles_per_task(family.flops(op), family.split_tiles(op), self.threads,
+                                              self.parallel_flops)
+                    op.attributes[matmul.TASK_ATTR] = ir.IntegerAttr.get(i64, per_task)
+                    if (family, key, per_task) not in groups:
+                        groups.append((family, key, per_task))
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        return groups
+
+
+def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:
+    """How many L1 tiles (along the split dim, ``tiles`` of them) one task of a kernel of ``flops`` takes: 0 (no
+    tasks, the calling thread runs it all) on one thread, with one tile, or below ``parallel_flops``; else one task per
+    thread when the tiles divide evenly (each task is a hand-off to a worker and a wake-up to wait for), else one
+    task per tile, which the async runtime deals out to the workers in blocks."""
+    if threads == 1 or tiles < 2 or flops < parallel_flops:
+        return 0
+    return tiles // threads if tiles % threads == 0 else 1
 
 
 @dataclass(frozen=True)

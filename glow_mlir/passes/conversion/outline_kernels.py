@@ -166,8 +166,11 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
 
 
 def _text_without_name(kernel: func.FuncOp, name: str) -> str:
-    """The kernel's text with its own name left out: equal for kernels that do the same thing."""
-    return str(kernel.operation).replace(f"@{name}(", "@(", 1)
+    """The kernel's text with its own name left out: equal for kernels that do the same thing. Printed in its local
+    scope: ``str()`` numbers values and aliases over the whole module, at a cost in the module's size per kernel
+    (mobilenet_v2: 0.46 s of the pass's 0.69)."""
+    text = kernel.operation.get_asm(use_local_scope=True, assume_verified=True)
+    return text.replace(f"@{name}(", "@(", 1)
 
 
 def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str] | None = None) -> int:

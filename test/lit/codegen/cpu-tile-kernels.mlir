@@ -3,6 +3,7 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels)' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels,one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 parallel-flops=5000000})' | FileCheck %s --check-prefix=SMALL
 
 // The general class: L1 tiles 64x64 of a 128x256 output, register tiles 8x32, the reduction step 1.
 // CHECK-LABEL: func.func @tiled(
@@ -30,13 +31,20 @@
 // BUF-NOT:     bufferization.
 // BUF:         vector.contract
 // BUF:         return
-// With threads the L1 tiles of one dim, the one with more of them, are the iterations of a forall loop: 4 column
-// tiles across the threads, the 2 row tiles a loop inside each.
+// With threads the L1 tiles of one dim, the one with more of them, are spread over the threads: the 4 column tiles
+// dealt out as one task per thread (2 tiles each: one hand-off per thread), the 2 row tiles and the task's column
+// tiles loops inside each.
 // THREADS-LABEL: func.func @tiled(
 // THREADS-NOT: memref.alloc
-// THREADS:     scf.forall (%[[J:.+]]) in (4)
+// THREADS:     scf.forall (%[[J:.+]]) in (2)
+// THREADS:     scf.for %{{.+}} = %c0 to %c128 step %c64
 // THREADS:     scf.for %{{.+}} = %c0 to %c128 step %c64
 // THREADS:     vector.contract
+// Below parallel-flops (4.2 MFLOP here) a kernel stays on the calling thread: no forall.
+// SMALL-LABEL: func.func @tiled(
+// SMALL-NOT:   scf.forall
+// SMALL:       vector.contract
+// SMALL:       return
 func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x256xf32>) {
   linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%c : memref<128x256xf32>)
   return
@@ -140,7 +148,8 @@ func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<1
 // BUF-NOT:     memref.alloc
 // BUF:         return
 // THREADS-LABEL: func.func @conv(
-// THREADS:     scf.forall (%{{.+}}) in (8)
+// THREADS:     scf.forall (%{{.+}}) in (2)
+// THREADS:     scf.for %{{.+}} = %c0 to %c4 step %c1
 func.func @conv(%x: memref<1x10x18x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x8x16x64xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x10x18x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x8x16x64xf32>)
@@ -177,6 +186,18 @@ func.func @untiled_conv(%x: memref<1x10x10x16xf32>, %w: memref<3x3x16x64xf32>, %
 func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: memref<1x16x32x32xf32>) {
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x18x34x32xf32>, memref<3x3x32xf32>) outs(%y : memref<1x16x32x32xf32>)
+  return
+}
+
+// -----
+
+// 7 output rows do not split evenly over 2 threads: one task per row, which the async runtime deals out in blocks.
+// THREADS-LABEL: func.func @odd_rows(
+// THREADS:     scf.forall (%{{.+}}) in (7)
+// THREADS:     vector.contract
+func.func @odd_rows(%x: memref<1x9x16x16xf32>, %w: memref<3x3x16x64xf32>, %y: memref<1x7x14x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x9x16x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x7x14x64xf32>)
   return
 }
 
