@@ -31,6 +31,8 @@ Tile sizes equal to a dim's whole extent are given as 0 (untiled): ``structured.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -173,19 +175,26 @@ def make_island(chain: Chain, key: str, build_head: Callable[[Tensors], ir.Value
 # --------------------------------------------------------------------------- convolutions
 
 
-def fused_key(key: str, extents: list[int]) -> str:
-    """The key of a fused chain: its head's tile key and the extents of its output (the schedule leaves a dim whose
-    tile is its whole extent untiled)."""
-    return f"{key}|{'x'.join(str(e) for e in extents)}"
+def fused_key(key: str, extents: list[int], serial: bool = False) -> str:
+    """The key of a fused chain: its head's tile key, the extents of its output (the schedule leaves a dim whose
+    tile is its whole extent untiled), and ``serial`` for a chain too small to hand to other threads."""
+    return f"{key}|{'x'.join(str(e) for e in extents)}" + ("|serial" if serial else "")
 
 
-def parse_fused_key(key: str) -> tuple[str, list[int]]:
-    """The head's tile key and the output extents of a :func:`fused_key`."""
-    head, extents = key.split("|")
-    return head, [int(e) for e in extents.split("x")]
+def parse_fused_key(key: str) -> tuple[str, list[int], bool]:
+    """The head's tile key, the output extents and the serial flag of a :func:`fused_key`."""
+    head, extents, *serial = key.split("|")
+    return head, [int(e) for e in extents.split("x")], bool(serial)
 
 
-def conv_island(chain: Chain, tiles: conv.ConvTiles) -> None:
+def head_flops(chain: Chain) -> int:
+    """2 x the multiply-adds of the chain's head (on memrefs): output elements times the reduction."""
+    shapes = [ir.MemRefType(v.type).shape for v in chain.head.operands]
+    reduction = shapes[0][-1] if chain.head.name == "linalg.matmul" else math.prod(shapes[1][:-1])
+    return 2 * math.prod(shapes[-1]) * reduction
+
+
+def conv_island(chain: Chain, tiles: conv.ConvTiles, serial: bool = False) -> None:
     """The island of a convolution chain (the head as :func:`.conv.make_island` builds it)."""
     op = chain.head
     src, filt, _ = op.operands
@@ -195,7 +204,7 @@ def conv_island(chain: Chain, tiles: conv.ConvTiles) -> None:
         builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
         return builder(tensors(src), tensors(filt), outs=[tensors.current], strides=strides, dilations=[1, 1])
 
-    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape)), build)
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape), serial), build)
 
 
 def _whole(sizes: list[int], extents: list[int]) -> list[int]:
@@ -237,7 +246,8 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
 
 def schedule_conv(root: ir.Value, key: str, threads: int) -> None:
     """The schedule of the fused convolution chains tagged ``key`` (:func:`fused_key`): output rows across threads."""
-    head, extents = parse_fused_key(key)
+    head, extents, serial = parse_fused_key(key)
+    threads = 1 if serial else threads
     t = conv.parse_key(head)
     name = conv.DEPTHWISE if t.depthwise else conv.NAME
     reductions = 2 if t.depthwise else 3
@@ -264,19 +274,20 @@ def matmul_tiles(chain: Chain) -> matmul.Tiles | None:
     return pieces[0].tiles
 
 
-def matmul_island(chain: Chain, tiles: matmul.Tiles) -> None:
+def matmul_island(chain: Chain, tiles: matmul.Tiles, serial: bool = False) -> None:
     """The island of a matmul chain (the head as :func:`.matmul.make_islands` builds a one-piece plan)."""
     a, b, _ = chain.head.operands
 
     def build(tensors: Tensors) -> ir.Value:
         return linalg.matmul(tensors(a), tensors(b), outs=[tensors.current])
 
-    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape)), build)
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape), serial), build)
 
 
 def schedule_matmul(root: ir.Value, key: str, threads: int) -> None:
     """The schedule of the fused matmul chains tagged ``key``: the split dim of its tiles across threads."""
-    head, extents = parse_fused_key(key)
+    head, extents, serial = parse_fused_key(key)
+    threads = 1 if serial else threads
     t = matmul.parse_key(head)
     _tile_and_fuse(root, key, ["linalg.generic", "linalg.matmul"], extents, [t.m, t.n], [t.mr, t.nr], 1, threads,
                    split=t.split)
@@ -288,7 +299,7 @@ def schedule_matmul(root: ir.Value, key: str, threads: int) -> None:
 
 def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
     """The schedule of the fused chains tagged ``key``, by the kind of their head."""
-    head, _ = parse_fused_key(key)
+    head, _, _ = parse_fused_key(key)
     (schedule_matmul if head.startswith("l1=") else schedule_conv)(root, key, threads)
 
 

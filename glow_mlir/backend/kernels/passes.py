@@ -57,13 +57,13 @@ class TileKernels(Pass):
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain) if chain is not None and chain.fused() else None
                 if tiles is not None:
-                    epilogue.matmul_island(chain, tiles)
+                    epilogue.matmul_island(chain, tiles, self._serial(chain))
                 else:
                     matmul.make_islands(op)
             for op, tiles in convolutions:
                 chain = epilogue.chain_of(op)
                 if chain.fused():
-                    epilogue.conv_island(chain, tiles)
+                    epilogue.conv_island(chain, tiles, self._serial(chain))
                 else:
                     conv.make_island(op, tiles)
             groups = self._tag_tasks(module)
@@ -81,6 +81,10 @@ class TileKernels(Pass):
                 schedule.hoist_subsets(root)
 
             schedule.apply(module, build)
+
+    def _serial(self, chain: epilogue.Chain) -> bool:
+        """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""
+        return self.threads > 1 and epilogue.head_flops(chain) < self.parallel_flops
 
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the
