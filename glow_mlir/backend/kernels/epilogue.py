@@ -32,7 +32,6 @@ Tile sizes equal to a dim's whole extent are given as 0 (untiled): ``structured.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
