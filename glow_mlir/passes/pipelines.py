@@ -79,9 +79,13 @@ MEMORY_PLANNING: list[Entry] = [
 #: glowir -> LLVM dialect: code generation (one thread; backend/cpu.py adds PARALLEL for more).
 CODEGEN: list[Entry] = [
     ("convert-glowir-to-linalg", "each instruction becomes linalg on its memrefs, each buffer a view of its region"),
-    ("linalg-outline-kernels", "one function per distinct linalg op: LLVM's loop passes grow faster than linearly "
+    ("linalg-fuse-elementwise", "chains of elementwise ops whose intermediates die at once become one loop (Glow's "
+     "stacked data-parallel kernels); before outlining, which makes one kernel of each"),
+    ("linalg-outline-kernels", "one function per distinct linalg op, a contraction or convolution with its bias and "
+     "elementwise epilogue as one (cpu-tile-kernels fuses them): LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
-    ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted"),
+    ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted; "
+     "the bias and elementwise epilogue of a kernel fused into its register loops"),
     ("cpu-vectorize-rest", "the other linalg ops on memrefs (fills, copies, broadcasts, elementwise, reductions, "
      "pooling) get explicit vectors: LLVM's loop vectorizer gives up on them behind its runtime alias checks"),
     ("cpu-approximate-math", "exp, erf and tanh as polynomials, after vectorization so that they are vector "

@@ -119,6 +119,7 @@ PASSES: dict[str, str] = {
     "convert-glowgraph-to-glowir": "conversion.graph_to_ir:ConvertGraphToIR",
     "convert-glowir-to-linalg": "conversion.ir_to_linalg:ConvertIRToLinalg",
     # linalg on the program's buffers
+    "linalg-fuse-elementwise": "conversion.fuse_elementwise:FuseElementwise",
     "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
     # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
     "cpu-pack-conv-filters": "glow_mlir.backend.kernels.passes:PackConvFilters",

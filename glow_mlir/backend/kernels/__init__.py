@@ -5,6 +5,8 @@ class (and a way to cover shapes the tiles do not divide).
 - :mod:`.conv`: ``linalg.conv_2d_nhwc_hwcf`` (glowir's conv2d with one group).
 - :mod:`.vectorize`: every other linalg op on memrefs, vectorized on its innermost dim (``cpu-vectorize-rest``).
 - :mod:`.approx`: f32 exp, erf and tanh as polynomials (``cpu-approximate-math``).
+- :mod:`.epilogue`: either of them with the bias that initializes its output and the elementwise updates after it
+  (activation, residual add), fused into its loop nest.
 
 :mod:`.passes` applies them in the codegen pipeline (``cpu-tile-kernels``, ``cpu-vectorize-rest``,
 ``cpu-approximate-math``, ``cpu-lower-vectors``, ``cpu-fma-contract``); :mod:`.transform` holds the transform-dialect

@@ -27,7 +27,7 @@ from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
-from . import approx, conv, matmul, vectorize
+from . import approx, conv, epilogue, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -91,14 +91,28 @@ class TileKernels(Pass):
             if not contractions and not convolutions:
                 return
             for op in contractions:
-                matmul.make_islands(op)
+                chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
+                tiles = epilogue.matmul_tiles(chain) if chain is not None and chain.fused() else None
+                if tiles is not None:
+                    epilogue.matmul_island(chain, tiles, self._serial(chain))
+                else:
+                    matmul.make_islands(op)
             for op, plan in convolutions:
-                conv.make_island(op, plan)
+                # one island of the whole output: the epilogue fuses into it; a convolution cut into channel pieces
+                # or filter blocks keeps its islands, and its epilogue stays in the same kernel as vector loops
+                chain = epilogue.chain_of(op) if not plan.blocked and len(plan.pieces) == 1 else None
+                if chain is not None and chain.fused():
+                    epilogue.conv_island(chain, plan.pieces[0][2], self._serial(chain))
+                else:
+                    conv.make_island(op, plan)
             groups = self._tag_tasks(module)
+            fused_keys = epilogue.fused_keys(module)
 
             def build(root: ir.Value) -> None:
                 for family, key, per_task in groups:
                     family.schedule_tiles(root, key, self.threads, per_task)
+                for key in fused_keys:
+                    epilogue.schedule_tiles(root, key, self.threads)
                 funcs = schedule.functions(root)
                 schedule.canonicalize(funcs)
                 schedule.hoist_subsets(root)
@@ -106,6 +120,10 @@ class TileKernels(Pass):
                 schedule.hoist_subsets(root)
 
             schedule.apply(module, build)
+
+    def _serial(self, chain: epilogue.Chain) -> bool:
+        """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""
+        return self.threads > 1 and epilogue.head_flops(chain) < self.parallel_flops
 
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the

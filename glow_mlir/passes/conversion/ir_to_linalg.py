@@ -418,8 +418,9 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
     The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
     dest, filt = new.dest, new.filter
     strides, dilations, group = op.strides, op.dilations, op.group
-    linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
+    # the padding first: the bias broadcast then sits right before the convolution, which the kernel takes as its init
     src = _padded(new, new.src, op.pads, 0.0)
+    linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
     if _memref(filt).rank == 5:
         blocked_conv(src, filt, dest, strides)
         fused_activation(op, dest)

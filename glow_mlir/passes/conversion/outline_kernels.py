@@ -7,6 +7,10 @@ with the size of a function. A network lowered into one function of hundreds of 
 kernels (a network repeats its layers) shrinks the code further. This is also the shape of Glow's CPU backend, where
 each instruction calls a kernel, and it gives later per-kernel schedules one function to work on.
 
+A convolution or matmul is one kernel with its epilogue (:func:`kernel_groups`): the fill or bias broadcast that
+initializes its output before it, and the elementwise updates of that output after it, so that cpu-tile-kernels can
+fuse them into the contraction's loop nest.
+
 A kernel takes the op's operands (memrefs and scalars) as arguments, and any value its body captures from the program
 too, except ``arith.constant`` values, which are cloned into the kernel so that the loop body keeps them as constants.
 Kernels are marked ``noinline``: inlining them back would rebuild the large function.
@@ -21,6 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
+from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, same_or_disjoint, updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -60,15 +65,17 @@ def _remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
     op.walk(visit)
 
 
-def outline(op: ir.Operation, program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
-    """A private noinline kernel function ``name`` running ``op`` (inserted before ``program``), and the call to it
-    that replaces ``op``."""
-    captured = _captured(op)
+def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
+    """A private noinline kernel function ``name`` running ``ops`` in order (inserted before ``program``), and the
+    call to it that replaces them, where the last of them was."""
+    captured = list(dict.fromkeys(v for op in ops for v in _captured(op)))
     # operands are arguments, constants included (one fill kernel per shape, whatever its value); a constant the body
     # captures is cloned into the kernel, where it stays a constant of the loop body
-    args = list(dict.fromkeys([*op.operands, *(v for v in captured if not _is_constant(v))]))
+    operands = [v for op in ops for v in op.operands]
+    args = list(dict.fromkeys([*operands, *(v for v in captured if not _is_constant(v))]))
     outer = list(dict.fromkeys([*args, *captured]))
-    with ir.InsertionPoint(program), op.location:
+    last = ops[-1]
+    with ir.InsertionPoint(program), last.location:
         kernel = func.FuncOp(name, ([v.type for v in args], []))
         kernel.attributes["sym_visibility"] = ir.StringAttr.get("private")
         kernel.attributes[_PASSTHROUGH] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
@@ -78,12 +85,84 @@ def outline(op: ir.Operation, program: ir.Operation, name: str) -> tuple[func.Fu
             for v in outer:
                 if v not in mapping:
                     mapping[v] = v.owner.operation.clone().results[0]
-            _remap(op.clone(), mapping)
+            for op in ops:
+                _remap(op.clone(), mapping)
             func.ReturnOp([])
-    with ir.InsertionPoint(op), op.location:
+    with ir.InsertionPoint(last), last.location:
         call = func.CallOp([], ir.FlatSymbolRefAttr.get(name), args)
-    op.erase()
+    for op in ops:
+        op.erase()
     return kernel, call.operation
+
+
+#: the contractions and convolutions whose epilogue (see :func:`kernel_groups`) is one kernel with them
+EPILOGUE_HEADS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.matmul")
+#: the ops that may write a head's output before it, as its initial value
+EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
+
+
+def _dies_in(buffer: ir.Value, group: list[ir.Operation]) -> bool:
+    """Whether ``buffer`` is a temporary that no op outside ``group`` uses (but its dealloc)."""
+    users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
+    return is_temporary(buffer) and users <= set(group)
+
+
+def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
+    """The linalg ops of a program's body, each group one kernel. Most ops are a kernel each; a contraction or
+    convolution (:data:`EPILOGUE_HEADS`) writing buffer D is one kernel with its epilogue, so that the backend can
+    fuse them into one loop nest (cpu-tile-kernels)::
+
+        fill/broadcast(-> D); conv/matmul(-> D); elementwise updates of D in place (activation, residual add, ...)
+
+    The init is the linalg op right before the head (only pure view ops between); the updates are the linalg ops
+    right after it that :func:`.linalg_buffers.updates_in_place` accepts: identity reads of D, other inputs disjoint
+    from D. One update may move the chain to another buffer E (:func:`.linalg_buffers.moves_to`: a residual add
+    written onto the skip) when D is a temporary that only the group uses and E is disjoint from every buffer of the
+    group: it is marked with ``glow.dead_input`` (D's content is dead after it, so the fused kernel need not write D),
+    and the updates after it are those of E in place. Grouping moves no computation past another: the members run in
+    their order where the last of them was."""
+    groups: list[list[ir.Operation]] = []
+    linalg = [i for i, op in enumerate(ops) if op.name.startswith("linalg.")]
+
+    def adjacent(i: int, j: int) -> bool:  # only pure ops between positions i < j
+        return all(ops[k].name in PURE_OPS for k in range(i + 1, j))
+
+    taken: set[int] = set()
+    for n, i in enumerate(linalg):
+        op = ops[i]
+        if i in taken:
+            continue
+        if op.name not in EPILOGUE_HEADS:
+            continue
+        dest = op.operands[len(op.operands) - 1]  # heads and inits have one output, their last operand
+        members = [i]
+        if n > 0 and linalg[n - 1] not in taken and adjacent(linalg[n - 1], i):
+            before = ops[linalg[n - 1]]
+            if before.name in EPILOGUE_INITS and before.operands[len(before.operands) - 1] == dest:
+                members.insert(0, linalg[n - 1])
+        moved = False
+        for j in linalg[n + 1:]:
+            if not adjacent(members[-1], j):
+                break
+            if updates_in_place(ops[j], dest):
+                members.append(j)
+                continue
+            target = None if moved else moves_to(ops[j], dest)
+            if target is None or not _dies_in(dest, [ops[k] for k in members] + [ops[j]]):
+                break
+            if not all(same_or_disjoint(target, v) for k in members for v in ops[k].operands
+                       if isinstance(v.type, ir.MemRefType)):
+                break
+            # dest dies here: the rest of the epilogue updates the buffer this op writes
+            reads = list(ops[j].opview.inputs)
+            ops[j].attributes[DEAD_INPUT_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), reads.index(dest))
+            members.append(j)
+            dest, moved = target, True
+        if len(members) > 1:
+            taken.update(members)
+            groups.append(members)
+    singles = [[i] for i in linalg if i not in taken]
+    return [[ops[i] for i in members] for members in sorted(groups + singles)]
 
 
 def _text_without_name(kernel: func.FuncOp, name: str) -> str:
@@ -101,15 +180,14 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
     prefix = ir.StringAttr(program.attributes["sym_name"]).value
     known = {} if known is None else known
     before = len(known)
-    for op in [o.operation for o in program.regions[0].blocks[0].operations]:
-        if not op.name.startswith("linalg."):
-            continue
-        base = f"{prefix}_{op.name.removeprefix('linalg.')}"
+    for group in kernel_groups([o.operation for o in program.regions[0].blocks[0].operations]):
+        head = next((op for op in group if op.name in EPILOGUE_HEADS), group[0])
+        base = f"{prefix}_{head.name.removeprefix('linalg.')}"
         name, k = base, 0
         while name in taken:
             k += 1
             name = f"{base}_{k}"
-        kernel, call = outline(op, program, name)
+        kernel, call = outline(group, program, name)
         text = _text_without_name(kernel, name)
         if text in known:
             call.attributes["callee"] = ir.FlatSymbolRefAttr.get(known[text])
@@ -122,10 +200,12 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
 
 @dataclass(frozen=True)
 class OutlineKernels(Pass):
-    """linalg op in a program -> func.call @kernel(operands), one private noinline kernel per distinct op."""
+    """linalg op in a program -> func.call @kernel(operands), one private noinline kernel per distinct op (or
+    contraction with its epilogue)."""
 
     name = "linalg-outline-kernels"
-    summary = "Move each linalg op of a lowered program into a kernel function, identical kernels shared"
+    summary = ("Move each linalg op of a lowered program (a contraction with its epilogue) into a kernel function, "
+               "identical kernels shared")
 
     def run(self, module: ir.Operation) -> None:
         with module.context:

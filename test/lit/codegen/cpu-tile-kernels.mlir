@@ -240,3 +240,143 @@ func.func @odd_rows(%x: memref<1x9x16x16xf32>, %w: memref<3x3x16x64xf32>, %y: me
     ins(%x, %w : memref<1x9x16x16xf32>, memref<3x3x16x64xf32>) outs(%y : memref<1x7x14x64xf32>)
   return
 }
+
+// -----
+
+// Epilogue fusion: the bias broadcast, the convolution, a residual add and a relu (one kernel, as
+// linalg-outline-kernels groups them) become one island in destination-passing style on %y; the relu is tiled at the
+// L1 and register tiles with its producers fused in: the bias is read into the accumulators before the reduction
+// loops, the add and relu run on the accumulators after them, and the tile is written once.
+// CHECK-LABEL: func.func @fused_conv(
+// CHECK-SAME:  %[[B:[^:]+]]: memref<64xf32>, %[[S:[^:]+]]: memref<1x14x14x64xf32>, %[[Y:[^:]+]]: memref<1x14x14x64xf32>)
+// CHECK-DAG:   %[[TY:.+]] = bufferization.to_tensor %[[Y]] restrict writable
+// CHECK-DAG:   %[[TB:.+]] = bufferization.to_tensor %[[B]] restrict
+// CHECK-DAG:   %[[TS:.+]] = bufferization.to_tensor %[[S]] restrict
+// CHECK:       %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TY]])
+// CHECK:       scf.for
+// CHECK:       vector.transfer_read %[[TB]]{{.+}} vector<1x1x14x32xf32>
+// CHECK:       scf.for {{.+}} -> (vector<1x14x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x14x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<1x14x32xf32>)
+// CHECK:       vector.contract
+// CHECK:       %[[SKIP:.+]] = vector.transfer_read %[[TS]]{{.+}} vector<1x1x14x32xf32>
+// CHECK:       %[[SUM:.+]] = arith.addf %{{.+}}, %[[SKIP]] : vector<1x1x14x32xf32>
+// CHECK:       %[[RELU:.+]] = arith.maximumf %[[SUM]], %{{.+}} : vector<1x1x14x32xf32>
+// CHECK:       vector.transfer_write %[[RELU]]
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[Y]]
+// CHECK-NOT:   linalg.
+// BUF-LABEL:   func.func @fused_conv(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     linalg.
+// BUF:         return
+// THREADS-LABEL: func.func @fused_conv(
+// THREADS-NOT: memref.alloc
+// THREADS:     scf.forall (%{{.+}}) in (14)
+// THREADS:     vector.contract
+// THREADS:     arith.maximumf
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @fused_conv(%x: memref<1x16x16x32xf32>, %f: memref<3x3x32x64xf32>, %b: memref<64xf32>, %s: memref<1x14x14x64xf32>,
+                      %y: memref<1x14x14x64xf32>) {
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%y : memref<1x14x14x64xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x16x16x32xf32>, memref<3x3x32x64xf32>) outs(%y : memref<1x14x14x64xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %s : memref<1x14x14x64xf32>, memref<1x14x14x64xf32>) outs(%y : memref<1x14x14x64xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%y : memref<1x14x14x64xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A fully connected layer (bias broadcast, matmul, relu): the bias row is the accumulators' initial value, the relu
+// runs on them after the reduction loop.
+// CHECK-LABEL: func.func @fused_fc(
+// CHECK-DAG:   %[[TB:.+]] = bufferization.to_tensor %{{.+}} restrict : memref<512xf32>
+// CHECK:       %[[BIAS:.+]] = vector.transfer_read %[[TB]]{{.+}} vector<8x32xf32>
+// CHECK-NEXT:  %[[ACC:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[BIAS]]) -> (vector<8x32xf32>)
+// CHECK:       vector.contract
+// CHECK:       %[[RELU:.+]] = arith.maximumf %[[ACC]], %{{.+}} : vector<8x32xf32>
+// CHECK-NEXT:  vector.transfer_write %[[RELU]]
+// CHECK-NOT:   linalg.
+// BUF-LABEL:   func.func @fused_fc(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+// THREADS-LABEL: func.func @fused_fc(
+// THREADS:     scf.forall
+// THREADS:     arith.maximumf
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_fc(%x: memref<128x128xf32>, %w: memref<128x512xf32>, %b: memref<512xf32>, %y: memref<128x512xf32>) {
+  linalg.broadcast ins(%b : memref<512xf32>) outs(%y : memref<128x512xf32>) dimensions = [0]
+  linalg.matmul ins(%x, %w : memref<128x128xf32>, memref<128x512xf32>) outs(%y : memref<128x512xf32>)
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%y : memref<128x512xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: a matmul whose plan has remainder pieces keeps its unfused islands; its init and relu stay on memrefs.
+// CHECK-LABEL: func.func @unfused_remainder(
+// CHECK:       linalg.fill
+// CHECK:       bufferization.materialize_in_destination
+// CHECK:       bufferization.materialize_in_destination
+// CHECK:       linalg.generic {{.+}} outs(%{{.+}} : memref<10x20xf32>)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unfused_remainder(%a: memref<10x8xf32>, %b: memref<8x20xf32>, %c: memref<10x20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<10x20xf32>)
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x20xf32>) outs(%c : memref<10x20xf32>)
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%c : memref<10x20xf32>) {
+  ^bb0(%o: f32):
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// An epilogue that moves to another buffer (the add's input %y dies there: glow.dead_input, set by
+// linalg-outline-kernels): the island writes the skip %s, and %y is never materialized; the convolution is fused
+// into the add's loops through the add's input.
+// CHECK-LABEL: func.func @moved(
+// CHECK-SAME:  %[[Y:[^:]+]]: memref<1x16x16x64xf32>, %[[S:[^:]+]]: memref<1x16x16x64xf32>)
+// CHECK-DAG:   %[[TS:.+]] = bufferization.to_tensor %[[S]] restrict writable
+// CHECK:       %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[TS]])
+// CHECK:       vector.contract
+// CHECK:       arith.addf {{.+}} : vector<1x1x8x32xf32>
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[S]]
+// CHECK-NOT:   materialize_in_destination
+// CHECK-NOT:   linalg.
+// BUF-LABEL:   func.func @moved(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memref<64xf32>, %y: memref<1x16x16x64xf32>,
+                 %s: memref<1x16x16x64xf32>) {
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%y : memref<1x16x16x64xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x16x16x32xf32>, memref<1x1x32x64xf32>) outs(%y : memref<1x16x16x64xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %y : memref<1x16x16x64xf32>, memref<1x16x16x64xf32>) outs(%s : memref<1x16x16x64xf32>)
+      attrs = {glow.dead_input = 1 : i64} {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  return
+}

@@ -78,3 +78,109 @@ func.func @part1(%a: memref<4xf32>, %b: memref<4xf32>) attributes {glowir.inputs
   linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
   return
 }
+
+// -----
+
+// A convolution with its epilogue is one kernel: the bias broadcast before it (view ops between are pure), and the
+// elementwise updates of its output after it (a residual add of another buffer, a relu). The ops keep their order;
+// the call is where the last of them was.
+// CHECK-LABEL: func.func private @epi_conv_2d_nhwc_hwcf
+// CHECK-SAME:  (%[[BIAS:.+]]: memref<8xf32>, %[[Y:.+]]: memref<1x4x4x8xf32>, %[[X:.+]]: memref<1x6x6x8xf32>, %[[F:.+]]: memref<3x3x8x8xf32>, %[[S:.+]]: memref<1x4x4x8xf32>)
+// CHECK-NEXT:  linalg.broadcast ins(%[[BIAS]] : memref<8xf32>) outs(%[[Y]] : memref<1x4x4x8xf32>)
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {{.+}} ins(%[[X]], %[[F]] : {{.+}}) outs(%[[Y]] : memref<1x4x4x8xf32>)
+// CHECK-NEXT:  linalg.generic {{.+}} ins(%[[Y]], %[[S]] : {{.+}}) outs(%[[Y]] : memref<1x4x4x8xf32>)
+// CHECK:       linalg.generic {{.+}} outs(%[[Y]] : memref<1x4x4x8xf32>)
+// CHECK:       return
+// Negative: a copy between a relu and the convolution before it (it reads the output) ends the group; an update
+// that reads the output through a non-identity map is not an epilogue.
+// CHECK-LABEL: func.func private @epi_conv_2d_nhwc_hwcf_1
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func private @epi_copy
+// CHECK-LABEL: func.func private @epi_generic
+// CHECK-LABEL: func.func @epi(
+// CHECK:       call @epi_conv_2d_nhwc_hwcf(
+// CHECK-NEXT:  call @epi_conv_2d_nhwc_hwcf_1(
+// CHECK-NEXT:  call @epi_copy(
+// CHECK-NEXT:  call @epi_generic(
+// CHECK-NEXT:  call @epi_generic_1(
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#flip = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+func.func @epi(%act: memref<4096xi8>, %x: memref<1x6x6x8xf32>, %f: memref<3x3x8x8xf32>, %b: memref<8xf32>, %s: memref<1x4x4x8xf32>, %e: memref<1x4x4x8xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = ["s"], glowir.arguments = ["activations", "x", "f", "b", "s", "e"]} {
+  %c0 = arith.constant 0 : index
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%e : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  %y = memref.view %act[%c0][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x6x6x8xf32>, memref<3x3x8x8xf32>) outs(%e : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %s : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%e : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : memref<1x4x4x8xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x6x6x8xf32>, memref<3x3x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  linalg.copy ins(%y : memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x4x4x8xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#flip, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x4x8xf32>) outs(%y : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// A residual add written onto the skip (mobilenet): the convolution's output is a temporary that dies at the add,
+// so the epilogue moves to the skip buffer; the add is marked with the input that dies (glow.dead_input). A relu of
+// the skip after it joins too.
+// CHECK-LABEL: func.func private @skip_conv_2d_nhwc_hwcf(
+// CHECK:       linalg.broadcast
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  linalg.generic {{.+}} outs(%[[S:.+]] : memref<1x4x4x8xf32>) attrs = {glow.dead_input = 1 : i64}
+// CHECK:       linalg.generic {{.+}} outs(%[[S]] : memref<1x4x4x8xf32>)
+// CHECK:       return
+// Negative: the second convolution's output is read again after its add: it must be written, the add is a kernel
+// of its own.
+// CHECK-LABEL: func.func private @skip_conv_2d_nhwc_hwcf_1(
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func private @skip_generic(
+// CHECK-NOT:   glow.dead_input
+// CHECK-LABEL: func.func @skip(
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @skip(%act: memref<4096xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8x8xf32>, %b: memref<8xf32>, %s: memref<1x4x4x8xf32>, %e: memref<1x4x4x8xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = ["s", "e"], glowir.arguments = ["activations", "x", "f", "b", "s", "e"]} {
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %y = memref.view %act[%c0][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%y : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %y : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%s : memref<1x4x4x8xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  %z = memref.view %act[%c512][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%z : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %z : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%e : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.copy ins(%z : memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>)
+  return
+}

@@ -5,18 +5,18 @@
 
 // CHECK-NOT: glowgraph.
 // CHECK-NOT: glowir.{{[a-z_]+}}"
-// Each linalg op became a kernel function that the program calls (linalg-outline-kernels).
+// The linalg ops became kernel functions that the program calls (linalg-outline-kernels): here one, the bias
+// broadcast, the matmul and the sigmoid in place on its output fused into one loop nest (cpu-tile-kernels).
 // CHECK-LABEL: llvm.func @linear_sigmoid_matmul(
-// The matmul kernel: vectorized multiply-adds.
+// The matmul kernel: vectorized multiply-adds, then the sigmoid on the accumulators.
 // CHECK: llvm.intr.fmuladd
-// The sigmoid kernel: exp as a vector polynomial (cpu-approximate-math), no libm call per lane.
-// CHECK-LABEL: llvm.func @linear_sigmoid_generic(
+// exp as a vector polynomial (cpu-approximate-math), no libm call per lane.
 // CHECK: llvm.intr.floor(%{{.+}}) : (vector<{{[0-9]+}}xf32>)
 // CHECK-LABEL: llvm.func @linear_sigmoid(
 // CHECK-SAME: glowir.arguments = ["constantWeight", "mutableWeight", "activations"]
-// CHECK: llvm.call @linear_sigmoid_broadcast(
+// CHECK-NOT: llvm.call @linear_sigmoid_broadcast(
 // CHECK: llvm.call @linear_sigmoid_matmul(
-// CHECK: llvm.call @linear_sigmoid_generic(
+// CHECK-NOT: llvm.call @linear_sigmoid_generic(
 // CHECK-LABEL: llvm.func @_mlir_ciface_linear_sigmoid(
 
 // STAGES: IR Dump After glowgraph-constant-fold

@@ -1,0 +1,317 @@
+"""Epilogue fusion: a convolution or matmul with the bias that initializes its output and the elementwise updates
+that follow it (activation, residual add, scale-shift) as ONE loop nest, so that each output tile is written once,
+from the registers that accumulated it.
+
+linalg-outline-kernels puts such a chain in one kernel function (:func:`~glow_mlir.passes.conversion.outline_kernels.
+kernel_groups`); here it becomes one tensor island in destination-passing style on the output buffer ``D``::
+
+    linalg.broadcast ins(%bias) outs(%D)                       %t0 = to_tensor %D restrict writable
+    linalg.conv_2d_nhwc_hwcf ins(%x, %w) outs(%D)          ->  %t1 = linalg.broadcast ins(%tbias) outs(%t0)
+    linalg.generic ins(%D, %skip) outs(%D) {add}               %t2 = linalg.conv_2d_nhwc_hwcf ins(%tx, %tw) outs(%t1)
+    linalg.generic outs(%D) {relu}                             %t3 = linalg.generic ins(%tskip) outs(%t2) {add}
+                                                               %t4 = linalg.generic outs(%t3) {relu}
+                                                               materialize_in_destination %t4 in writable %D
+
+(an update that reads ``D`` as an input reads its output operand instead: on tensors the chain then runs through the
+outputs only, and nothing allocates). An update marked ``glow.dead_input`` (the outliner found ``D`` dead after it)
+moves the chain to the buffer it writes, ``E`` (a residual add written onto the skip): on tensors it reads the chain's
+value as an input and writes ``E``'s tensor, the island materializes into ``E``, and ``D`` is never written back.
+
+The schedule (:func:`schedule_tiles`) tiles the LAST op of the chain at the kernel's L1 tile and fuses its producers
+into that loop (``transform.structured.fuse``, which follows the destination operands through the loops' iter_args),
+then once more at the register tile, so that the bias is the accumulators' initial value and the updates run on the
+accumulators after the reduction loops (a producer fused through an input rather than the destination stays behind,
+dead, until a DCE). The convolution or matmul tile is then tiled over its reductions and vectorized as its own kernel
+does (:mod:`.conv`, :mod:`.matmul`), the epilogue tiles are vectorized as they are. With threads, the first tiling is
+an ``scf.forall`` over the rows of the output.
+
+Tile sizes equal to a dim's whole extent are given as 0 (untiled): ``structured.fuse`` failed ("replacement value
+0") on a one-iteration loop (shared/NOTES-mlir.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import bufferization, linalg, transform
+from mlir.dialects.transform import structured
+
+from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, clone_body, updates_in_place
+from . import conv, matmul
+from . import transform as schedule
+
+#: on the contraction or convolution of a fused chain: its kernel's tile key (the unfused kernels use TILES_ATTR)
+FUSED_ATTR = "glow.fused"
+#: on the init and the updates of a fused chain: the key of its head
+EPILOGUE_ATTR = "glow.epilogue"
+#: on the last op of a fused chain (the head itself when only an init precedes it): the key of its head
+LAST_ATTR = "glow.fused_last"
+#: the ops that may initialize the head's output
+INITS = ("linalg.fill", "linalg.broadcast")
+
+
+@dataclass
+class Chain:
+    """A head (convolution or matmul writing ``dest``), the op that initializes ``dest`` before it if any, and the
+    elementwise updates of ``dest`` after it."""
+
+    head: ir.Operation
+    dest: ir.Value
+    init: ir.Operation | None
+    updates: list[ir.Operation]
+
+    def fused(self) -> bool:
+        return self.init is not None or bool(self.updates)
+
+
+def _dest(op: ir.Operation) -> ir.Value:
+    return op.operands[len(op.operands) - 1]  # every op here has one output, its last operand
+
+
+def chain_of(head: ir.Operation) -> Chain:
+    """``head`` with the ops right before and after it in its block that form its epilogue."""
+    ops = [o.operation for o in head.block.operations]
+    i = ops.index(head)
+    dest = _dest(head)
+    before = ops[i - 1] if i > 0 else None
+    init = before if before is not None and before.name in INITS and _dest(before) == dest else None
+    updates, target = [], dest
+    for op in ops[i + 1:]:
+        if not updates_in_place(op, target) and _moved_to(op, target) is None:
+            break
+        target = _moved_to(op, target) or target
+        updates.append(op)
+    return Chain(head, dest, init, updates)
+
+
+def _moved_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
+    """The buffer an update writes instead of ``dest``, if the outliner found ``dest`` dead after it (the input it
+    names in DEAD_INPUT_ATTR is ``dest``)."""
+    if DEAD_INPUT_ATTR not in op.attributes or op.name != "linalg.generic":
+        return None
+    index = ir.IntegerAttr(op.attributes[DEAD_INPUT_ATTR]).value
+    reads = list(op.opview.inputs)
+    return _dest(op) if index < len(reads) and reads[index] == dest and _dest(op) != dest else None
+
+
+class Tensors:
+    """The tensors of an island's buffers, one ``to_tensor`` per buffer (``restrict`` promises it is the only one)."""
+
+    def __init__(self, dest: ir.Value, init: ir.Value):
+        self.dest = dest
+        self._of: dict[ir.Value, ir.Value] = {}
+        self.current = init
+
+    def __call__(self, buffer: ir.Value) -> ir.Value:
+        if buffer not in self._of:
+            self._of[buffer] = matmul.tensor_of(buffer)
+        return self._of[buffer]
+
+
+def _tag(op: ir.Operation, name: str, key: str) -> None:
+    op.attributes[name] = ir.StringAttr.get(key)
+
+
+def _tensor_init(op: ir.Operation, tensors: Tensors) -> ir.Value:
+    """The init op on tensors, writing the island's current value of the output."""
+    if op.name == "linalg.fill":
+        return linalg.fill(op.operands[0], outs=[tensors.current])
+    dims = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+    result = linalg.broadcast(tensors(op.operands[0]), outs=[tensors.current], dimensions=dims)
+    return result if isinstance(result, ir.Value) else result.result  # the builder returns the op
+
+
+def _tensor_update(op: ir.Operation, tensors: Tensors) -> ir.Value:
+    """An update of the output on tensors: inputs that are the buffer it writes become reads of the output operand.
+    An update in place (:func:`updates_in_place`) writes the island's current value; one that moves the chain to
+    another buffer (DEAD_INPUT_ATTR) reads the current value as an input and writes that buffer, which becomes the
+    island's output (the first buffer is dead: it is not written back)."""
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    ins = list(op.opview.inputs)
+    target = _dest(op)
+    moved = target != tensors.dest
+    kept = [k for k, v in enumerate(ins) if v != target]
+    out = matmul.tensor_of(target, writable=True) if moved else tensors.current
+    operands = [tensors.current if moved and ins[k] == tensors.dest else tensors(ins[k]) for k in kept]
+    new = linalg.GenericOp([out.type], operands, [out],
+                           ir.ArrayAttr.get([maps[k] for k in kept] + [maps[-1]]), op.attributes["iterator_types"])
+    old = op.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*(a.type for a in [old.arguments[k] for k in kept] + [old.arguments[-1]]))
+    mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
+    mapping.update((old.arguments[k], block.arguments[-1]) for k, v in enumerate(ins) if v == target)
+    mapping[old.arguments[-1]] = block.arguments[-1]
+    tensors.dest = target
+    clone_body(old, block, mapping)
+    return new.result
+
+
+def make_island(chain: Chain, key: str, build_head: Callable[[Tensors], ir.Value]) -> None:
+    """Replace the ops of ``chain`` by one tensor island on its output (see the module docstring); ``build_head``
+    builds the head on tensors, its output operand ``tensors.current``."""
+    head = chain.head
+    with ir.InsertionPoint(head), head.location:
+        tensors = Tensors(chain.dest, matmul.tensor_of(chain.dest, writable=True))
+        last = None
+        if chain.init is not None:
+            tensors.current = _tensor_init(chain.init, tensors)
+            _tag(tensors.current.owner.operation, EPILOGUE_ATTR, key)
+        tensors.current = build_head(tensors)
+        last = tensors.current.owner.operation
+        _tag(last, FUSED_ATTR, key)
+        for op in chain.updates:
+            tensors.current = _tensor_update(op, tensors)
+            last = tensors.current.owner.operation
+            _tag(last, EPILOGUE_ATTR, key)
+        _tag(last, LAST_ATTR, key)
+        bufferization.materialize_in_destination(None, tensors.current, tensors.dest, writable=True)
+    for op in [*([chain.init] if chain.init is not None else []), head, *chain.updates]:
+        op.erase()
+
+
+# --------------------------------------------------------------------------- convolutions
+
+
+def fused_key(key: str, extents: list[int], serial: bool = False) -> str:
+    """The key of a fused chain: its head's tile key, the extents of its output (the schedule leaves a dim whose
+    tile is its whole extent untiled), and ``serial`` for a chain too small to hand to other threads."""
+    return f"{key}|{'x'.join(str(e) for e in extents)}" + ("|serial" if serial else "")
+
+
+def parse_fused_key(key: str) -> tuple[str, list[int], bool]:
+    """The head's tile key, the output extents and the serial flag of a :func:`fused_key`."""
+    head, extents, *serial = key.split("|")
+    return head, [int(e) for e in extents.split("x")], bool(serial)
+
+
+def head_flops(chain: Chain) -> int:
+    """2 x the multiply-adds of the chain's head (on memrefs): output elements times the reduction."""
+    shapes = [ir.MemRefType(v.type).shape for v in chain.head.operands]
+    reduction = shapes[0][-1] if chain.head.name == "linalg.matmul" else math.prod(shapes[1][:-1])
+    return 2 * math.prod(shapes[-1]) * reduction
+
+
+def conv_island(chain: Chain, tiles: conv.ConvTiles, serial: bool = False) -> None:
+    """The island of a convolution chain (the head as :func:`.conv.make_island` builds it)."""
+    op = chain.head
+    src, filt, _ = op.operands
+    strides = conv._ints(op, "strides")
+
+    def build(tensors: Tensors) -> ir.Value:
+        builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
+        return builder(tensors(src), tensors(filt), outs=[tensors.current], strides=strides, dilations=[1, 1])
+
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape), serial), build)
+
+
+def _whole(sizes: list[int], extents: list[int]) -> list[int]:
+    """Tile sizes with those equal to their dim's extent as 0 (untiled: see the module docstring)."""
+    return [0 if s == e else s for s, e in zip(sizes, extents)]
+
+
+def _fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
+    """Tile ``target`` by ``sizes`` and fuse its producers into the loops; the tiled op's handle."""
+    if not any(sizes):
+        return target
+    return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
+
+
+def _match(root: ir.Value, names: list[str], attr: str, key: str) -> ir.Value:
+    return structured.MatchOp(schedule.any_op(), root, ops=names,
+                              op_attrs=ir.DictAttr.get({attr: ir.StringAttr.get(key)})).result
+
+
+def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int], l1: list[int],
+                   registers: list[int], reductions: int, threads: int, split: int) -> None:
+    """Tile the last ops of the chains ``key`` (one handle per op name: loops of different counts) at the L1 and the
+    register tiles of the output dims ``extents``, fusing their producers into both loop nests; with threads, the L1
+    tiles of dim ``split`` are the iterations of an scf.forall."""
+    inside = l1
+    if threads > 1:
+        across = [l1[d] if d == split else 0 for d in range(len(extents))]
+        inside = [0 if d == split else s for d, s in enumerate(l1)]
+    for name in names:
+        extra = [0] * (reductions if name not in ("linalg.generic", *INITS) else 0)
+        last = _match(root, [name], LAST_ATTR, key)
+        if threads > 1:
+            last = _fuse(last, _whole(across, extents) + extra, forall=True)
+        tiled = _fuse(last, _whole(inside, extents) + extra)
+        _fuse(tiled, _whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
+    # producers fused through an input (a chain that moved to another buffer) stay behind, dead, until DCE
+    schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
+
+
+def schedule_conv(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused convolution chains tagged ``key`` (:func:`fused_key`): output rows across threads."""
+    head, extents, serial = parse_fused_key(key)
+    threads = 1 if serial else threads
+    t = conv.parse_key(head)
+    name = conv.DEPTHWISE if t.depthwise else conv.NAME
+    reductions = 2 if t.depthwise else 3
+    _tile_and_fuse(root, key, ["linalg.generic", name], extents, [1, 1, t.ow, t.f], [0, 0, t.owr, t.fr],
+                   reductions, threads, split=1)
+    heads = _match(root, [name], FUSED_ATTR, key)
+    window = [1, 0] if t.depthwise else [1, 1, 1]
+    registers = structured.TileUsingForOp(heads, sizes=[0, 0, 0, 0, *window]).tiled_linalg_op
+    structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
+    structured.VectorizeOp(_match(root, ["linalg.generic", *INITS], EPILOGUE_ATTR, key))
+
+
+# --------------------------------------------------------------------------- matmuls
+
+
+def matmul_tiles(chain: Chain) -> matmul.Tiles | None:
+    """The tiles of a matmul chain if one island covers it: the plan is one piece, B not packed, K untiled (the
+    other plans keep the unfused islands)."""
+    a, b, _ = chain.head.operands
+    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    pieces = matmul.plan(m, n, k)
+    if len(pieces) != 1 or pieces[0].tiles.pack or pieces[0].tiles.k:
+        return None
+    return pieces[0].tiles
+
+
+def matmul_island(chain: Chain, tiles: matmul.Tiles, serial: bool = False) -> None:
+    """The island of a matmul chain (the head as :func:`.matmul.make_islands` builds a one-piece plan)."""
+    a, b, _ = chain.head.operands
+
+    def build(tensors: Tensors) -> ir.Value:
+        return linalg.matmul(tensors(a), tensors(b), outs=[tensors.current])
+
+    make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape), serial), build)
+
+
+def schedule_matmul(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused matmul chains tagged ``key``: the split dim of its tiles across threads."""
+    head, extents, serial = parse_fused_key(key)
+    threads = 1 if serial else threads
+    t = matmul.parse_key(head)
+    _tile_and_fuse(root, key, ["linalg.generic", "linalg.matmul"], extents, [t.m, t.n], [t.mr, t.nr], 1, threads,
+                   split=t.split)
+    heads = _match(root, ["linalg.matmul"], FUSED_ATTR, key)
+    registers = structured.TileUsingForOp(heads, sizes=[0, 0, 1]).tiled_linalg_op
+    structured.VectorizeOp(registers).create_named_contraction = True
+    structured.VectorizeOp(_match(root, ["linalg.generic", *INITS], EPILOGUE_ATTR, key))
+
+
+def schedule_tiles(root: ir.Value, key: str, threads: int) -> None:
+    """The schedule of the fused chains tagged ``key``, by the kind of their head."""
+    head, _, _ = parse_fused_key(key)
+    (schedule_matmul if head.startswith("l1=") else schedule_conv)(root, key, threads)
+
+
+def fused_keys(module: ir.Operation) -> list[str]:
+    """The distinct keys of the fused chains in ``module``, in order of appearance."""
+    keys: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if FUSED_ATTR in op.attributes:
+            key = ir.StringAttr(op.attributes[FUSED_ATTR]).value
+            if key not in keys:
+                keys.append(key)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return keys

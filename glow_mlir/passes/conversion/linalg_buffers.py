@@ -1,0 +1,189 @@
+"""The buffers of a lowered program (linalg on memrefs, see :mod:`.ir_to_linalg`), as the fusion rules see them.
+
+A buffer is a view of a function argument (a planned region, or a weight var of an unplanned program) or a heap
+allocation; its *footprint* is the byte range it covers in that root. Two operands of different SSA values may still
+be the same memory (a tensor_view) or overlap it in part: loop fusion is legal only on buffers that are either the
+same value or provably disjoint, so every rule here answers "don't know" (None) for a view it cannot follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from mlir import ir
+
+#: the planned region that holds the activations (``glowir.arguments`` of a lowered program names its arguments)
+ACTIVATIONS = "activations"
+#: ops that may sit between ops that fuse or share a kernel: no memory effects, so those ops may run where the last is
+PURE_OPS = ("arith.constant", "memref.view", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
+            "memref.collapse_shape")
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Bytes ``[start, end)`` of ``root`` (a block argument or a memref.alloc result)."""
+
+    root: ir.Value
+    start: int
+    end: int
+
+    def overlaps(self, other: Footprint) -> bool:
+        return self.root == other.root and self.start < other.end and other.start < self.end
+
+
+def _static_int(value: ir.Value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.operation.name == "arith.constant":
+        return ir.IntegerAttr(owner.operation.attributes["value"]).value
+    return None
+
+
+def _bytes(t: ir.MemRefType) -> int | None:
+    if not t.has_static_shape or not isinstance(t.element_type, (ir.FloatType, ir.IntegerType)):
+        return None
+    return prod(t.shape) * max(1, t.element_type.width // 8)
+
+
+def footprint(value: ir.Value) -> Footprint | None:
+    """The bytes ``value`` covers, if it is a contiguous buffer this module can follow to its root: a block argument,
+    a memref.alloc, a memref.view at a constant shift, or a static reinterpret_cast of one of these."""
+    t = ir.MemRefType(value.type)
+    size = _bytes(t)
+    if size is None:
+        return None
+    if isinstance(value, ir.BlockArgument):
+        return Footprint(value, 0, size)
+    op = value.owner.operation
+    if op.name == "memref.alloc":
+        return Footprint(value, 0, size)
+    if op.name == "memref.view" and isinstance(op.operands[0], ir.BlockArgument):
+        shift = _static_int(op.operands[1])
+        return None if shift is None else Footprint(op.operands[0], shift, shift + size)
+    if op.name == "memref.reinterpret_cast" and len(op.operands) == 1:
+        strides, offset = t.get_strides_and_offset()
+        base = footprint(op.operands[0])
+        contiguous = strides == _row_major(t.shape)
+        if base is None or not contiguous or offset == ir.ShapedType.get_dynamic_stride_or_offset():
+            return None
+        start = base.start + offset * (size // max(1, prod(t.shape)))
+        return Footprint(base.root, start, start + size)
+    return None
+
+
+def _row_major(shape: list[int]) -> list[int]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return strides[::-1]
+
+
+def same_or_disjoint(a: ir.Value, b: ir.Value) -> bool:
+    """Whether buffers ``a`` and ``b`` are the same SSA value or provably share no byte."""
+    if a == b:
+        return True
+    fa, fb = footprint(a), footprint(b)
+    if fa is None or fb is None:
+        return False
+    if fa.root != fb.root:
+        # distinct roots: function arguments (the regions, or weight vars) and allocations never alias
+        return True
+    return not fa.overlaps(fb)
+
+
+def is_temporary(value: ir.Value) -> bool:
+    """Whether ``value`` is an activation of the program (a memref.alloc, or a view of the planned activations
+    region): memory that no one reads after the program, unlike weights, inputs and outputs."""
+    if isinstance(value, ir.BlockArgument):
+        return False
+    op = value.owner.operation
+    if op.name == "memref.alloc":
+        return True
+    if op.name != "memref.view" or not isinstance(op.operands[0], ir.BlockArgument):
+        return False
+    arg = ir.BlockArgument(op.operands[0])
+    func = arg.owner.owner
+    if "glowir.arguments" not in func.attributes:
+        return False
+    return ir.StringAttr(ir.ArrayAttr(func.attributes["glowir.arguments"])[arg.arg_number]).value == ACTIVATIONS
+
+
+def is_identity(map_attr: ir.Attribute) -> bool:
+    m = ir.AffineMapAttr(map_attr).value
+    return m.is_permutation and m == ir.AffineMap.get_identity(m.n_dims)
+
+
+def parallel_generic(op: ir.Operation) -> bool:
+    """A linalg.generic of one output, every loop parallel, writing its output at the identity map (elementwise over
+    its output's index space; its inputs may be read through any map)."""
+    if op.name != "linalg.generic" or len(op.results) or len(op.opview.outputs) != 1:
+        return False
+    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    return all("parallel" in it for it in iterators) and is_identity(maps[-1])
+
+
+def inputs(op: ir.Operation) -> list[tuple[ir.Value, ir.Attribute]]:
+    """The inputs of a linalg.generic with their indexing maps."""
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    return list(zip(op.opview.inputs, maps))
+
+
+#: on an elementwise op that reads buffer D and writes another: D's content is dead after it (linalg-outline-kernels
+#: sets it where it knows D is a temporary no later op reads; the epilogue fusion then need not write D)
+DEAD_INPUT_ATTR = "glow.dead_input"
+
+
+def moves_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
+    """The buffer ``op`` writes if it is an elementwise op reading ``dest`` (at the identity map) into another buffer
+    disjoint from it, whose other inputs are disjoint from ``dest`` too (a residual add written onto the skip)."""
+    if not parallel_generic(op):
+        return None
+    out = op.operands[len(op.operands) - 1]
+    reads = inputs(op)
+    if out == dest or not same_or_disjoint(out, dest) or dest not in [v for v, _ in reads]:
+        return None
+    for value, map_attr in reads:
+        if value in (dest, out):
+            if not is_identity(map_attr):
+                return None
+        elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
+            return None
+    return out
+
+
+def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
+    """Whether ``op`` is an elementwise update of buffer ``dest`` (:func:`parallel_generic` writing ``dest``) whose
+    other inputs are buffers disjoint from ``dest``: every element of ``dest`` is then read (if at all) at the index it
+    is written, so the update can run on any tile of ``dest`` right after the tile is computed."""
+    if not parallel_generic(op) or op.operands[len(op.operands) - 1] != dest:
+        return False
+    for value, map_attr in inputs(op):
+        if value == dest:
+            if not is_identity(map_attr):
+                return False
+        elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
+            return False
+    return True
+
+
+def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Value],
+               skip_yield: bool = False) -> list[ir.Value]:
+    """Clone the ops of ``source`` at the end of ``target``, their operands (nested ones too) through ``mapping``,
+    which learns the clones' results; with ``skip_yield`` the terminator is not cloned. Returns the terminator's
+    operands, mapped."""
+    ops = list(source.operations)
+    with ir.InsertionPoint(target):
+        for op in ops[:-1] if skip_yield else ops:
+            clone = op.operation.clone()
+
+            def remap(nested: ir.Operation) -> ir.WalkResult:
+                for k, v in enumerate(nested.operands):
+                    if v in mapping:
+                        nested.operands[k] = mapping[v]
+                return ir.WalkResult.ADVANCE
+
+            clone.walk(remap)
+            mapping.update(zip(op.results, clone.results))
+    return [mapping.get(v, v) for v in ops[-1].operands]

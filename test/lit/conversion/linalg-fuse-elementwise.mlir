@@ -1,0 +1,228 @@
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(linalg-fuse-elementwise)' | FileCheck %s
+
+// A temporary read only by the next elementwise op: one generic, the temporary is not written.
+// CHECK-LABEL: func.func @temporary(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<4x8xf32>, %[[Y:[^:]+]]: memref<4x8xf32>, %[[D:[^:]+]]: memref<4x8xf32>)
+// CHECK:       %[[T:.+]] = memref.alloc
+// CHECK-NEXT:  linalg.generic {{.+}} ins(%[[X]], %[[Y]] : memref<4x8xf32>, memref<4x8xf32>) outs(%[[D]] : memref<4x8xf32>)
+// CHECK-NEXT:  ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %{{.+}}: f32):
+// CHECK:       %[[E:.+]] = math.exp %[[A]]
+// CHECK-NEXT:  %[[S:.+]] = arith.addf %[[E]], %[[B]]
+// CHECK-NEXT:  linalg.yield %[[S]]
+// CHECK-NOT:   linalg.generic
+// CHECK:       memref.dealloc %[[T]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @temporary(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %d: memref<4x8xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %y : memref<4x8xf32>, memref<4x8xf32>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// Updates of one buffer in place (a residual add, then a relu on its output operand): one generic; a chain of three
+// is one generic too, and the per-channel bias is read through its broadcast map.
+// CHECK-LABEL: func.func @in_place(
+// CHECK-SAME:  %[[D:[^:]+]]: memref<2x4x8xf32>, %[[S:[^:]+]]: memref<2x4x8xf32>, %[[B:[^:]+]]: memref<8xf32>)
+// CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0.0
+// CHECK-NEXT:  linalg.generic {{.+}} ins(%[[D]], %[[S]], %[[B]] : {{.+}}) outs(%[[D]] : memref<2x4x8xf32>)
+// CHECK-NEXT:  ^bb0(%[[A:.+]]: f32, %[[C:.+]]: f32, %[[BIAS:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:  %[[SUM:.+]] = arith.addf %[[A]], %[[C]]
+// CHECK-NEXT:  %[[SHIFT:.+]] = arith.addf %[[SUM]], %[[BIAS]]
+// CHECK-NEXT:  %[[R:.+]] = arith.maximumf %[[SHIFT]], %[[ZERO]]
+// CHECK-NEXT:  linalg.yield %[[R]]
+// CHECK-NOT:   linalg.generic
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d2)>
+func.func @in_place(%d: memref<2x4x8xf32>, %s: memref<2x4x8xf32>, %b: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%d, %s : memref<2x4x8xf32>, memref<2x4x8xf32>) outs(%d : memref<2x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#ch, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : memref<8xf32>) outs(%d : memref<2x4x8xf32>) {
+  ^bb0(%bias: f32, %o: f32):
+    %shift = arith.addf %o, %bias : f32
+    linalg.yield %shift : f32
+  }
+  linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%d : memref<2x4x8xf32>) {
+  ^bb0(%o: f32):
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A planned temporary (a view of the activations region) fuses; an output (a view of mutableWeight) read by the
+// next op is not a temporary: it must still be written.
+// CHECK-LABEL: func.func @planned(
+// CHECK:       linalg.generic {{.+}} outs(%[[OUT:.+]] : memref<16xf32>)
+// CHECK:       math.tanh
+// CHECK-NEXT:  math.exp
+// CHECK-NEXT:  linalg.yield
+// CHECK:       linalg.generic {{.+}} ins(%[[OUT]] : memref<16xf32>)
+// CHECK-NOT:   linalg.generic
+#id1 = affine_map<(d0) -> (d0)>
+func.func @planned(%cw: memref<64xi8>, %mw: memref<128xi8>, %act: memref<64xi8>) attributes {glowir.arguments = ["constantWeight", "mutableWeight", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %x = memref.view %cw[%c0][] : memref<64xi8> to memref<16xf32>
+  %t = memref.view %act[%c0][] : memref<64xi8> to memref<16xf32>
+  %out = memref.view %mw[%c0][] : memref<128xi8> to memref<16xf32>
+  %out2 = memref.view %mw[%c64][] : memref<128xi8> to memref<16xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%t : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%t : memref<16xf32>) outs(%out : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%out : memref<16xf32>) outs(%out2 : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: the temporary is read again later, so it must be written.
+// CHECK-LABEL: func.func @read_again(
+// CHECK-COUNT-3: linalg.generic
+#id = affine_map<(d0) -> (d0)>
+func.func @read_again(%x: memref<8xf32>, %d: memref<8xf32>, %e: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%t : memref<8xf32>) outs(%d : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%t : memref<8xf32>) outs(%e : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.sqrt %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: the second op reads the buffer the first wrote through a transposing map (element (i, j) would be read
+// before the fused loop wrote it).
+// CHECK-LABEL: func.func @transposed_read(
+// CHECK-COUNT-2: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @transposed_read(%x: memref<4x4xf32>, %d: memref<4x4xf32>) {
+  %t = memref.alloc() : memref<4x4xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x4xf32>) outs(%t : memref<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<4x4xf32>) outs(%d : memref<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<4x4xf32>
+  return
+}
+
+// -----
+
+// Negative: different index spaces (a reduction, then an op over its 1-D result) and an op with memory effects
+// between two elementwise ops keep their loops.
+// CHECK-LABEL: func.func @not_elementwise(
+// CHECK-COUNT-2: linalg.generic
+// CHECK:       memref.copy
+// CHECK:       linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @not_elementwise(%x: memref<4x8xf32>, %r: memref<4xf32>, %d: memref<4xf32>, %e: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x8xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]} outs(%r : memref<4xf32>) {
+  ^bb0(%o: f32):
+    %s = math.sqrt %o : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %r, %e : memref<4xf32> to memref<4xf32>
+  linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]} outs(%r : memref<4xf32>) {
+  ^bb0(%o: f32):
+    %s = math.exp %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Views through a reinterpret_cast (a glowir tensor_view) are followed to their bytes: a view overlapping the
+// temporary in part blocks the fusion (the second op reads bytes the fused loop would not have written yet); a
+// disjoint view does not.
+// CHECK-LABEL: func.func @overlapping_view(
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @disjoint_view(
+// CHECK:       linalg.generic
+// CHECK-NOT:   linalg.generic
+#id1 = affine_map<(d0) -> (d0)>
+func.func @overlapping_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi8>) attributes {glowir.arguments = ["x", "d", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %act[%c0][] : memref<64xi8> to memref<8xf32>
+  %u = memref.view %act[%c0][] : memref<64xi8> to memref<16xf32>
+  %v = memref.reinterpret_cast %u to offset: [4], sizes: [8], strides: [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 4>>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%t, %v : memref<8xf32>, memref<8xf32, strided<[1], offset: 4>>) outs(%d : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @disjoint_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi8>) attributes {glowir.arguments = ["x", "d", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %act[%c0][] : memref<64xi8> to memref<8xf32>
+  %u = memref.view %act[%c0][] : memref<64xi8> to memref<16xf32>
+  %v = memref.reinterpret_cast %u to offset: [8], sizes: [8], strides: [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 8>>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<8xf32>) outs(%t : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%t, %v : memref<8xf32>, memref<8xf32, strided<[1], offset: 8>>) outs(%d : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}

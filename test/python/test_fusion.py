@@ -1,0 +1,118 @@
+"""Fusion (linalg-fuse-elementwise, the epilogue kernels of linalg-outline-kernels and cpu-tile-kernels): small ONNX
+models whose convolution or matmul is followed by a bias, an activation or a residual add compile to kernels with
+those ops fused into the contraction's loop nest, and compute what onnx.reference computes (rtol 1e-4, atol 1e-4
+times the reduction length) on one thread and on two."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir
+from glow_mlir.api import CompileOptions, lower_model
+from glow_mlir.backend import cpu
+from glow_mlir.passes.pipeline import run_pipeline
+
+RNG = np.random.default_rng(7)
+RTOL, ATOL = 1e-4, 1e-4
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: dict[str, list[int]], output: list[int],
+           weights: dict[str, np.ndarray]) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "fusion", [helper.make_tensor_value_info(k, TensorProto.FLOAT, v)
+                                                for k, v in inputs.items()],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, output)],
+                              [numpy_helper.from_array(v, k) for k, v in weights.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _weights(**shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return {k: (RNG.standard_normal(v) * 0.2).astype(np.float32) for k, v in shapes.items()}
+
+
+def _conv(out: str, x: str = "x", w: str = "w", b: str = "b") -> onnx.NodeProto:
+    return helper.make_node("Conv", [x, w, b], [out], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+
+
+def conv_bias_relu() -> tuple[onnx.ModelProto, int]:
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["y"])]
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 64, 14, 14], _weights(w=(64, 16, 3, 3), b=(64,))), 16 * 9
+
+
+def conv_add_relu() -> tuple[onnx.ModelProto, int]:
+    """A resnet basic block (batch norms folded): relu(conv(relu(conv(x))) + relu(conv(x))), the skip in NHWC."""
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]), _conv("c2", "r", "w2", "b2"),
+             helper.make_node("Add", ["c2", "r"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    weights = _weights(w=(32, 32, 3, 3), b=(32,), w2=(32, 32, 3, 3), b2=(32,))
+    return _model(nodes, {"x": [1, 32, 14, 14]}, [1, 32, 14, 14], weights), 2 * 32 * 9
+
+
+def conv_project_add() -> tuple[onnx.ModelProto, int]:
+    """mobilenet's residual: a projection conv without activation, added onto the skip (its output dies there)."""
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Conv", ["r", "p", "pb"], ["q"], kernel_shape=[1, 1]),
+             helper.make_node("Add", ["r", "q"], ["y"])]
+    weights = _weights(w=(32, 16, 3, 3), b=(32,), p=(32, 32, 1, 1), pb=(32,))
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 32, 14, 14], weights), 16 * 9 + 32
+
+
+def conv_relu6() -> tuple[onnx.ModelProto, int]:
+    """mobilenet's conv + clip(0, 6): one conv with F not a multiple of 64, one depthwise."""
+    weights = _weights(w=(48, 16, 3, 3), b=(48,), dw=(48, 1, 3, 3), db=(48,))
+    weights["w"] *= 8  # values above 6 and below 0, so both bounds clip
+    lo, hi = numpy_helper.from_array(np.float32(0), "lo"), numpy_helper.from_array(np.float32(6), "hi")
+    nodes = [_conv("c"), helper.make_node("Clip", ["c", "lo", "hi"], ["r"]),
+             helper.make_node("Conv", ["r", "dw", "db"], ["d"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=48),
+             helper.make_node("Clip", ["d", "lo", "hi"], ["y"])]
+    model = _model(nodes, {"x": [1, 16, 16, 16]}, [1, 48, 16, 16], weights)
+    model.graph.initializer.extend([lo, hi])
+    return model, 16 * 9
+
+
+def matmul_bias_gelu() -> tuple[onnx.ModelProto, int]:
+    """bert's feed-forward input: matmul, bias add, gelu written with erf as exporters do."""
+    weights = _weights(w=(128, 256), b=(256,))
+    weights.update(sqrt2=np.float32(np.sqrt(2)), one=np.float32(1), half=np.float32(0.5))
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+             helper.make_node("Div", ["a", "sqrt2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+             helper.make_node("Add", ["e", "one"], ["p"]), helper.make_node("Mul", ["a", "p"], ["q"]),
+             helper.make_node("Mul", ["q", "half"], ["y"])]
+    return _model(nodes, {"x": [64, 128]}, [64, 256], weights), 128
+
+
+MODELS = {"conv-bias-relu": conv_bias_relu, "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
+          "conv-relu6": conv_relu6,
+          "matmul-bias-gelu": matmul_bias_gelu}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", MODELS)
+def test_fused_model_matches_the_reference(name: str, threads: int) -> None:
+    model, reduction = MODELS[name]()
+    compiled = glow_mlir.compile(model, threads=threads, cache=False)
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = RNG.standard_normal(shape).astype(np.float32)
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * reduction)
+
+
+def _kernels(model: onnx.ModelProto) -> str:
+    """The module after cpu-tile-kernels, from the model's planned glowir."""
+    lowered = lower_model(model, CompileOptions(threads=1), until="iropt")
+    codegen = cpu.codegen(1)
+    upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == "cpu-tile-kernels")
+    with lowered.ctx:
+        run_pipeline(lowered.module.operation, codegen[: upto + 1])
+        return str(lowered.module)
+
+
+@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-add-relu", "conv-project-add", "matmul-bias-gelu"])
+def test_the_epilogue_is_in_the_contraction_loops(name: str) -> None:
+    # what is left on memrefs are the layout transposes and the padding (fill, copy): no bias broadcast, no
+    # elementwise pass over the output
+    text = _kernels(MODELS[name]()[0])
+    assert "vector.contract" in text
+    assert "linalg.broadcast" not in text and "linalg.generic" not in text
