@@ -37,9 +37,16 @@ def _conv(out: str, x: str = "x", w: str = "w", b: str = "b") -> onnx.NodeProto:
     return helper.make_node("Conv", [x, w, b], [out], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
 
 
-def conv_bias_relu() -> tuple[onnx.ModelProto, int]:
+def conv_bias_relu(filters: int = 32) -> tuple[onnx.ModelProto, int]:
     nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["y"])]
-    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 64, 14, 14], _weights(w=(64, 16, 3, 3), b=(64,))), 16 * 9
+    weights = _weights(w=(filters, 16, 3, 3), b=(filters,))
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, filters, 14, 14], weights), 16 * 9
+
+
+def conv_bias_relu_blocked() -> tuple[onnx.ModelProto, int]:
+    """64 filters: packed in blocks of 32 (cpu-pack-conv-filters), one island per block; the bias and relu stay vector
+    loops in the same kernel."""
+    return conv_bias_relu(64)
 
 
 def conv_add_relu() -> tuple[onnx.ModelProto, int]:
@@ -83,7 +90,7 @@ def matmul_bias_gelu() -> tuple[onnx.ModelProto, int]:
     return _model(nodes, {"x": [64, 128]}, [64, 256], weights), 128
 
 
-MODELS = {"conv-bias-relu": conv_bias_relu, "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
+MODELS = {"conv-bias-relu": conv_bias_relu, "conv-bias-relu-blocked": conv_bias_relu_blocked, "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
           "conv-relu6": conv_relu6,
           "matmul-bias-gelu": matmul_bias_gelu}
 
