@@ -86,15 +86,15 @@ def plan(extents: list[int], reduced: list[bool]) -> VectorPlan:
 
 
 def _memref_operands(op: ir.Operation) -> list[ir.MemRefType] | None:
-    """The memref types of ``op``'s shaped operands, or None when one is a tensor or not static."""
+    """The memref types of ``op``'s shaped operands, or None when one is a tensor, not static or empty."""
     types = []
     for v in op.operands:
         if isinstance(v.type, ir.RankedTensorType):
             return None
         if isinstance(v.type, ir.MemRefType):
             m = ir.MemRefType(v.type)
-            if not m.has_static_shape:
-                return None
+            if not m.has_static_shape or 0 in m.shape:
+                return None  # an empty buffer: nothing to compute, and the vectorizer fails on 0-sized dims
             types.append(m)
     return types
 

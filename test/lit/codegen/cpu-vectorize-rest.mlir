@@ -89,3 +89,14 @@ func.func @tensors_stay(%v: f32, %t: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = linalg.fill ins(%v : f32) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// An empty buffer (a zero-sized dim, as ONNX's empty splits and shapes make) has nothing to vectorize: the op stays.
+// CHECK-LABEL: func.func @empty_stays(
+// CHECK:       linalg.fill
+// CHECK-NOT:   vector.
+func.func @empty_stays(%v: f32, %m: memref<0x16xf32>) {
+  linalg.fill ins(%v : f32) outs(%m : memref<0x16xf32>)
+  return
+}
