@@ -340,6 +340,10 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "1x1-stride-2": (24, 14, 14, 64, 1, 2, (0, 0, 0, 0)),
     "7x7-stride-2-uneven-pads": (16, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
     "5-wide-rows": (32, 5, 5, 128, 3, 1, (1, 1, 1, 1)),
+    # above cpu.PARALLEL_FLOPS: with 2 threads the blocks are the tasks, a run of 2 blocks per thread (4 blocks) or
+    # one task per block (3 blocks)
+    "blocks-per-thread": (64, 28, 28, 128, 3, 1, (1, 1, 1, 1)),
+    "a-task-per-block": (64, 28, 28, 96, 3, 1, (1, 1, 1, 1)),
 }
 
 

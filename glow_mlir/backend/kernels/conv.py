@@ -33,6 +33,7 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,7 @@ from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from . import transform as schedule
-from .matmul import TILES_ATTR, match_islands, tensor_of
+from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of
 
 NAME = "linalg.conv_2d_nhwc_hwcf"
 DEPTHWISE = "linalg.depthwise_conv_2d_nhwc_hwc"
@@ -204,30 +205,74 @@ def _block(v: ir.Value, index: ir.Value, dim: int) -> ir.Value:
     return memref.subview(v, offsets, sizes, [1] * t.rank, result_type=result)
 
 
-def _island(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, strides: list[int]) -> None:
-    """``dest += conv(src, filt)`` as a tensor convolution on the three buffers, tagged with its tiles."""
+def _island(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, strides: list[int],
+            serial: bool = False) -> None:
+    """``dest += conv(src, filt)`` as a tensor convolution on the three buffers, tagged with its tiles; ``serial``:
+    tagged to run on the calling thread (it is a task already)."""
     builder = linalg.depthwise_conv_2d_nhwc_hwc if tiles.depthwise else linalg.conv_2d_nhwc_hwcf
     result = builder(tensor_of(src), tensor_of(filt), outs=[tensor_of(dest, writable=True)], strides=strides,
                      dilations=[1, 1])
     result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    if serial:
+        result.owner.attributes[TASK_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
     bufferization.materialize_in_destination(None, result, dest, writable=True)
 
 
-def make_island(op: ir.Operation, plan_: ConvPlan) -> None:
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _for(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:
+    """``for i in [lo, hi): body(i)`` as an scf.for."""
+    loop = scf.ForOp(*(v if isinstance(v, ir.Value) else _index(v) for v in (lo, hi, 1)))
+    with ir.InsertionPoint(loop.body):
+        body(loop.induction_variable)
+        scf.YieldOp([])
+
+
+def _forall(count: int, body: Callable[[ir.Value], None]) -> None:
+    """``body(i)`` for ``i`` in ``[0, count)`` as the iterations of an scf.forall (tasks for the threads)."""
+    loop = scf.ForallOp([0], [count], [1])
+    with ir.InsertionPoint(loop.body):
+        body(loop.induction_variables[0])
+        scf.InParallelOp()
+
+
+def _blocked_islands(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, strides: list[int],
+                     threads: int) -> None:
+    """The islands of a convolution on a packed filter, one per filter block; with ``threads`` above 1 the blocks are
+    the tasks (a contiguous run of blocks per thread when they divide evenly), each island on the calling thread
+    (tagged with no tasks of its own): blocks write disjoint channels, and a task per block, not per output row of
+    each block, keeps the hand-offs to a few per convolution."""
+    count = ir.MemRefType(filt.type).shape[0]
+
+    def one(j: ir.Value) -> None:
+        _island(src, _block(filt, j, 0), _block(dest, j, 3), tiles, strides, serial=threads > 1)
+
+    if threads <= 1:
+        _for(0, count, one)
+    elif count % threads == 0 and count > threads:
+        run = count // threads
+
+        def chunk(t: ir.Value) -> None:
+            first = arith.muli(t, _index(run))
+            _for(first, arith.addi(first, _index(run)), one)
+
+        _forall(threads, chunk)
+    else:
+        _forall(count, one)
+
+
+def make_island(op: ir.Operation, plan_: ConvPlan, threads: int = 1) -> None:
     """Replace ``op`` by the same convolution on tensors over its buffers, one island per channel piece, each
-    tagged with its tiles; a convolution on a packed filter becomes an ``scf.for`` over the filter's blocks with
-    one island per step (block ``j`` of the filter into channels ``[j * B, (j + 1) * B)`` of dest)."""
+    tagged with its tiles; a convolution on a packed filter becomes a loop over the filter's blocks with one island
+    per step (block ``j`` of the filter into channels ``[j * B, (j + 1) * B)`` of dest), spread over ``threads``."""
     src, filt, dest = op.operands
     with ir.InsertionPoint(op), op.location:
         if plan_.blocked:
             strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
             (_, _, tiles), = plan_.pieces
-            lo, hi, step = (arith.constant(ir.IndexType.get(), v) for v in (0, ir.MemRefType(filt.type).shape[0], 1))
-            blocks = scf.ForOp(lo, hi, step)
-            with ir.InsertionPoint(blocks.body):
-                j = blocks.induction_variable
-                _island(src, _block(filt, j, 0), _block(dest, j, 3), tiles, strides)
-                scf.YieldOp([])
+            _blocked_islands(src, filt, dest, tiles, strides, threads)
         else:
             depthwise, whole = op.name == DEPTHWISE, len(plan_.pieces) == 1
             for start, size, tiles in plan_.pieces:
@@ -246,6 +291,13 @@ def island_op(key: str) -> str:
 def split_tiles(op: ir.Operation) -> int:
     """How many L1 tiles the island ``op`` has along the dim spread over the threads: its output rows."""
     return ir.RankedTensorType(op.results[0].type).shape[1]
+
+
+def blocked_flops(op: ir.Operation) -> int:
+    """2 x the multiply-adds of ``op``, a convolution generic on a packed filter ``[F / B, KH, KW, C, B]`` into dest
+    ``[N, OH, OW, F / B, B]``: every output element takes one filter block's window."""
+    filt = ir.MemRefType(op.operands[1].type).shape
+    return 2 * math.prod(ir.MemRefType(op.operands[2].type).shape) * math.prod(filt[1:-1])
 
 
 def flops(op: ir.Operation) -> int:

@@ -104,7 +104,7 @@ class TileKernels(Pass):
                 if chain is not None and chain.fused():
                     epilogue.conv_island(chain, plan.pieces[0][2], self._serial(chain))
                 else:
-                    conv.make_island(op, plan)
+                    conv.make_island(op, plan, self._block_threads(op, plan))
             groups = self._tag_tasks(module)
             fused_keys = epilogue.fused_keys(module)
 
@@ -125,6 +125,13 @@ class TileKernels(Pass):
         """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""
         return self.threads > 1 and epilogue.head_flops(chain) < self.parallel_flops
 
+    def _block_threads(self, op: ir.Operation, plan: conv.ConvPlan) -> int:
+        """The threads a convolution on packed filter blocks spreads its blocks over (1: none), as
+        :func:`tiles_per_task` decides for the other kernels."""
+        if not plan.blocked or self.threads == 1 or conv.blocked_flops(op) < self.parallel_flops:
+            return 1
+        return self.threads
+
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the
         distinct (kernel family, tile key, tiles per task) to schedule, in order of appearance."""
@@ -136,8 +143,10 @@ class TileKernels(Pass):
                 key = ir.StringAttr(op.attributes[TILES_ATTR]).value
                 family = matmul if op.name in matmul.ISLAND_OPS else conv if op.name in conv.ISLAND_OPS else None
                 if family is not None:
-                    per_task = tiles_per_task(family.flops(op), family.split_tiles(op), self.threads,
-                                              self.parallel_flops)
+                    # an island inside a task already (a block of a packed convolution) keeps its tag: no tasks
+                    per_task = ir.IntegerAttr(op.attributes[matmul.TASK_ATTR]).value \
+                        if matmul.TASK_ATTR in op.attributes else \
+                        tiles_per_task(family.flops(op), family.split_tiles(op), self.threads, self.parallel_flops)
                     op.attributes[matmul.TASK_ATTR] = ir.IntegerAttr.get(i64, per_task)
                     if (family, key, per_task) not in groups:
                         groups.append((family, key, per_task))

@@ -211,9 +211,19 @@ func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: mem
 // BUF-LABEL:   func.func @blocked_conv(
 // BUF-NOT:     memref.alloc
 // BUF:         return
+// With threads the blocks are the tasks (here one each), and each block's island runs on its task's thread: no
+// scf.forall inside; below parallel-flops (SMALL) the blocks stay an scf.for.
 // THREADS-LABEL: func.func @blocked_conv(
-// THREADS:     scf.for
+// THREADS:     scf.forall (%[[B:.+]]) in (2)
+// THREADS:     memref.subview %{{.+}}[%[[B]], 0, 0, 0, 0] [1, 3, 3, 16, 32]
+// THREADS-NOT: scf.forall
 // THREADS:     vector.contract
+// THREADS:     return
+// SMALL-LABEL: func.func @blocked_conv(
+// SMALL-NOT:   scf.forall
+// SMALL:       scf.for
+// SMALL-NOT:   scf.forall
+// SMALL:       return
 func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>, %y: memref<1x8x16x2x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
