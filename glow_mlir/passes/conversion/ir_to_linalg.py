@@ -37,7 +37,8 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
                                  (the border filled, the interior copied);
                                  conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc(m), a grouped generic, or a blocked
                                  generic on a packed filter [F/B, KH, KW, C, B] (lower_conv2d)
-  max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); linalg.pooling_nhwc_max / sum;
+  max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); d = the first window position's
+                                 strided view of it, then max / add of each other position's view (lower_max_pool);
                                  an average divides by one constant or by a constant [OH, OW] count map (memref.global)
   local_response_norm(d, x)   -> squares in a channel-bordered temporary; window sums (reduction generic);
                                  d = x / (bias + alpha / size * sums) ^ beta
@@ -456,19 +457,30 @@ def _pool_scratch(op: ir.OpView) -> list[ir.MemRefType]:
     return _padded_type(src, op.pads, _overhang(op, src.shape[1:3], dest.shape[1:3]))
 
 
-def _pool(op: ir.OpView, new: Operands, pad_value: float, init: float, named: Callable[..., ir.Value]) -> None:
-    """dest = init, then ``named`` (a linalg pooling op) over src in a border of ``pad_value`` (pads and overhang)."""
-    src_type, dest_type = _memref(new.src), _memref(new.dest)
+def _pool(op: ir.OpView, new: Operands, pad_value: float, combine: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """dest = the first window position of src (in a border of ``pad_value``: pads and overhang), then
+    ``dest = combine(view, dest)`` for each other position, where a position's view is the strided box of src that
+    it reads for every output element.
+
+    Why not linalg.pooling_nhwc_max/sum: their window dims are reductions inside each output element, which the
+    vectorizer of the remaining ops (cpu-vectorize-rest) leaves scalar; the shifted views are KH x KW elementwise
+    updates whose innermost dim is the contiguous channels, so each is a vector loop."""
+    dest = new.dest
+    n, oh, ow, c = _memref(dest).shape
     src = _padded(new, new.src, op.pads, pad_value)
-    # the pooling ops read only the shape of their window operand
-    window = memref.alloca(ir.MemRefType.get(list(op.kernels), src_type.element_type), [], [])
-    linalg.fill(_constant(dest_type.element_type, init), outs=[new.dest])
-    named(src, window, outs=[new.dest], strides=op.strides, dilations=op.dilations)
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    identity = ir.AffineMap.get_identity(4)
+    for k, (i, j) in enumerate((i, j) for i in range(op.kernels[0]) for j in range(op.kernels[1])):
+        view = _subview(src, [0, i * dh, j * dw, 0], [n, oh, ow, c], [1, sh, sw, 1])
+        if k == 0:
+            linalg.copy(view, outs=[dest])
+        else:
+            _update(dest, [view], [identity], combine)
 
 
 def lower_max_pool(op: ir.OpView, new: Operands) -> None:
-    """max_pool(dest, src) -> linalg.fill(-inf -> dest); linalg.pooling_nhwc_max over src bordered by -inf."""
-    _pool(op, new, -INF, -INF, linalg.pooling_nhwc_max)
+    """max_pool(dest, src) -> dest = max over the window positions' strided views of src bordered by -inf."""
+    _pool(op, new, -INF, arith.maximumf)
 
 
 def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.Value:
@@ -490,10 +502,10 @@ def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.V
 
 
 def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
-    """avg_pool(dest, src) -> linalg.fill(0 -> dest); linalg.pooling_nhwc_sum over src bordered by zeros; then dest
+    """avg_pool(dest, src) -> dest = sum over the window positions' strided views of src bordered by zeros; then dest
     divided by each window's count: one constant when all windows count alike, else a constant [OH, OW] map
     (a private memref.global) of the counts, known at compile time."""
-    _pool(op, new, 0.0, 0.0, linalg.pooling_nhwc_sum)
+    _pool(op, new, 0.0, arith.addf)
     src_type, dest_type = _memref(new.src), _memref(new.dest)
     et = dest_type.element_type
     counts = pool_counts(src_type.shape[1:3], op.kernels, op.strides, op.pads, op.dilations, dest_type.shape[1:3],
