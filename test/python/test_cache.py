@@ -74,10 +74,10 @@ def test_a_hit_without_machine_code_jits_the_bytecode(own_cache: Path, monkeypat
 
 
 def test_machine_code_stored_by_another_process_runs_here_with_threads(own_cache: Path, tmp_path: Path) -> None:
-    big = RNG.standard_normal((256, 256)).astype(np.float32)  # 33.5 MFLOP: spread over the threads
+    big = RNG.standard_normal((256, 512)).astype(np.float32)  # 134 MFLOP: above cpu.PARALLEL_FLOPS, on the threads
     graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "threaded",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 256])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 256])],
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [512, 256])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [512, 512])],
                               [numpy_helper.from_array(big, "w")])
     path = tmp_path / "m.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
@@ -88,7 +88,7 @@ def test_machine_code_stored_by_another_process_runs_here_with_threads(own_cache
     hit = glow_mlir.compile(str(path), threads=2)
     assert hit.cache == "hit"
     assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in hit.stage("codegen").text  # the code has parallel loops
-    x = RNG.standard_normal((256, 256)).astype(np.float32)
+    x = RNG.standard_normal((512, 256)).astype(np.float32)
     for _ in range(3):  # the async runtime's workers run the loaded code too
         np.testing.assert_allclose(hit(x), x @ big, rtol=1e-4, atol=1e-3)
 
