@@ -37,7 +37,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
 from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
@@ -328,18 +327,3 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
     window = [1, 0] if t.depthwise else [1, 1, 1]
     registers = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window]).tiled_linalg_op
     structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
-
-
-def tiled_keys(module: ir.Operation) -> list[str]:
-    """The distinct tile keys of the convolution islands in ``module``."""
-    keys: list[str] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in (NAME, DEPTHWISE) and TILES_ATTR in op.attributes:
-            key = ir.StringAttr(op.attributes[TILES_ATTR]).value
-            if key not in keys:
-                keys.append(key)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return keys

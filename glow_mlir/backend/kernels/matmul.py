@@ -311,21 +311,6 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
     structured.VectorizeOp(registers).create_named_contraction = True
 
 
-def tiled_keys(module: ir.Operation) -> list[str]:
-    """The distinct tile keys of the islands in ``module``, in order of appearance."""
-    keys: list[str] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ("linalg.matmul", "linalg.generic") and TILES_ATTR in op.attributes:
-            key = ir.StringAttr(op.attributes[TILES_ATTR]).value
-            if key not in keys:
-                keys.append(key)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return keys
-
-
 __all__ = [
     "ISLAND_OPS",
     "TABLE",
@@ -342,5 +327,4 @@ __all__ = [
     "schedule_tiles",
     "split_tiles",
     "target_tiles",
-    "tiled_keys",
 ]

@@ -168,6 +168,18 @@ def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
     return True
 
 
+def remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
+    """Replace, in ``op`` and everything nested in it, every operand found in ``mapping``."""
+
+    def visit(nested: ir.Operation) -> ir.WalkResult:
+        for k, v in enumerate(nested.operands):
+            if v in mapping:
+                nested.operands[k] = mapping[v]
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+
+
 def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Value],
                skip_yield: bool = False) -> list[ir.Value]:
     """Clone the ops of ``source`` at the end of ``target``, their operands (nested ones too) through ``mapping``,
@@ -177,13 +189,6 @@ def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Va
     with ir.InsertionPoint(target):
         for op in ops[:-1] if skip_yield else ops:
             clone = op.operation.clone()
-
-            def remap(nested: ir.Operation) -> ir.WalkResult:
-                for k, v in enumerate(nested.operands):
-                    if v in mapping:
-                        nested.operands[k] = mapping[v]
-                return ir.WalkResult.ADVANCE
-
-            clone.walk(remap)
+            remap(clone, mapping)
             mapping.update(zip(op.results, clone.results))
     return [mapping.get(v, v) for v in ops[-1].operands]

@@ -25,7 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, same_or_disjoint, updates_in_place
+from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, remap, same_or_disjoint, updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -53,18 +53,6 @@ def _is_constant(value: ir.Value) -> bool:
     return isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.constant"
 
 
-def _remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
-    """Replace, in ``op`` and everything nested in it, every operand found in ``mapping``."""
-
-    def visit(nested: ir.Operation) -> ir.WalkResult:
-        for i, v in enumerate(nested.operands):
-            if v in mapping:
-                nested.operands[i] = mapping[v]
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-
-
 def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
     """A private noinline kernel function ``name`` running ``ops`` in order (inserted before ``program``), and the
     call to it that replaces them, where the last of them was."""
@@ -86,7 +74,7 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
                 if v not in mapping:
                     mapping[v] = v.owner.operation.clone().results[0]
             for op in ops:
-                _remap(op.clone(), mapping)
+                remap(op.clone(), mapping)
             func.ReturnOp([])
     with ir.InsertionPoint(last), last.location:
         call = func.CallOp([], ir.FlatSymbolRefAttr.get(name), args)
