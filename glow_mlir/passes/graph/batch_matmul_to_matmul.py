@@ -15,9 +15,7 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, constant, known, replace, shape
+from .patterns import PatternPass, constant, known, replace, shape
 
 
 def shared_matrix(value: ir.Value) -> np.ndarray | None:
@@ -46,12 +44,10 @@ PATTERNS = (batch_matmul_shared_rhs,)
 
 
 @dataclass(frozen=True)
-class BatchMatMulToMatMul(Pass):
+class BatchMatMulToMatMul(PatternPass):
     """BatchMatMul(A, Broadcast(W)) -> Reshape(MatMul(Reshape(A), W))."""
 
     name = "glowgraph-batch-matmul-to-matmul"
     summary = "Turn a batched product with one shared constant right-hand side into a 2-D product"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, replace, shape, uniform
+from .patterns import PatternPass, attr, replace, shape, uniform
 
 _SAME_TYPE = ("glowgraph.reshape", "glowgraph.broadcast")
 
@@ -76,13 +74,11 @@ PATTERNS = (identity_view, identity_transpose, full_slice, neutral_operand)
 
 
 @dataclass(frozen=True)
-class EliminateNoops(Pass):
+class EliminateNoops(PatternPass):
     """Reshape/Broadcast(x) to x's type -> x; Transpose(x){identity} -> x; Slice(x){all of x} -> x;
     x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 -> x."""
 
     name = "glowgraph-eliminate-noops"
     summary = "Remove identity reshapes, transposes, slices and broadcasts, and arithmetic with a neutral operand"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

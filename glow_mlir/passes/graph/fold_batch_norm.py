@@ -16,9 +16,7 @@ from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import batch_norm_scale_shift
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, constant, defined_by, known, only_user, replace
+from .patterns import PatternPass, attr, constant, defined_by, known, only_user, replace
 
 
 def rescaled_conv(conv: ir.Operation, mul: np.ndarray | None, add: np.ndarray | None) -> ir.Value | None:
@@ -59,12 +57,10 @@ PATTERNS = (batch_norm_into_conv,)
 
 
 @dataclass(frozen=True)
-class FoldBatchNorm(Pass):
+class FoldBatchNorm(PatternPass):
     """BatchNorm(Conv2d(x, w, b)) -> Conv2d(x, w', b') with the normalization folded into the weights."""
 
     name = "glowgraph-fold-batch-norm"
     summary = "Fold inference batch normalization into the weights and bias of the preceding convolution"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

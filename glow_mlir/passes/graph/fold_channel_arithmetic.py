@@ -16,10 +16,8 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
 from .fold_batch_norm import rescaled_conv
-from .patterns import along, apply_patterns, attr, constant, known, only_user, producer, replace
+from .patterns import PatternPass, along, attr, constant, known, only_user, producer, replace
 
 #: node -> whether the producer may be either operand
 _ARITHMETIC = {"glowgraph.mul": True, "glowgraph.add": True, "glowgraph.sub": False}
@@ -82,13 +80,11 @@ PATTERNS = (arithmetic_into_producer,)
 
 
 @dataclass(frozen=True)
-class FoldChannelArithmetic(Pass):
+class FoldChannelArithmetic(PatternPass):
     """Add(Mul(Conv2d(x, w, b), c), d) -> Conv2d(x, w * c, b * c + d), and the same into a BatchNorm, for
     per-channel constants c and d."""
 
     name = "glowgraph-fold-channel-arithmetic"
     summary = "Fold per-channel constant multiplies and adds into the preceding convolution or batch norm"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

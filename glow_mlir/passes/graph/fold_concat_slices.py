@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, defined_by, replace, shape
+from .patterns import PatternPass, attr, defined_by, replace, shape
 
 
 def concat_inputs(value: ir.Value, axis: int, offset: int = 0) -> list[tuple[ir.Value, int]]:
@@ -86,12 +84,10 @@ PATTERNS = (slice_of_concat, concat_of_slices)
 
 
 @dataclass(frozen=True)
-class FoldConcatSlices(Pass):
+class FoldConcatSlices(PatternPass):
     """Slice(Concat(a, b)) -> a (or a slice of a); Concat(Slice(x), Slice(x)) -> Slice(x) (or x)."""
 
     name = "glowgraph-fold-concat-slices"
     summary = "Fold slices of concats and concats of adjacent slices"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

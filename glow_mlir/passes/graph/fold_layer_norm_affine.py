@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import along, apply_patterns, attr, constant, defined_by, known, only_user, replace, shape
+from .patterns import PatternPass, along, attr, constant, defined_by, known, only_user, replace, shape
 
 
 def layer_norm_affine(op: ir.Operation) -> bool:
@@ -50,12 +48,10 @@ PATTERNS = (layer_norm_affine,)
 
 
 @dataclass(frozen=True)
-class FoldLayerNormAffine(Pass):
+class FoldLayerNormAffine(PatternPass):
     """Add(Mul(LayerNorm(x, g, b), c), d) -> LayerNorm(x, g * c, b * c + d), c and d constants."""
 
     name = "glowgraph-fold-layer-norm-affine"
     summary = "Fold constant scales and shifts after a layer_norm into its scale and bias"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

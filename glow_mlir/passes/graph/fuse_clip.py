@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, only_user, producer, replace, uniform
+from .patterns import PatternPass, only_user, producer, replace, uniform
 
 #: outer node -> the inner node kind it pairs with
 _PAIRS = {"glowgraph.max": "glowgraph.min", "glowgraph.min": "glowgraph.max"}
@@ -57,12 +55,10 @@ PATTERNS = (min_max_to_clip,)
 
 
 @dataclass(frozen=True)
-class FuseClip(Pass):
+class FuseClip(PatternPass):
     """Max(Min(x, hi), lo) -> Clip(x){lo, hi}; Min(Max(x, lo), hi) -> Clip(x){lo, hi}."""
 
     name = "glowgraph-fuse-clip"
     summary = "Turn a min and a max with constant bounds into a clip"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

@@ -16,9 +16,7 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, constant, defined_by, known, only_user, replace, shape
+from .patterns import PatternPass, constant, defined_by, known, only_user, replace, shape
 
 
 def bias_row(value: ir.Value, rows: int, cols: int) -> np.ndarray | None:
@@ -58,12 +56,10 @@ PATTERNS = (matmul_add_bias,)
 
 
 @dataclass(frozen=True)
-class FuseFullyConnected(Pass):
+class FuseFullyConnected(PatternPass):
     """Add(MatMul(x, W), Broadcast(b)) -> FullyConnected(x, W, b), through a reshape of the product too."""
 
     name = "glowgraph-fuse-fully-connected"
     summary = "Turn a matmul followed by a bias addition into a fully_connected"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

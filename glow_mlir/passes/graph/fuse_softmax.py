@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, defined_by, producer, replace, shape, users
+from .patterns import PatternPass, attr, defined_by, producer, replace, shape, users
 
 
 def _through_keepdims(value: ir.Value, like: ir.Value) -> ir.Operation | None:
@@ -67,12 +65,10 @@ PATTERNS = (exp_sum_div,)
 
 
 @dataclass(frozen=True)
-class FuseSoftmax(Pass):
+class FuseSoftmax(PatternPass):
     """Div(Exp(x), Broadcast(ReduceSum(Exp(x)))) -> Softmax(x)."""
 
     name = "glowgraph-fuse-softmax"
     summary = "Turn exp, a sum along one axis and a division into a softmax"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, defined_by, replace
+from .patterns import PatternPass, attr, defined_by, replace
 
 
 def spatial_pads(pad: ir.Operation, shuffle: list[int]) -> list[int] | None:
@@ -59,12 +57,10 @@ PATTERNS = (pad_into_conv,)
 
 
 @dataclass(frozen=True)
-class MergePadIntoConv(Pass):
+class MergePadIntoConv(PatternPass):
     """Conv2d(Pad(x)) -> Conv2d(x) with the pads added to its own, through the layout transpose too."""
 
     name = "glowgraph-merge-pad-into-conv"
     summary = "Merge zero padding of the spatial dims into the following convolution's pads"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
 from .eliminate_noops import identity_view
-from .patterns import apply_patterns, defined_by, replace, shape
+from .patterns import PatternPass, defined_by, replace, shape
 
 
 def reshape_of_reshape(op: ir.Operation) -> bool:
@@ -34,12 +32,10 @@ PATTERNS = (identity_view, reshape_of_reshape)
 
 
 @dataclass(frozen=True)
-class MergeReshapes(Pass):
+class MergeReshapes(PatternPass):
     """Reshape(Reshape(x)) -> Reshape(x); Reshape(x) to x's shape -> x."""
 
     name = "glowgraph-merge-reshapes"
     summary = "Merge chains of reshapes into one reshape"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS

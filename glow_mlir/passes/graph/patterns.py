@@ -10,13 +10,16 @@ only erase the root and nodes before it, so a sweep over a snapshot of the block
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import attr_to_python, elements_to_numpy, numpy_dtype, numpy_to_elements
-from ..utils import body_ops, has_trait
+from ..registry import Pass
+from ..utils import body_ops, functions, has_trait
 
 Pattern = Callable[[ir.Operation], bool]
 
@@ -131,3 +134,14 @@ def apply_patterns(func: ir.Operation, patterns: Sequence[Pattern]) -> int:
         total += count
         if not count:
             return total
+
+
+@dataclass(frozen=True)
+class PatternPass(Pass):
+    """A pass that is its ``patterns``: each function swept with them until none applies (:func:`apply_patterns`)."""
+
+    patterns: ClassVar[tuple[Pattern, ...]] = ()
+
+    def run(self, module: ir.Operation) -> None:
+        for func in functions(module):
+            apply_patterns(func, self.patterns)

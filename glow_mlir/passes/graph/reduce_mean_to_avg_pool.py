@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..registry import Pass
-from ..utils import functions
-from .patterns import apply_patterns, attr, defined_by, replace, shape
+from .patterns import PatternPass, attr, defined_by, replace, shape
 
 #: NHWC -> NCHW, the shuffle of the transpose the importer puts after an NHWC node
 TO_NCHW = [0, 3, 1, 2]
@@ -50,12 +48,10 @@ PATTERNS = (spatial_mean,)
 
 
 @dataclass(frozen=True)
-class ReduceMeanToAvgPool(Pass):
+class ReduceMeanToAvgPool(PatternPass):
     """ReduceMean(x){H, W} -> Reshape(AvgPool(x)) in NHWC, and through the NCHW layout transpose."""
 
     name = "glowgraph-reduce-mean-to-avg-pool"
     summary = "Turn a mean over the spatial dims into a global average pool"
 
-    def run(self, module: ir.Operation) -> None:
-        for func in functions(module):
-            apply_patterns(func, PATTERNS)
+    patterns = PATTERNS
