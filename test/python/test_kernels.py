@@ -70,6 +70,13 @@ def test_plan_splits_off_remainders() -> None:
     assert [(p.tiles.mr, p.tiles.nr) for p in pieces] == [(8, 32), (8, 8), (3, 32), (3, 8)]
 
 
+def test_remainder_columns_are_power_of_two_pieces() -> None:
+    # 120 = 96 + 16 + 8: a 24-wide register tile ran 6x slower than these pieces together
+    assert [(p.col, p.cols, p.tiles.nr) for p in matmul.plan(8, 120, 256)] == [(0, 96, 32), (96, 16, 16), (112, 8, 8)]
+    assert [p.tiles.nr for p in matmul.plan(8, 84, 120)] == [32, 16, 4]
+    assert matmul.vector_pieces(7, 16) == [(0, 4), (4, 2), (6, 1)]
+
+
 def test_every_shape_class_has_a_reason() -> None:
     assert matmul.TABLE[-1].covers(1, 1, 1), "the last class must take every shape"
     assert all(c.why and c.name for c in matmul.TABLE)
@@ -90,6 +97,8 @@ SHAPES = {
     "tiny": (1, 1, 1),
     "small": (3, 5, 10),
     "remainders": (67, 130, 33),
+    "column-pieces": (8, 120, 256),  # 96 + 16 + 8 columns
+    "odd-column-pieces": (8, 7, 84),  # 4 + 2 + 1
     "narrow": (64, 10, 512),
     "row": (1, 1000, 512),
     "mlp": (64, 512, 784),

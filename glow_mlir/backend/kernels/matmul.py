@@ -125,6 +125,21 @@ def _strips(extent: int, reg: int) -> list[tuple[int, int, int]]:
     return strips
 
 
+def vector_pieces(extent: int, width: int) -> list[tuple[int, int]]:
+    """``extent`` lanes (output columns, output channels) cut into ``(start, size)`` pieces that vectorize well: the
+    largest multiple of ``width`` (a power of two), then ``width / 2``, ``width / 4`` ... 1 as the remainder needs. A
+    register tile whose width is no power of two runs at a fraction of the speed (a 24-wide one: 8x256x120 took
+    16.6 us where 8x256x128 took 2.6 us; as 96 + 16 + 8 it vectorizes at full width)."""
+    pieces, start = [], 0
+    size = extent - extent % width
+    while extent > start:
+        if size and extent - start >= size:
+            pieces.append((start, size))
+            start += size
+        size = width = width // 2
+    return pieces
+
+
 @dataclass(frozen=True)
 class Piece:
     """A rectangle of the output, ``rows x cols`` at ``(row, col)``, with tiles that divide it."""
@@ -142,7 +157,8 @@ def plan(m: int, n: int, k: int) -> list[Piece]:
     k_tile = t.k if t.k and k % t.k == 0 else 0
     pieces = []
     for r, rows, mr in _strips(m, t.mr):
-        for c, cols, nr in _strips(n, t.nr):
+        for c, cols in vector_pieces(n, t.nr):
+            nr = min(cols, t.nr)
             l1_m, l1_n = _fit(rows, mr, t.m), _fit(cols, nr, t.n)
             # a remainder strip is one register tile wide: one panel, nothing to pack
             tiles = Tiles(l1_m, l1_n, k_tile, mr, nr, t.pack and nr == t.nr,
@@ -327,4 +343,5 @@ __all__ = [
     "schedule_tiles",
     "split_tiles",
     "target_tiles",
+    "vector_pieces",
 ]

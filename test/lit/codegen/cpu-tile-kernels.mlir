@@ -52,17 +52,22 @@ func.func @tiled(%a: memref<128x64xf32>, %b: memref<64x256xf32>, %c: memref<128x
 
 // -----
 
-// M = 10 is not a multiple of the register tile's 8 rows: an 8-row piece and a 2-row remainder strip, each an island
-// on subviews of the buffers; N = 20 is narrower than 32 columns: the register tile is all 20.
+// M = 10 is not a multiple of the register tile's 8 rows: an 8-row piece and a 2-row remainder strip; N = 20 is
+// narrower than 32 columns: pieces of 16 and 4 columns (vector widths). Each piece is an island on subviews.
 // CHECK-LABEL: func.func @remainder(
-// CHECK:       %[[A0:.+]] = memref.subview %{{.+}}[0, 0] [8, 8] [1, 1]
-// CHECK:       %[[C0:.+]] = memref.subview %{{.+}}[0, 0] [8, 20] [1, 1]
-// CHECK:       vector.contract {{.+}} vector<8x1xf32>, vector<1x20xf32> into vector<8x20xf32>
+// CHECK-SAME:  %{{.+}}: memref<10x8xf32>, %{{.+}}: memref<8x20xf32>, %[[C:.+]]: memref<10x20xf32>)
+// CHECK:       %[[C0:.+]] = memref.subview %[[C]][0, 0] [8, 16] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
 // CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C0]]
-// CHECK:       %[[A1:.+]] = memref.subview %{{.+}}[8, 0] [2, 8] [1, 1]
-// CHECK:       %[[C1:.+]] = memref.subview %{{.+}}[8, 0] [2, 20] [1, 1]
-// CHECK:       vector.contract {{.+}} vector<2x1xf32>, vector<1x20xf32> into vector<2x20xf32>
+// CHECK:       %[[C1:.+]] = memref.subview %[[C]][0, 16] [8, 4] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<8x1xf32>, vector<1x4xf32> into vector<8x4xf32>
 // CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C1]]
+// CHECK:       %[[C2:.+]] = memref.subview %[[C]][8, 0] [2, 16] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<2x1xf32>, vector<1x16xf32> into vector<2x16xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C2]]
+// CHECK:       %[[C3:.+]] = memref.subview %[[C]][8, 16] [2, 4] [1, 1]
+// CHECK:       vector.contract {{.+}} vector<2x1xf32>, vector<1x4xf32> into vector<2x4xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[C3]]
 // BUF-LABEL:   func.func @remainder(
 // BUF-NOT:     memref.alloc
 // BUF:         return
