@@ -330,7 +330,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     if bo.name is not None:
         bundle.check_name(bo.name, "bundle name")
     if options.threads not in (None, 1):
-        raise CompileError(f"bundles run on one thread (threaded kernels need MLIR's async runtime library), "
+        raise CompileError(f"bundles run on one thread (threaded kernels call the JIT's worker pool), "
                            f"got threads={options.threads}")
     model_list = list(models) if isinstance(models, (list, tuple)) else [models]
     networks, lowered_list = [], []

@@ -63,14 +63,15 @@ def default_threads() -> int:
 
 
 #: with several threads, a kernel below this many FLOPs runs on the calling thread (cpu-tile-kernels' parallel-flops):
-#: handing tasks to the async runtime's sleeping workers and waiting for them made 20-50 MFLOP kernels slower on 2
-#: threads than on 1 (mlp_mnist 0.42 -> 0.60 ms, mobilenet_v2 5.8 -> 6.6 ms with 20 MFLOP, same process)
-PARALLEL_FLOPS = 60_000_000
+#: a hand-off to the worker pool costs ~0.2 us, but a kernel cut into tasks smaller than a few microseconds each gains
+#: little (2 threads against 1, same process: bert_tiny_encoder 1.63x at 2 MFLOP, 1.61x at 0.5, 1.36x at 8, none at
+#: 60; mlp_mnist 1.80x at 2 MFLOP; mobilenet_v2 1.36x at 2 MFLOP, 1.41x at 0.5)
+PARALLEL_FLOPS = 1_000_000
 
 
 def codegen_entries(threads: int = 1) -> list[Entry]:
     """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
-    async runtime when ``threads > 1``."""
+    worker pool when ``threads > 1``."""
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     if threads == 1:
@@ -78,8 +79,7 @@ def codegen_entries(threads: int = 1) -> list[Entry]:
     entries: list[Entry] = []
     for spec, why in pipelines.CODEGEN:
         if spec == "convert-scf-to-cf":
-            # min-task-size=1: each iteration is a whole L1 tile (the default, 1000, keeps a few tiles in one task)
-            entries += [(f"{s}{{num-workers={threads} min-task-size=1}}" if s == "async-parallel-for" else s, w)
+            entries += [(f"{s}{{threads={threads}}}" if s == "cpu-parallel-to-pool" else s, w)
                         for s, w in pipelines.PARALLEL]
         entries.append((f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}" if spec == "cpu-tile-kernels"
                         else spec, why))

@@ -45,8 +45,8 @@ from mlir.execution_engine import ExecutionEngine
 from ..errors import CompileError, InputError
 from ..passes.conversion.ir_program import REGIONS, MemoryLayout, Program, read_program
 from ..passes.conversion.ir_to_linalg import ALIGNMENT, row_major_strides
-from . import orc
-from .tools_paths import async_runtime, c_runner_utils
+from . import orc, pool
+from .tools_paths import c_runner_utils
 
 ROLES = ("const", "input", "output")
 
@@ -123,38 +123,20 @@ def _descriptor_pointer(array: np.ndarray) -> ctypes.c_void_p:
 
 
 @functools.cache
-def _load_async_runtime() -> None:
-    """Load the async runtime (the worker pool that multi-threaded kernels call into) once for the whole process,
-    with its symbols global so that every JIT-compiled module finds them there.
-
-    Not through ``ExecutionEngine(shared_libs=...)``: an engine calls the library's destroy hook when it is
-    destroyed, which frees the process-wide default runtime under every other engine still using it (the next
-    multi-threaded call then crashed)."""
-    ctypes.CDLL(async_runtime(), mode=os.RTLD_GLOBAL)
-
-
-@functools.cache
 def _load_runner_utils() -> None:
     """Load ``libmlir_c_runner_utils`` (memrefCopy, ...) with global symbols, for loaded objects to link against
     (an ExecutionEngine loads it itself, from ``shared_libs``)."""
     ctypes.CDLL(c_runner_utils(), mode=os.RTLD_GLOBAL)
 
 
-#: The code of multi-threaded programs (engines with their modules, or loaded objects), kept until the process
-#: exits: the async runtime's workers may still be finishing a task's epilogue in the JIT-compiled code after the call
-#: has returned, and freeing that code under them crashed (intermittently, when a program was dropped right after a
-#: call). A leak of one program's code per multi-threaded compile, against a crash.
-_KEPT: list[object] = []
-
 #: the symbol of the packed entry point (``void f(void **args)``) that the ExecutionEngine wraps around the C interface
 #: of a function ``name``: ``_mlir_`` + ``_mlir_ciface_`` + name
 _PACKED_PREFIX = "_mlir__mlir_ciface_"
 
 
-def _calls_async_runtime(module: ir.Module) -> bool:
-    """Whether the module declares functions of the async runtime (it has multi-threaded loops)."""
-    return any(op.operation.name == "llvm.func" and
-               ir.StringAttr(op.operation.attributes["sym_name"]).value.startswith("mlirAsyncRuntime")
+def _calls_pool(module: ir.Module) -> bool:
+    """Whether the module calls the worker pool (it has multi-threaded loops)."""
+    return any(op.operation.name == "llvm.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == pool.ENTRY
                for op in module.body.operations)
 
 
@@ -208,7 +190,7 @@ class JitProgram:
     ``memory`` is the region layout of a planned program (None: not planned). ``module`` is kept referenced for as
     long as the compiled code can run, and so are the arrays the code reads (const weights, regions): the
     descriptors passed to the code do not own their arrays. ``threads``: what the module was compiled for; above 1
-    its parallel loops run on MLIR's async runtime (loaded once per process).
+    its parallel loops run on the worker pool (:mod:`.pool`, compiled once per process).
 
     With ``object_code`` (what :meth:`object_code` gave for the same program on this machine) the module is not
     needed (None): the machine code is loaded as it is, nothing is compiled.
@@ -260,12 +242,9 @@ class JitProgram:
     def _compile(self, module: ir.Module, opt_level: int, threads: int) -> Callable[[ctypes.c_void_p], None]:
         """JIT compile ``module`` with the ExecutionEngine; its packed entry point."""
         try:
-            uses_async = threads > 1 and _calls_async_runtime(module)
-            if uses_async:
-                _load_async_runtime()
             self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
-            if uses_async:
-                _KEPT.append((self.engine, module))
+            if _calls_pool(module):  # resolved when the first lookup links the code
+                self.engine.raw_register_runtime(pool.ENTRY, ctypes.c_void_p(pool.address()))
         except RuntimeError as e:
             detail = str(e).replace("\n", " ")
             raise CompileError(f"JIT compilation of @{self.func_name} failed: {detail}") from None
@@ -277,11 +256,7 @@ class JitProgram:
     def _load_object(self, code: bytes, threads: int) -> Callable[[ctypes.c_void_p], None]:
         """Link ``code`` into this process (:mod:`.orc`); its packed entry point."""
         _load_runner_utils()
-        if threads > 1:
-            _load_async_runtime()
-        self._loaded = orc.LoadedObject(code, self.func_name)
-        if threads > 1:
-            _KEPT.append(self._loaded)
+        self._loaded = orc.LoadedObject(code, self.func_name, {pool.ENTRY: pool.address()} if threads > 1 else {})
         address = self._loaded.lookup(_PACKED_PREFIX + self.func_name)
         return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
 

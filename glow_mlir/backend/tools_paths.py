@@ -33,11 +33,6 @@ def c_runner_utils() -> str:
     return runtime_library("mlir_c_runner_utils")
 
 
-def async_runtime() -> str:
-    """``libmlir_async_runtime.so``: the worker pool that runs async.execute tasks (multi-threaded kernels)."""
-    return runtime_library("mlir_async_runtime")
-
-
 def mlir_tool(name: str) -> str:
     """The path of an MLIR tool (``mlir-opt``, ``mlir-translate``, ``mlir-runner``)."""
     return _existing(os.path.join(_MLIR_DIR, "bin", name), f"MLIR tool '{name}'")

@@ -113,14 +113,11 @@ CODEGEN: list[Entry] = [
 ]
 
 #: run the kernels' scf.forall loops across cores: inserted into CODEGEN before convert-scf-to-cf when threads > 1,
-#: with cpu-tile-kernels{threads=N} and async-parallel-for{num-workers=N} (the JIT loads the async runtime)
+#: with cpu-tile-kernels{threads=N} and cpu-parallel-to-pool{threads=N} (the JIT links the worker pool)
 PARALLEL: list[Entry] = [
     ("func.func(scf-forall-to-parallel)", "the kernels' L1 tile loops (scf.forall) become scf.parallel"),
-    ("async-parallel-for", "scf.parallel becomes async tasks, split over the workers"),
-    ("async-to-async-runtime", "async.execute becomes coroutines on the async runtime"),
-    ("async-runtime-ref-counting", "tokens and groups are freed when their last user is done"),
-    ("async-runtime-ref-counting-opt", "drop the reference counting that pairs cancel"),
-    ("convert-async-to-llvm", "runtime calls into libmlir_async_runtime"),
+    ("cpu-parallel-to-pool", "each scf.parallel becomes a task function and a call to the worker pool, whose spinning "
+     "workers take a task in well under a microsecond"),
 ]
 
 PIPELINES: dict[str, list[Entry]] = {

@@ -87,9 +87,9 @@ def test_machine_code_stored_by_another_process_runs_here_with_threads(own_cache
     assert stored.returncode == 0 and stored.stdout.strip() == "miss", stored.stderr
     hit = glow_mlir.compile(str(path), threads=2)
     assert hit.cache == "hit"
-    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in hit.stage("codegen").text  # the code has parallel loops
+    assert "llvm.call @glow_pool_run" in hit.stage("codegen").text  # the code has parallel loops
     x = RNG.standard_normal((512, 256)).astype(np.float32)
-    for _ in range(3):  # the async runtime's workers run the loaded code too
+    for _ in range(3):  # the pool's workers run the loaded code too
         np.testing.assert_allclose(hit(x), x @ big, rtol=1e-4, atol=1e-3)
 
 

@@ -104,7 +104,7 @@ SHAPES = {
     "mlp": (64, 512, 784),
     "big": (256, 384, 512),
     "packed-remainders": (136, 300, 260),
-    "odd-tile-grid": (136, 128, 64),  # 17 x 2 L1 tiles: the 2-D thread grid that async-parallel-for got wrong
+    "odd-tile-grid": (136, 128, 64),  # 17 x 2 L1 tiles: a 2-D grid of tasks
 }
 
 
@@ -131,21 +131,21 @@ def test_fully_connected_matches_numpy(shape: tuple[int, int, int]) -> None:
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
 
 
-def test_threads_run_the_tiles_on_the_async_runtime() -> None:
+def test_threads_run_the_tiles_on_the_worker_pool() -> None:
     model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
     parallel = glow_mlir.compile(model, threads=2, cache=False).stage("codegen").text
     serial = glow_mlir.compile(model, threads=1, cache=False).stage("codegen").text
-    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in parallel
-    assert "mlirAsyncRuntime" not in serial
+    assert "llvm.call @glow_pool_run" in parallel
+    assert "glow_pool_run" not in serial
 
 
 def test_small_kernels_stay_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 5_000_000)
     small = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
-    assert "llvm.call @mlirAsyncRuntime" not in glow_mlir.compile(small, threads=2, cache=False).stage("codegen").text
+    assert "llvm.call @glow_pool_run" not in glow_mlir.compile(small, threads=2, cache=False).stage("codegen").text
     big = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 256], "b": [256, 256]}, [128, 256])
     compiled = glow_mlir.compile(big, threads=2, cache=False)  # 16.8 MFLOP
-    assert "llvm.call @mlirAsyncRuntimeAwaitAllInGroup" in compiled.stage("codegen").text
+    assert "llvm.call @glow_pool_run" in compiled.stage("codegen").text
     a = RNG.standard_normal((128, 256)).astype(np.float32)
     b = RNG.standard_normal((256, 256)).astype(np.float32)
     np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * 256)
@@ -166,7 +166,7 @@ def test_tiles_per_task(flops: int, tiles: int, threads: int, expected: int) -> 
 
 
 def test_a_destroyed_threaded_program_leaves_the_others_running() -> None:
-    # each ExecutionEngine that loaded the async runtime used to free the process-wide runtime when it was destroyed
+    # the pool outlives every program: a program's code is freed only after its last call's tasks are done
     model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
     kept = glow_mlir.compile(model, threads=2, cache=False)
     dropped = glow_mlir.compile(model, threads=2, cache=False)
@@ -422,7 +422,7 @@ def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
 def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
     text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
     assert f"cpu-tile-kernels{{threads=4 parallel-flops={cpu.PARALLEL_FLOPS}}}" in text
-    assert "async-parallel-for{num-workers=4 min-task-size=1}" in text
+    assert "cpu-parallel-to-pool{threads=4}" in text
     assert len(parse_pipeline(text)) == len(cpu.codegen(4))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         cpu.codegen_entries(0)

@@ -69,8 +69,7 @@ class Tiles:
     mr: int
     nr: int
     pack: bool = False
-    #: the L1 dim whose tiles are spread over the threads: 0 rows, 1 columns (one dim: async-parallel-for computed
-    #: wrong results on some 2-D tile grids, e.g. 17 x 2)
+    #: the L1 dim whose tiles are spread over the threads: 0 rows, 1 columns (the one with more tiles)
     split: int = 0
 
     def key(self) -> str:

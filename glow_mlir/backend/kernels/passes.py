@@ -71,8 +71,8 @@ class TileKernels(Pass):
 
     #: cores the tiled loops may run on: above 1 the L1 tiles of the islands worth it become scf.forall iterations
     threads: int = 1
-    #: the FLOPs below which an island stays on the calling thread: handing tasks to the async runtime's workers and
-    #: waiting for them costs tens of microseconds (wake-ups), more than a small kernel gains
+    #: the FLOPs below which an island stays on the calling thread: its tasks would be too small to gain from the
+    #: hand-off to the worker pool and the wait for the last one
     parallel_flops: int = 0
 
     def run(self, module: ir.Operation) -> None:
@@ -159,8 +159,8 @@ class TileKernels(Pass):
 def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:
     """How many L1 tiles (along the split dim, ``tiles`` of them) one task of a kernel of ``flops`` takes: 0 (no
     tasks, the calling thread runs it all) on one thread, with one tile, or below ``parallel_flops``; else one task per
-    thread when the tiles divide evenly (each task is a hand-off to a worker and a wake-up to wait for), else one
-    task per tile, which the async runtime deals out to the workers in blocks."""
+    thread when the tiles divide evenly (the fewest hand-offs), else one task per tile, which the worker pool's
+    threads claim one at a time as they finish the last."""
     if threads == 1 or tiles < 2 or flops < parallel_flops:
         return 0
     return tiles // threads if tiles % threads == 0 else 1

@@ -246,7 +246,7 @@ func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>,
 
 // -----
 
-// 7 output rows do not split evenly over 2 threads: one task per row, which the async runtime deals out in blocks.
+// 7 output rows do not split evenly over 2 threads: one task per row, which the pool's threads claim one by one.
 // THREADS-LABEL: func.func @odd_rows(
 // THREADS:     scf.forall (%{{.+}}) in (7)
 // THREADS:     vector.contract

@@ -1,0 +1,224 @@
+"""Parallel loops as tasks of the worker pool (:mod:`glow_mlir.backend.pool`).
+
+Each ``scf.parallel`` without reductions (the kernels' ``scf.forall`` after ``scf-forall-to-parallel``) becomes a
+task function and one call (a loop with reductions is left to convert-scf-to-cf, which runs it serially)::
+
+    scf.parallel (%i) = (%lb) to (%ub) step (%s) {        func.func private @f_task0(%ctx: !llvm.ptr, %k: i64) {
+      body(%i, %a, %m)                             ->       %a, %m = the captured values, loaded from %ctx
+    }                                                       %i = %lb + %k * %s
+                                                            body(%i, %a, %m)
+                                                          }
+                                                          (in @f) %ctx = {%a, %m} in a stack slot of @f
+                                                          glow_pool_run(@f_task0, %ctx, ceildiv(%ub - %lb, %s), N)
+
+A multi-dimensional loop is one task per point of its iteration space, the point recovered from ``%k`` by
+division. The values the body uses from outside cross in one struct: a memref as its LLVM descriptor (``builtin.
+unrealized_conversion_cast`` both ways, which reconcile-unrealized-casts removes once memrefs are lowered), an index
+as i64, scalars and 1-D vectors as they are; constants are cloned into the task instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, func, llvm
+
+from ...passes.conversion.linalg_buffers import remap
+from ...passes.registry import Pass, PassError
+from ..pool import ENTRY
+
+#: ops cloned into a task rather than captured
+CLONED = ("arith.constant", "llvm.mlir.constant", "ub.poison")
+
+
+def _inside(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether ``value`` is defined within the regions of ``op``."""
+    owner = value.owner.operation if isinstance(value, ir.OpResult) else value.owner.owner
+    while owner is not None:
+        if owner == op:
+            return True
+        parent = owner.parent
+        owner = parent.operation if parent is not None else None
+    return False
+
+
+def _captured(loop: ir.Operation) -> list[ir.Value]:
+    """The values the body of ``loop`` uses from outside it, in order of first use."""
+    seen: dict[ir.Value, None] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for v in op.operands:
+            if v not in seen and not _inside(v, loop):
+                seen[v] = None
+        return ir.WalkResult.ADVANCE
+
+    for op in loop.regions[0].blocks[0].operations:
+        op.operation.walk(visit)
+    return list(seen)
+
+
+def _llvm_type(t: ir.Type, where: ir.Location) -> ir.Type:
+    """How a captured value of type ``t`` crosses: a memref as its descriptor, an index as i64, others as they are."""
+    if isinstance(t, ir.MemRefType):
+        rank = t.rank
+        arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
+        return ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
+    if isinstance(t, ir.IndexType):
+        return ir.IntegerType.get_signless(64)
+    if isinstance(t, (ir.IntegerType, ir.F32Type, ir.F64Type, ir.F16Type, ir.BF16Type)) or (
+            isinstance(t, ir.VectorType) and t.rank == 1):
+        return t
+    raise PassError(f"a parallel loop uses a value of type {t} from outside it, which cannot cross to a task", where)
+
+
+def _to_llvm(v: ir.Value, t: ir.Type) -> ir.Value:
+    if isinstance(v.type, ir.MemRefType):
+        return ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[v]).result
+    if isinstance(v.type, ir.IndexType):
+        return arith.index_cast(t, v)
+    return v
+
+
+def _from_llvm(v: ir.Value, t: ir.Type) -> ir.Value:
+    if isinstance(t, ir.MemRefType):
+        return ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[v]).result
+    if isinstance(t, ir.IndexType):
+        return arith.index_cast(t, v)
+    return v
+
+
+def _constant(v: ir.Value) -> int | None:
+    """The value of an index constant, else None."""
+    if isinstance(v, ir.OpResult) and v.owner.name == "arith.constant":
+        return ir.IntegerAttr(v.owner.attributes["value"]).value
+    return None
+
+
+def _unique(symbols: ir.SymbolTable, base: str) -> str:
+    k = 0
+    while f"{base}_task{k}" in symbols:
+        k += 1
+    return f"{base}_task{k}"
+
+
+def _enclosing_func(op: ir.Operation) -> ir.Operation:
+    parent = op.parent
+    while parent.name != "func.func":
+        parent = parent.parent
+    return parent
+
+
+def _declare_entry(module: ir.Operation) -> None:
+    symbols = ir.SymbolTable(module)
+    if ENTRY not in symbols:
+        with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+            ptr, i64 = ir.Type.parse("!llvm.ptr"), ir.IntegerType.get_signless(64)
+            llvm.LLVMFuncOp(ENTRY, ir.TypeAttr.get(ir.Type.parse(f"!llvm.func<void ({ptr}, {ptr}, {i64}, {i64})>")))
+
+
+def outline(loop: ir.Operation, module: ir.Operation, threads: int) -> None:
+    """Replace the ``scf.parallel`` ``loop`` by a task function and a call to the pool."""
+    where = loop.location
+    body = loop.regions[0].blocks[0]
+    rank = len(body.arguments)
+    operands = list(loop.operands)
+    lbs, ubs, steps = (operands[k * rank:(k + 1) * rank] for k in range(3))
+    index, i64, ptr = ir.IndexType.get(), ir.IntegerType.get_signless(64), ir.Type.parse("!llvm.ptr")
+    owner = _enclosing_func(loop)
+    name = _unique(ir.SymbolTable(module), ir.StringAttr(owner.attributes["sym_name"]).value)
+
+    # the trip counts, at the call site (constants when the bounds are)
+    with ir.InsertionPoint(loop), where:
+        counts = []
+        for lb, ub, step in zip(lbs, ubs, steps):
+            known = [_constant(v) for v in (lb, ub, step)]
+            if None in known:
+                counts.append(arith.ceildivsi(arith.subi(ub, lb), step))
+            else:
+                counts.append(arith.constant(index, -((known[0] - known[1]) // known[2])))
+        total = counts[0]
+        for c in counts[1:]:
+            total = arith.muli(total, c)
+    needed = list(dict.fromkeys([*_captured(loop), *lbs, *steps, *counts[1:]]))
+    clones = [v for v in needed if isinstance(v, ir.OpResult) and v.owner.name in CLONED]
+    inputs = [v for v in needed if v not in clones]
+    fields = [_llvm_type(v.type, where) for v in inputs]
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(f) for f in fields)})>") if fields else None
+
+    # the task function, after the function that holds the loop
+    with ir.InsertionPoint(owner), where:
+        task = func.FuncOp(name, ir.FunctionType.get([ptr, i64], []))
+    task.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    task.operation.move_after(owner)
+    entry = task.add_entry_block()
+    ctx, k = entry.arguments
+    mapping: dict[ir.Value, ir.Value] = {}
+    with ir.InsertionPoint(entry), where:
+        for v in clones:
+            mapping[v] = v.owner.clone().results[v.result_number]
+        for n, (v, f) in enumerate(zip(inputs, fields)):
+            slot = llvm.getelementptr(ptr, ctx, [], ir.DenseI32ArrayAttr.get([0, n]), struct, None)
+            mapping[v] = _from_llvm(llvm.load(f, slot), v.type)
+        point = arith.index_cast(index, k)
+        value = lambda v: mapping.get(v, v)  # noqa: E731 - the loop bounds, loaded or cloned
+        for d in reversed(range(rank)):
+            coordinate = point
+            if d > 0:
+                coordinate = arith.remsi(point, value(counts[d]))
+                point = arith.divsi(point, value(counts[d]))
+            mapping[body.arguments[d]] = arith.addi(value(lbs[d]), arith.muli(coordinate, value(steps[d])))
+        done = func.ReturnOp([])
+    for op in list(body.operations)[:-1]:  # the terminator (scf.reduce) stays behind
+        op.operation.move_before(done)
+        remap(op.operation, mapping)
+
+    # the call: the captured values into a stack slot of the caller (allocated once, in its entry block)
+    owner_entry = owner.regions[0].blocks[0]
+    with where:
+        if struct is not None:
+            with ir.InsertionPoint.at_block_begin(owner_entry):
+                one = llvm.mlir_constant(ir.IntegerAttr.get(i64, 1))
+                slot_ptr = llvm.alloca(ptr, one, struct, alignment=64)
+        with ir.InsertionPoint(loop):
+            if struct is None:
+                slot_ptr = llvm.mlir_zero(ptr)
+            for n, (v, f) in enumerate(zip(inputs, fields)):
+                field = llvm.getelementptr(ptr, slot_ptr, [], ir.DenseI32ArrayAttr.get([0, n]), struct, None)
+                llvm.store(_to_llvm(v, f), field)
+            fn = func.constant(ir.FunctionType.get([ptr, i64], []), ir.FlatSymbolRefAttr.get(name))
+            fn_ptr = ir.Operation.create("builtin.unrealized_conversion_cast", results=[ptr], operands=[fn]).result
+            llvm.call(None, [fn_ptr, slot_ptr, arith.index_cast(i64, total),
+                             llvm.mlir_constant(ir.IntegerAttr.get(i64, threads))], [], [],
+                      callee=ir.FlatSymbolRefAttr.get(ENTRY))
+    loop.erase()
+
+
+@dataclass(frozen=True)
+class ParallelToPool(Pass):
+    """Run the parallel loops on the worker pool: each becomes a task function and a call to ``glow_pool_run``."""
+
+    name = "cpu-parallel-to-pool"
+    summary = "scf.parallel (no reductions) -> an outlined task function and a call to the worker pool"
+
+    #: the threads the pool may use for these loops (the caller's included)
+    threads: int = 2
+
+    def run(self, module: ir.Operation) -> None:
+        loops: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "scf.parallel" and not len(op.results):  # reductions stay serial (convert-scf-to-cf)
+                loops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        with module.context, module.location:
+            module.walk(visit)  # post-order: a nested loop is outlined before the loop around it
+            if not loops:
+                return
+            _declare_entry(module)
+            for loop in loops:
+                outline(loop, module, self.threads)
+
+
+__all__ = ["ParallelToPool", "outline"]

@@ -1,0 +1,261 @@
+"""The worker pool that multi-threaded kernels run on: one per process, written in MLIR's LLVM dialect and JIT
+compiled once, its entry point handed to every program that calls it.
+
+``cpu-parallel-to-pool`` turns each parallel loop into a task function ``task(ctx, i)`` and one call::
+
+    glow_pool_run(task, ctx, n, threads)   // task(ctx, i) for every i in [0, n), on up to `threads` threads
+
+The calling thread takes part; ``threads - 1`` workers are started on first use (``pthread_create``) and kept. An
+iteration is claimed with a compare-and-swap on one 64-bit ticket, ``generation << 32 | next index``: a worker that
+read the job of an earlier generation cannot claim an index of the next one. The caller publishes a job by storing
+the ticket (release), then bumps the 32-bit generation word the workers watch, and spins until every iteration is
+done. A worker spins (``pause``) for :data:`SPIN_ROUNDS` rounds after its last job, so the kernels of one inference
+find it awake (a hand-off costs well under a microsecond), then sleeps on the generation word (Linux futex): an idle
+process takes no CPU. A call made while another is running (a second Python thread, or a task that calls the pool)
+runs its iterations on its own thread.
+
+Why not the async runtime that MLIR ships: its workers sleep on a condition variable after each task, and waking
+them cost 10 us at best and up to milliseconds when the other core was busy, so kernels below 60 MFLOP stayed on one
+thread; with this pool they split down to :data:`~glow_mlir.backend.cpu.PARALLEL_FLOPS`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import platform
+
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+
+from ..errors import CompileError
+
+#: the pool's entry point, the one symbol a program needs from it
+ENTRY = "glow_pool_run"
+#: rounds of the pause instruction a worker spins through after its last job before it sleeps (~100-200 us)
+SPIN_ROUNDS = 20000
+#: per machine: the futex system call's number and the spin-wait hint instruction
+_MACHINES = {"x86_64": (202, "pause"), "amd64": (202, "pause"), "aarch64": (98, "yield"), "arm64": (98, "yield")}
+FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
+
+
+def pool_text(machine: str | None = None) -> str:
+    """The pool as an LLVM-dialect module for ``machine`` (``platform.machine()`` by default)."""
+    machine = (machine or platform.machine()).lower()
+    if machine not in _MACHINES:
+        raise CompileError(f"no worker pool for this machine ({machine}): compile with threads=1")
+    futex, hint = _MACHINES[machine]
+    return f"""
+module {{
+  llvm.mlir.global internal @ticket(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @generation(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @done(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @sleepers(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @busy(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @workers(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @job_n(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @job_fn() {{alignment = 8 : i64}} : !llvm.ptr {{
+    %0 = llvm.mlir.zero : !llvm.ptr
+    llvm.return %0 : !llvm.ptr
+  }}
+  llvm.mlir.global internal @job_ctx() {{alignment = 8 : i64}} : !llvm.ptr {{
+    %0 = llvm.mlir.zero : !llvm.ptr
+    llvm.return %0 : !llvm.ptr
+  }}
+  llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+  llvm.func @syscall(i64, ...) -> i64
+
+  llvm.func internal @spin_hint() {{
+    llvm.inline_asm has_side_effects "{hint}", "" : () -> ()
+    llvm.return
+  }}
+
+  // Claim and run iterations of the job of generation %gen until none is left or the job is another one.
+  llvm.func internal @work(%gen: i64) {{
+    %ticket = llvm.mlir.addressof @ticket : !llvm.ptr
+    %done = llvm.mlir.addressof @done : !llvm.ptr
+    %fn_at = llvm.mlir.addressof @job_fn : !llvm.ptr
+    %ctx_at = llvm.mlir.addressof @job_ctx : !llvm.ptr
+    %n_at = llvm.mlir.addressof @job_n : !llvm.ptr
+    %c32 = llvm.mlir.constant(32 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %low = llvm.mlir.constant(4294967295 : i64) : i64
+    llvm.br ^loop
+  ^loop:
+    %t = llvm.load %ticket atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+    %tgen = llvm.lshr %t, %c32 : i64
+    %same = llvm.icmp "eq" %tgen, %gen : i64
+    llvm.cond_br %same, ^check, ^exit
+  ^check:
+    %n = llvm.load %n_at : !llvm.ptr -> i64
+    %index = llvm.and %t, %low : i64
+    %left = llvm.icmp "ult" %index, %n : i64
+    llvm.cond_br %left, ^claim, ^exit
+  ^claim:
+    %next = llvm.add %t, %c1 : i64
+    %pair = llvm.cmpxchg %ticket, %t, %next acq_rel monotonic : !llvm.ptr, i64
+    %won = llvm.extractvalue %pair[1] : !llvm.struct<(i64, i1)>
+    llvm.cond_br %won, ^run, ^loop
+  ^run:
+    %fn = llvm.load %fn_at : !llvm.ptr -> !llvm.ptr
+    %ctx = llvm.load %ctx_at : !llvm.ptr -> !llvm.ptr
+    llvm.call %fn(%ctx, %index) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+    %old = llvm.atomicrmw add %done, %c1 release : !llvm.ptr, i64
+    llvm.br ^loop
+  ^exit:
+    llvm.return
+  }}
+
+  // A worker: wait for a new generation (spinning, then asleep on the futex), work on it, wait again.
+  llvm.func internal @worker(%arg: !llvm.ptr) -> !llvm.ptr {{
+    %generation = llvm.mlir.addressof @generation : !llvm.ptr
+    %sleepers = llvm.mlir.addressof @sleepers : !llvm.ptr
+    %zero = llvm.mlir.constant(0 : i32) : i32
+    %one = llvm.mlir.constant(1 : i32) : i32
+    %rounds = llvm.mlir.constant({SPIN_ROUNDS} : i32) : i32
+    %futex = llvm.mlir.constant({futex} : i64) : i64
+    %wait = llvm.mlir.constant({FUTEX_WAIT_PRIVATE} : i64) : i64
+    %null = llvm.mlir.zero : !llvm.ptr
+    %start64 = llvm.ptrtoint %arg : !llvm.ptr to i64
+    %start = llvm.trunc %start64 : i64 to i32
+    llvm.br ^wait(%start, %zero : i32, i32)
+  ^wait(%seen: i32, %spun: i32):
+    %g = llvm.load %generation atomic acquire {{alignment = 4 : i64}} : !llvm.ptr -> i32
+    %new = llvm.icmp "ne" %g, %seen : i32
+    llvm.cond_br %new, ^work, ^idle
+  ^idle:
+    %more = llvm.icmp "ult" %spun, %rounds : i32
+    llvm.cond_br %more, ^spin, ^sleep
+  ^spin:
+    llvm.call @spin_hint() : () -> ()
+    %spun1 = llvm.add %spun, %one : i32
+    llvm.br ^wait(%seen, %spun1 : i32, i32)
+  ^sleep:
+    %s0 = llvm.atomicrmw add %sleepers, %one seq_cst : !llvm.ptr, i32
+    %seen64 = llvm.zext %seen : i32 to i64
+    %r = llvm.call @syscall(%futex, %generation, %wait, %seen64, %null) vararg(!llvm.func<i64 (i64, ...)>)
+        : (i64, !llvm.ptr, i64, i64, !llvm.ptr) -> i64
+    %s1 = llvm.atomicrmw sub %sleepers, %one seq_cst : !llvm.ptr, i32
+    llvm.br ^wait(%seen, %zero : i32, i32)
+  ^work:
+    %g64 = llvm.zext %g : i32 to i64
+    llvm.call @work(%g64) : (i64) -> ()
+    llvm.br ^wait(%g, %zero : i32, i32)
+  }}
+
+  // The entry point's address, for the runtime to hand to programs.
+  llvm.func @glow_pool_address() -> !llvm.ptr {{
+    %entry = llvm.mlir.addressof @{ENTRY} : !llvm.ptr
+    llvm.return %entry : !llvm.ptr
+  }}
+
+  // fn(ctx, i) for every i in [0, n), on this thread and up to threads - 1 workers.
+  llvm.func @{ENTRY}(%fn: !llvm.ptr, %ctx: !llvm.ptr, %n: i64, %threads: i64) {{
+    %ticket = llvm.mlir.addressof @ticket : !llvm.ptr
+    %generation = llvm.mlir.addressof @generation : !llvm.ptr
+    %done = llvm.mlir.addressof @done : !llvm.ptr
+    %sleepers = llvm.mlir.addressof @sleepers : !llvm.ptr
+    %busy = llvm.mlir.addressof @busy : !llvm.ptr
+    %workers = llvm.mlir.addressof @workers : !llvm.ptr
+    %fn_at = llvm.mlir.addressof @job_fn : !llvm.ptr
+    %ctx_at = llvm.mlir.addressof @job_ctx : !llvm.ptr
+    %n_at = llvm.mlir.addressof @job_n : !llvm.ptr
+    %worker = llvm.mlir.addressof @worker : !llvm.ptr
+    %null = llvm.mlir.zero : !llvm.ptr
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c32 = llvm.mlir.constant(32 : i64) : i64
+    %z32 = llvm.mlir.constant(0 : i32) : i32
+    %o32 = llvm.mlir.constant(1 : i32) : i32
+    %all = llvm.mlir.constant(2147483647 : i64) : i64
+    %futex = llvm.mlir.constant({futex} : i64) : i64
+    %wake = llvm.mlir.constant({FUTEX_WAKE_PRIVATE} : i64) : i64
+    %several = llvm.icmp "sgt" %n, %c1 : i64
+    %threaded = llvm.icmp "sgt" %threads, %c1 : i64
+    %both = llvm.and %several, %threaded : i1
+    llvm.cond_br %both, ^lock, ^serial(%c0 : i64)
+  ^lock:
+    %pair = llvm.cmpxchg %busy, %z32, %o32 acquire monotonic : !llvm.ptr, i32
+    %mine = llvm.extractvalue %pair[1] : !llvm.struct<(i32, i1)>
+    llvm.cond_br %mine, ^start, ^serial(%c0 : i64)
+  ^start:
+    %g0 = llvm.load %generation atomic monotonic {{alignment = 4 : i64}} : !llvm.ptr -> i32
+    %want = llvm.sub %threads, %c1 : i64
+    %have = llvm.load %workers : !llvm.ptr -> i64
+    llvm.br ^spawn(%have : i64)
+  ^spawn(%k: i64):
+    %short = llvm.icmp "slt" %k, %want : i64
+    llvm.cond_br %short, ^create, ^publish(%k : i64)
+  ^create:
+    %tid = llvm.alloca %c1 x i64 : (i64) -> !llvm.ptr
+    %g0_64 = llvm.zext %g0 : i32 to i64
+    %arg = llvm.inttoptr %g0_64 : i64 to !llvm.ptr
+    %err = llvm.call @pthread_create(%tid, %null, %worker, %arg) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+    %failed = llvm.icmp "ne" %err, %z32 : i32
+    %k1 = llvm.add %k, %c1 : i64
+    llvm.cond_br %failed, ^publish(%k : i64), ^spawn(%k1 : i64)
+  ^publish(%count: i64):
+    llvm.store %count, %workers : i64, !llvm.ptr
+    llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
+    llvm.store %ctx, %ctx_at : !llvm.ptr, !llvm.ptr
+    llvm.store %n, %n_at : i64, !llvm.ptr
+    llvm.store %c0, %done atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+    %g1 = llvm.add %g0, %o32 : i32
+    %g1_64 = llvm.zext %g1 : i32 to i64
+    %t = llvm.shl %g1_64, %c32 : i64
+    llvm.store %t, %ticket atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
+    llvm.store %g1, %generation atomic seq_cst {{alignment = 4 : i64}} : i32, !llvm.ptr
+    %asleep = llvm.load %sleepers atomic seq_cst {{alignment = 4 : i64}} : !llvm.ptr -> i32
+    %any = llvm.icmp "ne" %asleep, %z32 : i32
+    llvm.cond_br %any, ^wake, ^join
+  ^wake:
+    %r = llvm.call @syscall(%futex, %generation, %wake, %all) vararg(!llvm.func<i64 (i64, ...)>)
+        : (i64, !llvm.ptr, i64, i64) -> i64
+    llvm.br ^join
+  ^join:
+    llvm.call @work(%g1_64) : (i64) -> ()
+    llvm.br ^finish
+  ^finish:
+    %d = llvm.load %done atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+    %pending = llvm.icmp "ult" %d, %n : i64
+    llvm.cond_br %pending, ^pause, ^unlock
+  ^pause:
+    llvm.call @spin_hint() : () -> ()
+    llvm.br ^finish
+  ^unlock:
+    llvm.store %z32, %busy atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
+    llvm.return
+  ^serial(%i: i64):
+    %left = llvm.icmp "slt" %i, %n : i64
+    llvm.cond_br %left, ^one, ^out
+  ^one:
+    llvm.call %fn(%ctx, %i) : !llvm.ptr, (!llvm.ptr, i64) -> ()
+    %i1 = llvm.add %i, %c1 : i64
+    llvm.br ^serial(%i1 : i64)
+  ^out:
+    llvm.return
+  }}
+}}
+"""
+
+
+#: the pool's engine and module: compiled once, never freed (its workers run its code)
+_KEPT: list = []
+
+
+@functools.cache
+def address() -> int:
+    """The address of :data:`ENTRY` in this process (the pool is compiled on first use)."""
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = False
+        module = ir.Module.parse(pool_text())
+        engine = ExecutionEngine(module, opt_level=2)
+        _KEPT.append((context, module, engine))
+        # raw_lookup gives a function's packed wrapper, f(void **args), the result's slot last
+        result = ctypes.c_void_p()
+        slots = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(result), ctypes.c_void_p))
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup("glow_pool_address"))(slots)
+        return result.value
+
+
+__all__ = ["ENTRY", "SPIN_ROUNDS", "address", "pool_text"]

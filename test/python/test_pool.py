@@ -1,0 +1,100 @@
+"""The worker pool (glow_mlir.backend.pool): every iteration run exactly once, from one caller or several at once,
+and idle workers asleep."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+
+from glow_mlir.backend import pool
+from glow_mlir.errors import CompileError
+
+#: out[i] += 2 * i for i in [0, n), `reps` parallel calls of the pool on `threads` threads
+DRIVER = """
+module {
+  llvm.func @glow_pool_run(!llvm.ptr, !llvm.ptr, i64, i64)
+  llvm.func @task(%ctx: !llvm.ptr, %i: i64) {
+    %p = llvm.getelementptr %ctx[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+    %two = llvm.mlir.constant(2 : i64) : i64
+    %v = llvm.mul %i, %two : i64
+    %old = llvm.load %p : !llvm.ptr -> i64
+    %new = llvm.add %old, %v : i64
+    llvm.store %new, %p : i64, !llvm.ptr
+    llvm.return
+  }
+  llvm.func @drive(%out: !llvm.ptr, %n: i64, %threads: i64, %reps: i64) {
+    %f = llvm.mlir.addressof @task : !llvm.ptr
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    llvm.br ^head(%c0 : i64)
+  ^head(%r: i64):
+    %more = llvm.icmp "slt" %r, %reps : i64
+    llvm.cond_br %more, ^body, ^exit
+  ^body:
+    llvm.call @glow_pool_run(%f, %out, %n, %threads) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+    %r1 = llvm.add %r, %c1 : i64
+    llvm.br ^head(%r1 : i64)
+  ^exit:
+    llvm.return
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def drive():
+    """drive(out, n, threads, reps): the driver above, JIT compiled against the process's pool."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(DRIVER)
+        engine = ExecutionEngine(module, opt_level=2)
+        engine.raw_register_runtime(pool.ENTRY, ctypes.c_void_p(pool.address()))
+        packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup("drive"))  # f(void **args)
+
+        def call(out: np.ndarray, n: int, threads: int, reps: int) -> None:
+            values = [ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(n), ctypes.c_int64(threads),
+                      ctypes.c_int64(reps)]
+            packed((ctypes.c_void_p * 4)(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values]))
+
+        yield call
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 1000])
+def test_every_iteration_runs_once_per_call(drive, n: int, threads: int) -> None:
+    out = np.zeros(max(n, 1), np.int64)
+    drive(out, n, threads, 50)
+    np.testing.assert_array_equal(out[:n], np.arange(n) * 2 * 50)
+
+
+def test_two_callers_at_once(drive) -> None:
+    # the second caller finds the pool busy and runs its iterations itself: both results exact
+    outs = [np.zeros(64, np.int64) for _ in range(3)]
+    callers = [threading.Thread(target=drive, args=(out, 64, 2, 3000)) for out in outs]
+    for c in callers:
+        c.start()
+    for c in callers:
+        c.join()
+    for out in outs:
+        np.testing.assert_array_equal(out, np.arange(64) * 2 * 3000)
+
+
+def test_idle_workers_sleep(drive) -> None:
+    drive(np.zeros(8, np.int64), 8, 2, 100)
+    time.sleep(0.5)  # the workers' spin (SPIN_ROUNDS pauses) ends long before
+    before = os.times()
+    time.sleep(1.0)
+    after = os.times()
+    busy = (after.user - before.user) + (after.system - before.system)
+    assert busy < 0.1, f"an idle process used {busy:.2f} s of CPU in 1 s: a worker did not go to sleep"
+
+
+def test_an_unknown_machine_has_no_pool() -> None:
+    with pytest.raises(CompileError, match="no worker pool"):
+        pool.pool_text("pdp11")
