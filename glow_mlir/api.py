@@ -329,9 +329,6 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         raise CompileError(f"partitions ({bo.partitions}) and memory budget ({bo.memory_budget}) must be positive")
     if bo.name is not None:
         bundle.check_name(bo.name, "bundle name")
-    if options.threads not in (None, 1):
-        raise CompileError(f"bundles run on one thread (threaded kernels call the JIT's worker pool), "
-                           f"got threads={options.threads}")
     model_list = list(models) if isinstance(models, (list, tuple)) else [models]
     networks, lowered_list = [], []
     for model in model_list:
@@ -346,7 +343,8 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                     options))
                 _emit(options, len(lowered.stages) - 1, "partition", module)
             partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
-            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(threads=1), options))
+            # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count
+            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(threads=options.threads or 1), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
                 on_stage("codegen", module)

@@ -35,5 +35,5 @@ if [ -n "$embed" ]; then
 fi
 # shellcheck disable=SC2086  # $weights is one word or none
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I "$dir" -DBUNDLE_HEADER="\"$name.h\"" -DBUNDLE_ENTRY="$entry" \
-  -DBUNDLE_PREFIX="$prefix" $weights "$here/main.c" "$dir/$name.o" -lm -o "$out"
+  -DBUNDLE_PREFIX="$prefix" $weights "$here/main.c" "$dir/$name.o" -lm -lpthread -o "$out"
 echo "$out"

@@ -8,7 +8,9 @@ A bundle holds one or more networks (entry points). Each network is a glowir pro
   ``llvm-link`` when there are several, ``opt -O3`` (the optimization the JIT applies too: without it loops are
   neither vectorized nor unrolled), ``llc -O3 -relocation-model=pic -filetype=obj``, all from the pinned wheels.
   It needs only libc and libm (``cc app.c NAME.o -lm``): the lowering calls no MLIR runtime library, and the memory
-  plan holds the kernels' scratch buffers (the tiled matmul's packed B panels excepted: ``malloc``).
+  plan holds the kernels' scratch buffers (the tiled matmul's packed B panels excepted: ``malloc``). Compiled with
+  threads above 1, each network carries its own copy of the worker pool (:func:`embed_pool`), which starts its
+  threads with ``pthread_create`` (``-lpthread`` on older C libraries).
 - per network ``ENTRY.weights.bin``: the constantWeight region, each constant at its planned offset (64-byte
   aligned, the region's size exactly); with ``weights_txt`` also ``ENTRY.weights.txt``, the same bytes as a C
   array initializer (``uint8_t w[] = {\n#include "ENTRY.weights.txt"\n};``).
@@ -44,6 +46,7 @@ from ..errors import CompileError
 from ..passes.conversion.ir_program import REGIONS, Program, UniqueNames
 from ..passes.conversion.ir_to_linalg import ALIGNMENT
 from ..passes.ir.partition import PartitionInfo
+from . import pool
 from .tools_paths import llvm_tool, mlir_tool
 
 #: a C identifier: what network and bundle names must be
@@ -194,10 +197,32 @@ def entry_points_text(network: Network) -> str:
     return "\n".join(lines) + "\n"
 
 
+def embed_pool(module: ir.Module) -> None:
+    """Put the worker pool (:mod:`.pool`) into ``module`` when its threaded kernels call it: a bundle has no JIT
+    process to take it from. It becomes internal with the rest, so each network of a bundle has its own."""
+    body = module.body
+    symbols = {_func_name(op.operation): op.operation for op in body.operations}
+    declaration = symbols.get(pool.ENTRY)
+    if declaration is None or len(declaration.regions[0].blocks):
+        return
+    declaration.erase()
+    with module.context:
+        source = ir.Module.parse(pool.pool_text())  # held while its ops move: freeing it would free them
+        for op in list(source.body.operations):
+            name = _func_name(op.operation)
+            if name in symbols and name != pool.ENTRY:
+                if len(op.operation.regions) and len(op.operation.regions[0].blocks):
+                    raise CompileError(f"the bundle's code defines @{name}, a symbol of the worker pool")
+                continue  # a library function both declare
+            body.append(op)
+
+
 def add_entry_points(network: Network) -> None:
     """Give the lowered module of ``network`` its C API (:func:`entry_points_text`) and make everything else
-    internal: the lowered programs, their C interfaces for the JIT (dropped), and any helper functions."""
+    internal: the lowered programs, their C interfaces for the JIT (dropped), the worker pool and any helper
+    functions."""
     module = network.module
+    embed_pool(module)
     body = module.body
     defined = {}
     for op in list(body.operations):

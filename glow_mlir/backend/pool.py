@@ -47,36 +47,36 @@ def pool_text(machine: str | None = None) -> str:
     futex, hint = _MACHINES[machine]
     return f"""
 module {{
-  llvm.mlir.global internal @ticket(0 : i64) {{alignment = 64 : i64}} : i64
-  llvm.mlir.global internal @generation(0 : i32) {{alignment = 64 : i64}} : i32
-  llvm.mlir.global internal @done(0 : i64) {{alignment = 64 : i64}} : i64
-  llvm.mlir.global internal @sleepers(0 : i32) {{alignment = 64 : i64}} : i32
-  llvm.mlir.global internal @busy(0 : i32) {{alignment = 64 : i64}} : i32
-  llvm.mlir.global internal @workers(0 : i64) {{alignment = 64 : i64}} : i64
-  llvm.mlir.global internal @job_n(0 : i64) {{alignment = 64 : i64}} : i64
-  llvm.mlir.global internal @job_fn() {{alignment = 8 : i64}} : !llvm.ptr {{
+  llvm.mlir.global internal @glow_pool_ticket(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @glow_pool_generation(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @glow_pool_done(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @glow_pool_sleepers(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @glow_pool_busy(0 : i32) {{alignment = 64 : i64}} : i32
+  llvm.mlir.global internal @glow_pool_workers(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @glow_pool_job_n(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @glow_pool_job_fn() {{alignment = 8 : i64}} : !llvm.ptr {{
     %0 = llvm.mlir.zero : !llvm.ptr
     llvm.return %0 : !llvm.ptr
   }}
-  llvm.mlir.global internal @job_ctx() {{alignment = 8 : i64}} : !llvm.ptr {{
+  llvm.mlir.global internal @glow_pool_job_ctx() {{alignment = 8 : i64}} : !llvm.ptr {{
     %0 = llvm.mlir.zero : !llvm.ptr
     llvm.return %0 : !llvm.ptr
   }}
   llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
   llvm.func @syscall(i64, ...) -> i64
 
-  llvm.func internal @spin_hint() {{
+  llvm.func internal @glow_pool_spin_hint() {{
     llvm.inline_asm has_side_effects "{hint}", "" : () -> ()
     llvm.return
   }}
 
   // Claim and run iterations of the job of generation %gen until none is left or the job is another one.
-  llvm.func internal @work(%gen: i64) {{
-    %ticket = llvm.mlir.addressof @ticket : !llvm.ptr
-    %done = llvm.mlir.addressof @done : !llvm.ptr
-    %fn_at = llvm.mlir.addressof @job_fn : !llvm.ptr
-    %ctx_at = llvm.mlir.addressof @job_ctx : !llvm.ptr
-    %n_at = llvm.mlir.addressof @job_n : !llvm.ptr
+  llvm.func internal @glow_pool_work(%gen: i64) {{
+    %ticket = llvm.mlir.addressof @glow_pool_ticket : !llvm.ptr
+    %done = llvm.mlir.addressof @glow_pool_done : !llvm.ptr
+    %fn_at = llvm.mlir.addressof @glow_pool_job_fn : !llvm.ptr
+    %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
+    %n_at = llvm.mlir.addressof @glow_pool_job_n : !llvm.ptr
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
@@ -107,9 +107,9 @@ module {{
   }}
 
   // A worker: wait for a new generation (spinning, then asleep on the futex), work on it, wait again.
-  llvm.func internal @worker(%arg: !llvm.ptr) -> !llvm.ptr {{
-    %generation = llvm.mlir.addressof @generation : !llvm.ptr
-    %sleepers = llvm.mlir.addressof @sleepers : !llvm.ptr
+  llvm.func internal @glow_pool_worker(%arg: !llvm.ptr) -> !llvm.ptr {{
+    %generation = llvm.mlir.addressof @glow_pool_generation : !llvm.ptr
+    %sleepers = llvm.mlir.addressof @glow_pool_sleepers : !llvm.ptr
     %zero = llvm.mlir.constant(0 : i32) : i32
     %one = llvm.mlir.constant(1 : i32) : i32
     %rounds = llvm.mlir.constant({SPIN_ROUNDS} : i32) : i32
@@ -127,7 +127,7 @@ module {{
     %more = llvm.icmp "ult" %spun, %rounds : i32
     llvm.cond_br %more, ^spin, ^sleep
   ^spin:
-    llvm.call @spin_hint() : () -> ()
+    llvm.call @glow_pool_spin_hint() : () -> ()
     %spun1 = llvm.add %spun, %one : i32
     llvm.br ^wait(%seen, %spun1 : i32, i32)
   ^sleep:
@@ -139,7 +139,7 @@ module {{
     llvm.br ^wait(%seen, %zero : i32, i32)
   ^work:
     %g64 = llvm.zext %g : i32 to i64
-    llvm.call @work(%g64) : (i64) -> ()
+    llvm.call @glow_pool_work(%g64) : (i64) -> ()
     llvm.br ^wait(%g, %zero : i32, i32)
   }}
 
@@ -151,16 +151,16 @@ module {{
 
   // fn(ctx, i) for every i in [0, n), on this thread and up to threads - 1 workers.
   llvm.func @{ENTRY}(%fn: !llvm.ptr, %ctx: !llvm.ptr, %n: i64, %threads: i64) {{
-    %ticket = llvm.mlir.addressof @ticket : !llvm.ptr
-    %generation = llvm.mlir.addressof @generation : !llvm.ptr
-    %done = llvm.mlir.addressof @done : !llvm.ptr
-    %sleepers = llvm.mlir.addressof @sleepers : !llvm.ptr
-    %busy = llvm.mlir.addressof @busy : !llvm.ptr
-    %workers = llvm.mlir.addressof @workers : !llvm.ptr
-    %fn_at = llvm.mlir.addressof @job_fn : !llvm.ptr
-    %ctx_at = llvm.mlir.addressof @job_ctx : !llvm.ptr
-    %n_at = llvm.mlir.addressof @job_n : !llvm.ptr
-    %worker = llvm.mlir.addressof @worker : !llvm.ptr
+    %ticket = llvm.mlir.addressof @glow_pool_ticket : !llvm.ptr
+    %generation = llvm.mlir.addressof @glow_pool_generation : !llvm.ptr
+    %done = llvm.mlir.addressof @glow_pool_done : !llvm.ptr
+    %sleepers = llvm.mlir.addressof @glow_pool_sleepers : !llvm.ptr
+    %busy = llvm.mlir.addressof @glow_pool_busy : !llvm.ptr
+    %workers = llvm.mlir.addressof @glow_pool_workers : !llvm.ptr
+    %fn_at = llvm.mlir.addressof @glow_pool_job_fn : !llvm.ptr
+    %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
+    %n_at = llvm.mlir.addressof @glow_pool_job_n : !llvm.ptr
+    %worker = llvm.mlir.addressof @glow_pool_worker : !llvm.ptr
     %null = llvm.mlir.zero : !llvm.ptr
     %c0 = llvm.mlir.constant(0 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
@@ -213,14 +213,14 @@ module {{
         : (i64, !llvm.ptr, i64, i64) -> i64
     llvm.br ^join
   ^join:
-    llvm.call @work(%g1_64) : (i64) -> ()
+    llvm.call @glow_pool_work(%g1_64) : (i64) -> ()
     llvm.br ^finish
   ^finish:
     %d = llvm.load %done atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %pending = llvm.icmp "ult" %d, %n : i64
     llvm.cond_br %pending, ^pause, ^unlock
   ^pause:
-    llvm.call @spin_hint() : () -> ()
+    llvm.call @glow_pool_spin_hint() : () -> ()
     llvm.br ^finish
   ^unlock:
     llvm.store %z32, %busy atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr

@@ -47,7 +47,7 @@ def add_model_arguments(parser, several: bool = False) -> None:
                         help="fix the shape of an input whose shape is dynamic (repeatable)")
     parser.add_argument("--no-optimize", action="store_true", help="skip the graph optimizer")
     parser.add_argument("--threads", type=_positive, metavar="N",
-                        help="cores the kernels run on (default: every core this process may use)")
+                        help="cores the kernels run on (default: every core this process may use; a bundle: 1)")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile every stage even if the compile cache ($GLOW_CACHE_DIR) holds the model")
 

@@ -257,13 +257,27 @@ def test_budget_that_cannot_be_met_is_one_line(tmp_path: Path):
     (["--emit-bundle", "B", "--network-name", "my-net"], "name 'my-net' is not a C identifier"),
     (["--emit-bundle", "B", "--target-cpu", "no-such-cpu"], "'no-such-cpu' is not a recognized processor"),
     (["--emit-bundle", "B", "--partitions", "99"], "linear_sigmoid: cannot cut 2 instructions into 99 partitions"),
-    (["--emit-bundle", "B", "--threads", "2"], "bundles run on one thread"),
 ])
 def test_bad_bundle_options_are_one_line_errors(args: list[str], words: str, tmp_path: Path):
     args = [str(tmp_path / a) if a == "B" else a for a in args]
     done = run_tool("glow-compile", "-model", str(LINEAR_SIGMOID), *args)
     assert done.returncode == 1, done.stdout
     assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+
+
+def test_a_threaded_bundle_carries_its_worker_pool(mlp_mnist: Run, tmp_path: Path):
+    # --threads 2: the kernels call the worker pool, which the object holds itself (internal, one per network); it
+    # needs pthread_create and the futex system call from the C library, and gives the single-threaded bytes
+    model = model_path("mlp_mnist")
+    files, _ = bundle_via_cli(model, tmp_path / "bundle", "--threads", "2")
+    run = build_and_run(files, "mlp_mnist", model, tmp_path)
+    check_against_jit(run, model)
+    for got, want in zip(run.outputs, mlp_mnist.outputs, strict=True):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+    assert set(undefined_symbols(files.object)) - LIBC - {"pthread_create", "syscall"} == set()
+    assert "pthread_create" in undefined_symbols(files.object)
+    assert "pthread_create" not in undefined_symbols(mlp_mnist.files.object)
+    assert defined_symbols(files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
 
 
 def test_several_networks_in_one_bundle(tmp_path: Path):
