@@ -5,7 +5,9 @@ compiled once, its entry point handed to every program that calls it.
 
     glow_pool_run(task, ctx, n, threads)   // task(ctx, i) for every i in [0, n), on up to `threads` threads
 
-The calling thread takes part; ``threads - 1`` workers are started on first use (``pthread_create``) and kept. An
+The calling thread takes part; ``threads - 1`` workers are started on first use (``pthread_create``) and kept. The
+pool keeps the workers of the widest loop so far, and a loop seats only ``threads - 1`` of them (a compare-and-swap
+on ``generation << 32 | seats left``), so a program compiled for 2 threads runs on 2 whatever ran before. An
 iteration is claimed with a compare-and-swap on one 64-bit ticket, ``generation << 32 | next index``: a worker that
 read the job of an earlier generation cannot claim an index of the next one. The caller publishes a job by storing
 the ticket (release), then bumps the 32-bit generation word the workers watch, and spins until every iteration is
@@ -54,6 +56,7 @@ module {{
   llvm.mlir.global internal @glow_pool_busy(0 : i32) {{alignment = 64 : i64}} : i32
   llvm.mlir.global internal @glow_pool_workers(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_job_n(0 : i64) {{alignment = 64 : i64}} : i64
+  llvm.mlir.global internal @glow_pool_seats(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_job_fn() {{alignment = 8 : i64}} : !llvm.ptr {{
     %0 = llvm.mlir.zero : !llvm.ptr
     llvm.return %0 : !llvm.ptr
@@ -115,6 +118,11 @@ module {{
     %rounds = llvm.mlir.constant({SPIN_ROUNDS} : i32) : i32
     %futex = llvm.mlir.constant({futex} : i64) : i64
     %wait = llvm.mlir.constant({FUTEX_WAIT_PRIVATE} : i64) : i64
+    %seats = llvm.mlir.addressof @glow_pool_seats : !llvm.ptr
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c32 = llvm.mlir.constant(32 : i64) : i64
+    %low = llvm.mlir.constant(4294967295 : i64) : i64
     %null = llvm.mlir.zero : !llvm.ptr
     %start64 = llvm.ptrtoint %arg : !llvm.ptr to i64
     %start = llvm.trunc %start64 : i64 to i32
@@ -139,6 +147,21 @@ module {{
     llvm.br ^wait(%seen, %zero : i32, i32)
   ^work:
     %g64 = llvm.zext %g : i32 to i64
+    llvm.br ^seat
+  ^seat:
+    %w = llvm.load %seats atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+    %wgen = llvm.lshr %w, %c32 : i64
+    %left = llvm.and %w, %low : i64
+    %current = llvm.icmp "eq" %wgen, %g64 : i64
+    %free = llvm.icmp "ne" %left, %c0 : i64
+    %open = llvm.and %current, %free : i1
+    llvm.cond_br %open, ^take, ^wait(%g, %zero : i32, i32)
+  ^take:
+    %w1 = llvm.sub %w, %c1 : i64
+    %pair = llvm.cmpxchg %seats, %w, %w1 acq_rel monotonic : !llvm.ptr, i64
+    %taken = llvm.extractvalue %pair[1] : !llvm.struct<(i64, i1)>
+    llvm.cond_br %taken, ^run, ^seat
+  ^run:
     llvm.call @glow_pool_work(%g64) : (i64) -> ()
     llvm.br ^wait(%g, %zero : i32, i32)
   }}
@@ -157,6 +180,7 @@ module {{
     %sleepers = llvm.mlir.addressof @glow_pool_sleepers : !llvm.ptr
     %busy = llvm.mlir.addressof @glow_pool_busy : !llvm.ptr
     %workers = llvm.mlir.addressof @glow_pool_workers : !llvm.ptr
+    %seats = llvm.mlir.addressof @glow_pool_seats : !llvm.ptr
     %fn_at = llvm.mlir.addressof @glow_pool_job_fn : !llvm.ptr
     %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
     %n_at = llvm.mlir.addressof @glow_pool_job_n : !llvm.ptr
@@ -203,6 +227,8 @@ module {{
     %g1 = llvm.add %g0, %o32 : i32
     %g1_64 = llvm.zext %g1 : i32 to i64
     %t = llvm.shl %g1_64, %c32 : i64
+    %helpers = llvm.or %t, %want : i64
+    llvm.store %helpers, %seats atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %t, %ticket atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %g1, %generation atomic seq_cst {{alignment = 4 : i64}} : i32, !llvm.ptr
     %asleep = llvm.load %sleepers atomic seq_cst {{alignment = 4 : i64}} : !llvm.ptr -> i32

@@ -48,6 +48,50 @@ module {
 """
 
 
+#: counts the threads inside a task at once: ctx = [inside, most]; each task stays ~`spin` pause rounds
+CROWD = """
+module {
+  llvm.func @glow_pool_run(!llvm.ptr, !llvm.ptr, i64, i64)
+  llvm.func @task(%ctx: !llvm.ptr, %i: i64) {
+    %most_at = llvm.getelementptr %ctx[1] : (!llvm.ptr) -> !llvm.ptr, i64
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %zero = llvm.mlir.constant(0 : i64) : i64
+    %rounds = llvm.mlir.constant(200000 : i64) : i64
+    %before = llvm.atomicrmw add %ctx, %one seq_cst : !llvm.ptr, i64
+    %now = llvm.add %before, %one : i64
+    %old = llvm.atomicrmw max %most_at, %now seq_cst : !llvm.ptr, i64
+    llvm.br ^spin(%zero : i64)
+  ^spin(%k: i64):
+    %more = llvm.icmp "slt" %k, %rounds : i64
+    llvm.cond_br %more, ^pause, ^out
+  ^pause:
+    llvm.inline_asm has_side_effects "pause", "" : () -> ()
+    %k1 = llvm.add %k, %one : i64
+    llvm.br ^spin(%k1 : i64)
+  ^out:
+    %after = llvm.atomicrmw sub %ctx, %one seq_cst : !llvm.ptr, i64
+    llvm.return
+  }
+  llvm.func @crowd(%ctx: !llvm.ptr, %n: i64, %threads: i64) {
+    %f = llvm.mlir.addressof @task : !llvm.ptr
+    llvm.call @glow_pool_run(%f, %ctx, %n, %threads) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+    llvm.return
+  }
+}
+"""
+
+
+def _packed(engine: ExecutionEngine, name: str, *types):
+    """The packed wrapper of ``name`` (``f(void **args)``) as a Python function of ``types``."""
+    function = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(name))
+
+    def call(*args) -> None:
+        values = [t(a) for t, a in zip(types, args, strict=True)]
+        function((ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values]))
+
+    return call
+
+
 @pytest.fixture(scope="module")
 def drive():
     """drive(out, n, threads, reps): the driver above, JIT compiled against the process's pool."""
@@ -55,14 +99,8 @@ def drive():
         module = ir.Module.parse(DRIVER)
         engine = ExecutionEngine(module, opt_level=2)
         engine.raw_register_runtime(pool.ENTRY, ctypes.c_void_p(pool.address()))
-        packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup("drive"))  # f(void **args)
-
-        def call(out: np.ndarray, n: int, threads: int, reps: int) -> None:
-            values = [ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(n), ctypes.c_int64(threads),
-                      ctypes.c_int64(reps)]
-            packed((ctypes.c_void_p * 4)(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values]))
-
-        yield call
+        packed = _packed(engine, "drive", ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+        yield lambda out, n, threads, reps: packed(out.ctypes.data, n, threads, reps)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -83,6 +121,19 @@ def test_two_callers_at_once(drive) -> None:
         c.join()
     for out in outs:
         np.testing.assert_array_equal(out, np.arange(64) * 2 * 3000)
+
+
+def test_a_loop_uses_at_most_its_threads(drive) -> None:
+    # the pool keeps the workers of the widest loop so far; a narrower loop seats only threads - 1 of them
+    drive(np.zeros(8, np.int64), 8, 4, 10)  # 3 workers now
+    with ir.Context(), ir.Location.unknown():
+        engine = ExecutionEngine(ir.Module.parse(CROWD), opt_level=2)
+        engine.raw_register_runtime(pool.ENTRY, ctypes.c_void_p(pool.address()))
+        crowd = _packed(engine, "crowd", ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+        for threads in (2, 1):
+            counters = np.zeros(2, np.int64)
+            crowd(counters.ctypes.data, 12, threads)
+            assert counters[0] == 0 and 1 <= counters[1] <= threads, (threads, counters)
 
 
 def test_idle_workers_sleep(drive) -> None:
