@@ -192,6 +192,7 @@ module {{
     %z32 = llvm.mlir.constant(0 : i32) : i32
     %o32 = llvm.mlir.constant(1 : i32) : i32
     %all = llvm.mlir.constant(2147483647 : i64) : i64
+    %low = llvm.mlir.constant(4294967295 : i64) : i64
     %futex = llvm.mlir.constant({futex} : i64) : i64
     %wake = llvm.mlir.constant({FUTEX_WAKE_PRIVATE} : i64) : i64
     %several = llvm.icmp "sgt" %n, %c1 : i64
@@ -249,6 +250,11 @@ module {{
     llvm.call @glow_pool_spin_hint() : () -> ()
     llvm.br ^finish
   ^unlock:
+    // close the ticket before the next job's fields are written: a worker still in glow_pool_work for this
+    // generation compares its index with glow_pool_job_n, which the next call overwrites before it stores its own
+    // ticket; against that n it could claim an index past this job's end, on this ticket
+    %closed = llvm.or %t, %low : i64
+    llvm.store %closed, %ticket atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %z32, %busy atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
     llvm.return
   ^serial(%i: i64):
