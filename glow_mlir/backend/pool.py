@@ -90,7 +90,9 @@ module {{
     %same = llvm.icmp "eq" %tgen, %gen : i64
     llvm.cond_br %same, ^check, ^exit
   ^check:
-    %n = llvm.load %n_at : !llvm.ptr -> i64
+    // acquire, paired with the release store of the next call: a worker that sees the next job's size sees this
+    // job's ticket closed (below), so its claim fails (plain accesses kept that order on x86 only)
+    %n = llvm.load %n_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %index = llvm.and %t, %low : i64
     %left = llvm.icmp "ult" %index, %n : i64
     llvm.cond_br %left, ^claim, ^exit
@@ -223,7 +225,7 @@ module {{
     llvm.store %count, %workers : i64, !llvm.ptr
     llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
     llvm.store %ctx, %ctx_at : !llvm.ptr, !llvm.ptr
-    llvm.store %n, %n_at : i64, !llvm.ptr
+    llvm.store %n, %n_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %c0, %done atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     %g1 = llvm.add %g0, %o32 : i32
     %g1_64 = llvm.zext %g1 : i32 to i64
