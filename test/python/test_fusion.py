@@ -44,9 +44,29 @@ def conv_bias_relu(filters: int = 32) -> tuple[onnx.ModelProto, int]:
 
 
 def conv_bias_relu_blocked() -> tuple[onnx.ModelProto, int]:
-    """64 filters: packed in blocks of 32 (cpu-pack-conv-filters), one island per block; the bias and relu stay vector
-    loops in the same kernel."""
+    """64 filters: packed in blocks of 32 (cpu-pack-conv-filters), one island per block with its slice of the bias
+    and the relu."""
     return conv_bias_relu(64)
+
+
+def conv_blocked_project_add() -> tuple[onnx.ModelProto, int]:
+    """The residual with 64 channels and a 32-channel bottleneck: the convolutions run on packed filter blocks, each
+    block's island with its slice of the epilogue (the last writes its slice of the skip)."""
+    return _residual(64, 32)
+
+
+def conv_pieces_scale_shift() -> tuple[onnx.ModelProto, int]:
+    """24 filters, cut into pieces of 16 and 8: each piece's island takes its slice of the bias, the relu and a
+    per-channel scale and shift after it (a batch norm after the activation, which no fold takes)."""
+    weights = _weights(w=(24, 16, 3, 3), b=(24,), s=(1, 24, 1, 1), t=(1, 24, 1, 1))
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]), helper.make_node("Mul", ["r", "s"], ["m"]),
+             helper.make_node("Add", ["m", "t"], ["y"])]
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 24, 14, 14], weights), 16 * 9
+
+
+def conv_pieces_add() -> tuple[onnx.ModelProto, int]:
+    """The residual with 24 channels (pieces of 16 + 8) and a 48-channel bottleneck (pieces of 32 + 16)."""
+    return _residual(24, 48)
 
 
 def conv_add_relu() -> tuple[onnx.ModelProto, int]:
@@ -57,13 +77,32 @@ def conv_add_relu() -> tuple[onnx.ModelProto, int]:
     return _model(nodes, {"x": [1, 32, 14, 14]}, [1, 32, 14, 14], weights), 2 * 32 * 9
 
 
+def _residual(filters: int, inner: int) -> tuple[onnx.ModelProto, int]:
+    """mobilenet's residual: r = relu(conv(x)); h = relu(conv1x1(r)); y = r + conv1x1(h), the projection's output
+    dying in the add (written onto the skip r, which the projection does not read)."""
+    nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Conv", ["r", "e", "eb"], ["g"], kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["g"], ["h"]),
+             helper.make_node("Conv", ["h", "p", "pb"], ["q"], kernel_shape=[1, 1]),
+             helper.make_node("Add", ["r", "q"], ["y"])]
+    weights = _weights(w=(filters, 16, 3, 3), b=(filters,), e=(inner, filters, 1, 1), eb=(inner,),
+                       p=(filters, inner, 1, 1), pb=(filters,))
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, filters, 14, 14], weights), 16 * 9 + filters + inner
+
+
 def conv_project_add() -> tuple[onnx.ModelProto, int]:
-    """mobilenet's residual: a projection conv without activation, added onto the skip (its output dies there)."""
+    """The residual with 32 channels: one island per convolution."""
+    return _residual(32, 32)
+
+
+def conv_reads_skip_add() -> tuple[onnx.ModelProto, int]:
+    """A 1x1 projection of the skip itself added onto the skip: the add may not write the skip inside the
+    projection's loops (a later tile would read channels an earlier one updated); 24 channels, in pieces of 16 + 8."""
     nodes = [_conv("c"), helper.make_node("Relu", ["c"], ["r"]),
              helper.make_node("Conv", ["r", "p", "pb"], ["q"], kernel_shape=[1, 1]),
              helper.make_node("Add", ["r", "q"], ["y"])]
-    weights = _weights(w=(32, 16, 3, 3), b=(32,), p=(32, 32, 1, 1), pb=(32,))
-    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 32, 14, 14], weights), 16 * 9 + 32
+    weights = _weights(w=(24, 16, 3, 3), b=(24,), p=(24, 24, 1, 1), pb=(24,))
+    return _model(nodes, {"x": [1, 16, 14, 14]}, [1, 24, 14, 14], weights), 16 * 9 + 24
 
 
 def conv_relu6() -> tuple[onnx.ModelProto, int]:
@@ -90,9 +129,11 @@ def matmul_bias_gelu() -> tuple[onnx.ModelProto, int]:
     return _model(nodes, {"x": [64, 128]}, [64, 256], weights), 128
 
 
-MODELS = {"conv-bias-relu": conv_bias_relu, "conv-bias-relu-blocked": conv_bias_relu_blocked, "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
-          "conv-relu6": conv_relu6,
-          "matmul-bias-gelu": matmul_bias_gelu}
+MODELS = {"conv-bias-relu": conv_bias_relu, "conv-bias-relu-blocked": conv_bias_relu_blocked,
+          "conv-blocked-project-add": conv_blocked_project_add, "conv-pieces-scale-shift": conv_pieces_scale_shift,
+          "conv-pieces-add": conv_pieces_add, "conv-reads-skip-add": conv_reads_skip_add, "conv-add-relu": conv_add_relu,
+          "conv-project-add": conv_project_add,
+          "conv-relu6": conv_relu6, "matmul-bias-gelu": matmul_bias_gelu}
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -116,7 +157,9 @@ def _kernels(model: onnx.ModelProto) -> str:
         return str(lowered.module)
 
 
-@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-add-relu", "conv-project-add", "matmul-bias-gelu"])
+@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-bias-relu-blocked", "conv-blocked-project-add",
+                                  "conv-pieces-scale-shift", "conv-pieces-add", "conv-add-relu", "conv-project-add",
+                                  "matmul-bias-gelu"])
 def test_the_epilogue_is_in_the_contraction_loops(name: str) -> None:
     # what is left on memrefs are the layout transposes and the padding (fill, copy): no bias broadcast, no
     # elementwise pass over the output

@@ -243,11 +243,15 @@ def _blocked_islands(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvT
     the tasks (a contiguous run of blocks per thread when they divide evenly), each island on the calling thread
     (tagged with no tasks of its own): blocks write disjoint channels, and a task per block, not per output row of
     each block, keeps the hand-offs to a few per convolution."""
-    count = ir.MemRefType(filt.type).shape[0]
-
     def one(j: ir.Value) -> None:
         _island(src, _block(filt, j, 0), _block(dest, j, 3), tiles, strides, serial=threads > 1)
 
+    for_blocks(ir.MemRefType(filt.type).shape[0], threads, one)
+
+
+def for_blocks(count: int, threads: int, one: Callable[[ir.Value], None]) -> None:
+    """``one(j)`` for each of ``count`` filter blocks: an scf.for, or with ``threads`` above 1 the tasks of an
+    scf.forall, a contiguous run of blocks per thread when they divide evenly, else one block per task."""
     if threads <= 1:
         _for(0, count, one)
     elif count % threads == 0 and count > threads:

@@ -17,6 +17,11 @@ outputs only, and nothing allocates). An update marked ``glow.dead_input`` (the 
 moves the chain to the buffer it writes, ``E`` (a residual add written onto the skip): on tensors it reads the chain's
 value as an input and writes ``E``'s tensor, the island materializes into ``E``, and ``D`` is never written back.
 
+A convolution that the kernel cuts by output channels (pieces of vector widths, or the blocks of a packed filter, in
+a loop or as tasks) gets one island per slice: the chain restricted to the slice's channels (:func:`sliced_chain`:
+the bias slice as its init, each update on the slices of its operands that its maps read by channel), when every
+update reads the channel only as a plain dim (:func:`sliceable`).
+
 The schedule (:func:`schedule_tiles`) tiles the LAST op of the chain at the kernel's L1 tile and fuses its producers
 into that loop (``transform.structured.fuse``, which follows the destination operands through the loops' iter_args),
 then once more at the register tile, so that the bias is the accumulators' initial value and the updates run on the
@@ -36,9 +41,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import bufferization, linalg, transform
+from mlir.dialects import arith, bufferization, linalg, memref, transform
 from mlir.dialects.transform import structured
 
+from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, clone_body, updates_in_place
 from . import conv, matmul
 from . import transform as schedule
@@ -71,11 +77,12 @@ def _dest(op: ir.Operation) -> ir.Value:
     return op.operands[len(op.operands) - 1]  # every op here has one output, its last operand
 
 
-def chain_of(head: ir.Operation) -> Chain:
-    """``head`` with the ops right before and after it in its block that form its epilogue."""
+def chain_of(head: ir.Operation, dest: ir.Value | None = None) -> Chain:
+    """``head`` with the ops right before and after it in its block that form its epilogue of ``dest`` (default:
+    the buffer the head writes)."""
     ops = [o.operation for o in head.block.operations]
     i = ops.index(head)
-    dest = _dest(head)
+    dest = _dest(head) if dest is None else dest
     before = ops[i - 1] if i > 0 else None
     init = before if before is not None and before.name in INITS and _dest(before) == dest else None
     updates, target = [], dest
@@ -204,6 +211,176 @@ def conv_island(chain: Chain, tiles: conv.ConvTiles, serial: bool = False) -> No
         return builder(tensors(src), tensors(filt), outs=[tensors.current], strides=strides, dilations=[1, 1])
 
     make_island(chain, fused_key(tiles.key(), list(ir.MemRefType(chain.dest.type).shape), serial), build)
+
+
+# --------------------------------------------------------------------------- convolutions cut into channel slices
+
+#: the output channel dim of a convolution's output and of its elementwise epilogue's iteration space (NHWC)
+CHANNEL = 3
+
+
+def _channel_positions(map_attr: ir.Attribute) -> list[int] | None:
+    """The results of an indexing map that are the channel dim; None when the channel takes part in a compound
+    expression (a slice of channels would not be a slice of that operand)."""
+    positions = []
+    for k, e in enumerate(ir.AffineMapAttr(map_attr).value.results):
+        if isinstance(e, ir.AffineDimExpr):
+            if e.position == CHANNEL:
+                positions.append(k)
+        elif f"d{CHANNEL}" in str(e):
+            return None
+    return positions
+
+
+def sliceable(chain: Chain) -> bool:
+    """Whether the chain's epilogue restricts to a slice of the output channels: every update is 4-D over the
+    output and reads each operand with the channel dim at most as a plain result of its map."""
+    for op in chain.updates:
+        if len(ir.ArrayAttr(op.attributes["iterator_types"])) != CHANNEL + 1:
+            return False
+        if any(_channel_positions(m) is None for m in ir.ArrayAttr(op.attributes["indexing_maps"])):
+            return False
+    return chain.init is None or chain.init.name == "linalg.fill" or \
+        CHANNEL not in ir.DenseI64ArrayAttr(chain.init.attributes["dimensions"])
+
+
+def _slice(v: ir.Value, dim: int, start: ir.Value | int, size: int) -> ir.Value:
+    """``v`` restricted to ``[start, start + size)`` along ``dim`` (a view)."""
+    t = ir.MemRefType(v.type)
+    strides, offset = t.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    static = isinstance(start, int) and offset != dynamic
+    result = ir.MemRefType.get([size if d == dim else n for d, n in enumerate(t.shape)], t.element_type,
+                               layout=ir.StridedLayoutAttr.get(offset + start * strides[dim] if static else dynamic,
+                                                               strides))
+    offsets = [start if d == dim else 0 for d in range(t.rank)]
+    sizes = [size if d == dim else n for d, n in enumerate(t.shape)]
+    return memref.subview(v, offsets, sizes, [1] * t.rank, result_type=result)
+
+
+class _Slices:
+    """Views of a chain's buffers restricted to one slice of the output channels, each made once."""
+
+    def __init__(self, dest: ir.Value, dest_slice: ir.Value, start: ir.Value | int, size: int):
+        self._views: dict[tuple[ir.Value, int], ir.Value] = {(dest, CHANNEL): dest_slice}
+        self.start, self.size = start, size
+
+    def __call__(self, v: ir.Value, dims: list[int]) -> ir.Value:
+        for dim in dims:
+            if (v, dim) not in self._views:
+                self._views[(v, dim)] = _slice(v, dim, self.start, self.size)
+            v = self._views[(v, dim)]
+        return v
+
+
+def _sliced_operands(op: ir.Operation, slices: _Slices) -> list[ir.Value]:
+    """The operands of the elementwise update ``op``, each sliced where its map reads the channel."""
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    return [slices(v, _channel_positions(m)) if isinstance(v.type, ir.MemRefType) else v
+            for v, m in zip(op.operands, maps)]
+
+
+def _sliced_update(op: ir.Operation, operands: list[ir.Value]) -> ir.Operation:
+    """The elementwise update ``op`` on the sliced ``operands``."""
+    count = len(op.opview.inputs)
+    new = linalg.GenericOp([], operands[:count], operands[count:], op.attributes["indexing_maps"],
+                           op.attributes["iterator_types"])
+    old = op.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*(a.type for a in old.arguments))
+    clone_body(old, block, dict(zip(old.arguments, block.arguments)))
+    return new.operation
+
+
+def just_built() -> ir.Operation:
+    """The op a builder just made at the current insertion point (the structured-op builders return the results of
+    an op on memrefs, which are none)."""
+    point = ir.InsertionPoint.current
+    ops = [o.operation for o in point.block.operations]
+    at = len(ops) if point.ref_operation is None else ops.index(point.ref_operation.operation)
+    return ops[at - 1]
+
+
+def _sliced_init(op: ir.Operation, slices: _Slices) -> ir.Operation:
+    """The init of the chain's output on the channel slice: a fill as it is, a broadcast of the sliced source."""
+    dest = slices(_dest(op), [CHANNEL])
+    if op.name == "linalg.fill":
+        linalg.fill(op.operands[0], outs=[dest])
+    else:
+        dims = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+        kept = [d for d in range(CHANNEL + 1) if d not in dims]  # the output dims that the source's dims stand for
+        linalg.broadcast(slices(op.operands[0], [kept.index(CHANNEL)]), outs=[dest], dimensions=dims)
+    return just_built()
+
+
+def sliced_chain(chain: Chain, dest_slice: ir.Value, start: ir.Value | int, size: int,
+                 build_head: Callable[[ir.Value], ir.Operation]) -> Chain:
+    """The chain restricted to output channels ``[start, start + size)`` on memrefs, at the insertion point:
+    ``dest_slice`` is that view of the output, ``build_head`` makes the head writing it."""
+    slices = _Slices(chain.dest, dest_slice, start, size)
+    operands = [_sliced_operands(op, slices) for op in chain.updates]  # views first: the island uses them all
+    init = _sliced_init(chain.init, slices) if chain.init is not None else None
+    head = build_head(dest_slice)
+    updates = [_sliced_update(op, ops) for op, ops in zip(chain.updates, operands)]
+    return Chain(head, dest_slice, init, updates)
+
+
+def erase_chain(chain: Chain) -> None:
+    for op in [*chain.updates, chain.head, *([chain.init] if chain.init is not None else [])]:
+        op.erase()
+
+
+def blocked_chain(head: ir.Operation) -> Chain | None:
+    """The chain of a convolution on a packed filter (convert-glowir-to-linalg's blocked generic), which writes its
+    output viewed as [N, OH, OW, F / B, B]: the init and the updates write the view's source."""
+    view = _dest(head)
+    if not isinstance(view, ir.OpResult) or view.owner.operation.name != "memref.expand_shape":
+        return None
+    return chain_of(head, view.owner.operation.operands[0])
+
+
+def blocked_islands(chain: Chain, tiles: conv.ConvTiles, threads: int) -> None:
+    """A convolution on a packed filter with its epilogue: for each filter block ``j``, the chain restricted to
+    channels ``[j B, (j + 1) B)`` as one fused island (that block's conv_2d_nhwc_hwcf, the bias slice its init, the
+    slices of the updates after it). The blocks run as the unfused ones do (:func:`.conv.for_blocks`), each island
+    on the thread that runs its block."""
+    head = chain.head
+    src, filt, view = head.operands
+    strides = [int(v) for v in ir.DenseI64ArrayAttr(head.attributes[BLOCKED_CONV_ATTR])]
+    count, size = ir.MemRefType(filt.type).shape[0], ir.MemRefType(filt.type).shape[-1]
+
+    def one(j: ir.Value) -> None:
+        def build(dest: ir.Value) -> ir.Operation:
+            linalg.conv_2d_nhwc_hwcf(src, conv._block(filt, j, 0), outs=[dest], strides=strides, dilations=[1, 1])
+            return just_built()
+
+        start = arith.muli(j, conv._index(size))
+        conv_island(sliced_chain(chain, conv._block(view, j, 3), start, size, build), tiles, serial=threads > 1)
+
+    with ir.InsertionPoint(head), head.location:
+        conv.for_blocks(count, threads, one)
+    erase_chain(chain)
+
+
+def pieced_islands(chain: Chain, plan: conv.ConvPlan, serial: bool) -> None:
+    """A convolution cut into channel pieces with its epilogue: each piece with its slice of the chain as one fused
+    island."""
+    head = chain.head
+    src, filt, dest = head.operands
+    strides = conv._ints(head, "strides")
+    depthwise = head.name == conv.DEPTHWISE
+    with ir.InsertionPoint(head), head.location:
+        for start, size, tiles in plan.pieces:
+            def build(out: ir.Value, start: int = start, size: int = size) -> ir.Operation:
+                if depthwise:
+                    linalg.depthwise_conv_2d_nhwc_hwc(conv._channels(src, start, size), conv._channels(filt, start, size),
+                                                      outs=[out], strides=strides, dilations=[1, 1])
+                else:
+                    linalg.conv_2d_nhwc_hwcf(src, conv._channels(filt, start, size), outs=[out], strides=strides,
+                                             dilations=[1, 1])
+                return just_built()
+
+            conv_island(sliced_chain(chain, _slice(dest, CHANNEL, start, size), start, size, build), tiles, serial)
+    erase_chain(chain)
 
 
 def _whole(sizes: list[int], extents: list[int]) -> list[int]:

@@ -98,11 +98,21 @@ class TileKernels(Pass):
                 else:
                     matmul.make_islands(op)
             for op, plan in convolutions:
-                # one island of the whole output: the epilogue fuses into it; a convolution cut into channel pieces
-                # or filter blocks keeps its islands, and its epilogue stays in the same kernel as vector loops
-                chain = epilogue.chain_of(op) if not plan.blocked and len(plan.pieces) == 1 else None
-                if chain is not None and chain.fused():
+                # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
+                # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
+                # in the same kernel as vector loops)
+                chain = epilogue.blocked_chain(op) if plan.blocked else epilogue.chain_of(op)
+                if chain is None or not chain.fused():
+                    conv.make_island(op, plan, self._block_threads(op, plan))
+                elif plan.blocked:
+                    if epilogue.sliceable(chain):
+                        epilogue.blocked_islands(chain, plan.pieces[0][2], self._block_threads(op, plan))
+                    else:
+                        conv.make_island(op, plan, self._block_threads(op, plan))
+                elif len(plan.pieces) == 1:
                     epilogue.conv_island(chain, plan.pieces[0][2], self._serial(chain))
+                elif epilogue.sliceable(chain):
+                    epilogue.pieced_islands(chain, plan, self._serial(chain))
                 else:
                     conv.make_island(op, plan, self._block_threads(op, plan))
             groups = self._tag_tasks(module)

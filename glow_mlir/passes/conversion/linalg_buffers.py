@@ -47,7 +47,7 @@ def _bytes(t: ir.MemRefType) -> int | None:
 
 def footprint(value: ir.Value) -> Footprint | None:
     """The bytes ``value`` covers, if it is a contiguous buffer this module can follow to its root: a block argument,
-    a memref.alloc, a memref.view at a constant shift, or a static reinterpret_cast of one of these."""
+    a memref.alloc, a memref.view at a constant shift, a static reinterpret_cast or a reshape of one of these."""
     t = ir.MemRefType(value.type)
     size = _bytes(t)
     if size is None:
@@ -60,6 +60,9 @@ def footprint(value: ir.Value) -> Footprint | None:
     if op.name == "memref.view" and isinstance(op.operands[0], ir.BlockArgument):
         shift = _static_int(op.operands[1])
         return None if shift is None else Footprint(op.operands[0], shift, shift + size)
+    if op.name in ("memref.expand_shape", "memref.collapse_shape"):  # the same bytes, reshaped
+        base = footprint(op.operands[0])
+        return None if base is None else Footprint(base.root, base.start, base.start + size)
     if op.name == "memref.reinterpret_cast" and len(op.operands) == 1:
         strides, offset = t.get_strides_and_offset()
         base = footprint(op.operands[0])

@@ -25,6 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
+from .ir_to_linalg import BLOCKED_CONV_ATTR
 from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, remap, same_or_disjoint, updates_in_place
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
@@ -53,6 +54,16 @@ def _is_constant(value: ir.Value) -> bool:
     return isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.constant"
 
 
+#: the view ops whose result may be rebuilt inside a kernel from the source the kernel takes
+VIEW_OPS = ("memref.expand_shape", "memref.collapse_shape")
+
+
+def _view_of(value: ir.Value, args: list[ir.Value]) -> bool:
+    """Whether ``value`` is a static reshaping view of another of ``args``."""
+    return (isinstance(value, ir.OpResult) and value.owner.operation.name in VIEW_OPS
+            and len(value.owner.operation.operands) == 1 and value.owner.operation.operands[0] in args)
+
+
 def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
     """A private noinline kernel function ``name`` running ``ops`` in order (inserted before ``program``), and the
     call to it that replaces them, where the last of them was."""
@@ -61,7 +72,11 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
     # captures is cloned into the kernel, where it stays a constant of the loop body
     operands = [v for op in ops for v in op.operands]
     args = list(dict.fromkeys([*operands, *(v for v in captured if not _is_constant(v))]))
-    outer = list(dict.fromkeys([*args, *captured]))
+    # a view of another argument is made inside the kernel (a packed convolution's [.., F/B, B] view of the buffer
+    # its bias and epilogue write): the kernel then knows both are one buffer
+    views = [v for v in args if _view_of(v, args)]
+    args = [v for v in args if v not in views]
+    outer = list(dict.fromkeys([*args, *captured, *views]))
     last = ops[-1]
     with ir.InsertionPoint(program), last.location:
         kernel = func.FuncOp(name, ([v.type for v in args], []))
@@ -71,8 +86,10 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
         with ir.InsertionPoint(entry):
             mapping: dict[ir.Value, ir.Value] = dict(zip(args, entry.arguments))
             for v in outer:
-                if v not in mapping:
-                    mapping[v] = v.owner.operation.clone().results[0]
+                if v not in mapping:  # a constant, or a view of an argument
+                    clone = v.owner.operation.clone()
+                    remap(clone, mapping)
+                    mapping[v] = clone.results[0]
             for op in ops:
                 remap(op.clone(), mapping)
             func.ReturnOp([])
@@ -89,10 +106,35 @@ EPILOGUE_HEADS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc
 EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
 
 
+def head_dest(op: ir.Operation) -> ir.Value | None:
+    """The buffer an epilogue head writes (the one its init and updates write), None if ``op`` is no head. A
+    convolution on a packed filter (convert-glowir-to-linalg's blocked generic) writes its output viewed as
+    [N, OH, OW, F / B, B]: its buffer is the view's source."""
+    dest = op.operands[len(op.operands) - 1] if len(op.operands) else None  # heads have one output, the last
+    if op.name in EPILOGUE_HEADS:
+        return dest
+    if op.name == "linalg.generic" and BLOCKED_CONV_ATTR in op.attributes and isinstance(dest, ir.OpResult) \
+            and dest.owner.operation.name == "memref.expand_shape":
+        return dest.owner.operation.operands[0]
+    return None
+
+
+def _users(buffer: ir.Value) -> set[ir.Operation]:
+    """The ops that use ``buffer`` directly or through views of it (its dealloc aside)."""
+    users = set()
+    for use in buffer.uses:
+        op = use.owner.operation
+        if op.name in PURE_OPS and len(op.results) == 1:
+            users |= _users(op.results[0])
+        elif op.name != "memref.dealloc":
+            users.add(op)
+    return users
+
+
 def _dies_in(buffer: ir.Value, group: list[ir.Operation]) -> bool:
-    """Whether ``buffer`` is a temporary that no op outside ``group`` uses (but its dealloc)."""
-    users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
-    return is_temporary(buffer) and users <= set(group)
+    """Whether ``buffer`` is a temporary that no op outside ``group`` uses (but its dealloc), through a view (a
+    packed convolution's [.., F/B, B] view of its output) or not."""
+    return is_temporary(buffer) and _users(buffer) <= set(group)
 
 
 def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
@@ -120,9 +162,9 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
         op = ops[i]
         if i in taken:
             continue
-        if op.name not in EPILOGUE_HEADS:
+        dest = head_dest(op)
+        if dest is None:
             continue
-        dest = op.operands[len(op.operands) - 1]  # heads and inits have one output, their last operand
         members = [i]
         if n > 0 and linalg[n - 1] not in taken and adjacent(linalg[n - 1], i):
             before = ops[linalg[n - 1]]
@@ -140,6 +182,11 @@ def kernel_groups(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
                 break
             if not all(same_or_disjoint(target, v) for k in members for v in ops[k].operands
                        if isinstance(v.type, ir.MemRefType)):
+                break
+            # the head reads its inputs through windows, across the tiles: the buffer it writes must not be one of
+            # them (a 1x1 projection of the skip added onto the skip would read channels an earlier tile updated)
+            if any(v == target or not same_or_disjoint(target, v) for v in ops[i].operands[:-1]
+                   if isinstance(v.type, ir.MemRefType)):
                 break
             # dest dies here: the rest of the epilogue updates the buffer this op writes
             reads = list(ops[j].opview.inputs)
@@ -169,7 +216,7 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
     known = {} if known is None else known
     before = len(known)
     for group in kernel_groups([o.operation for o in program.regions[0].blocks[0].operations]):
-        head = next((op for op in group if op.name in EPILOGUE_HEADS), group[0])
+        head = next((op for op in group if head_dest(op) is not None), group[0])
         base = f"{prefix}_{head.name.removeprefix('linalg.')}"
         name, k = base, 0
         while name in taken:

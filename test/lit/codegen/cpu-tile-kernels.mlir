@@ -395,3 +395,117 @@ func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memr
   }
   return
 }
+
+// -----
+
+// A convolution on a packed filter with its epilogue: per filter block j, one fused island on channels
+// [32 j, 32 j + 32) of %y: that block's convolution, the bias slice as its init and the slice of the residual add and
+// relu on its accumulators. With threads the blocks are the tasks and each island stays on its thread.
+// CHECK-LABEL: func.func @fused_blocks(
+// CHECK-SAME:  %[[B:[^:]+]]: memref<64xf32>, %[[S:[^:]+]]: memref<1x14x14x64xf32>, %[[Y:[^:]+]]: memref<1x14x14x64xf32>)
+// CHECK:       scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:       %[[START:.+]] = arith.muli %[[J]], %{{.+}} : index
+// CHECK-DAG:   memref.subview %[[S]][0, 0, 0, %[[START]]] [1, 14, 14, 32]
+// CHECK-DAG:   memref.subview %[[B]][%[[START]]] [32]
+// CHECK:       bufferization.to_tensor {{.+}} restrict writable
+// CHECK:       vector.contract
+// CHECK:       arith.addf %{{.+}} : vector<1x1x14x32xf32>
+// CHECK:       arith.maximumf %{{.+}} : vector<1x1x14x32xf32>
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   linalg.
+// BUF-LABEL:   func.func @fused_blocks(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     linalg.
+// BUF:         return
+// THREADS-LABEL: func.func @fused_blocks(
+// THREADS:     scf.forall (%{{.+}}) in (2)
+// THREADS-NOT: scf.forall
+// THREADS:     vector.contract
+// THREADS:     arith.maximumf
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bsrc = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>
+#bflt = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+#bdst = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+func.func @fused_blocks(%x: memref<1x16x16x32xf32>, %f: memref<2x3x3x32x32xf32>, %b: memref<64xf32>,
+                        %s: memref<1x14x14x64xf32>, %y: memref<1x14x14x64xf32>) {
+  %v = memref.expand_shape %y [[0], [1], [2], [3, 4]] output_shape [1, 14, 14, 2, 32] : memref<1x14x14x64xf32> into memref<1x14x14x2x32xf32>
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%y : memref<1x14x14x64xf32>) dimensions = [0, 1, 2]
+  linalg.generic {indexing_maps = [#bsrc, #bflt, #bdst], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %f : memref<1x16x16x32xf32>, memref<2x3x3x32x32xf32>) outs(%v : memref<1x14x14x2x32xf32>) attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%a: f32, %w: f32, %o: f32):
+    %m = arith.mulf %a, %w : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %s : memref<1x14x14x64xf32>, memref<1x14x14x64xf32>) outs(%y : memref<1x14x14x64xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x14x14x64xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A convolution cut into channel pieces (24 = 16 + 8) with its epilogue: one fused island per piece, each with its
+// slice of the bias and of a per-channel scale read through a broadcast map.
+// CHECK-LABEL: func.func @fused_pieces(
+// CHECK-SAME:  %[[B:[^:]+]]: memref<24xf32>, %[[K:[^:]+]]: memref<24xf32>, %[[Y:[^:]+]]: memref<1x8x8x24xf32>)
+// CHECK-DAG:   memref.subview %[[K]][0] [16] [1]
+// CHECK-DAG:   memref.subview %[[B]][0] [16] [1]
+// CHECK:       vector.contract {{.+}} into vector<1x8x16xf32>
+// CHECK:       arith.mulf %{{.+}} : vector<1x1x8x16xf32>
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-DAG:   memref.subview %[[K]][16] [8] [1]
+// CHECK-DAG:   memref.subview %[[B]][16] [8] [1]
+// CHECK:       vector.contract {{.+}} into vector<1x8x8xf32>
+// CHECK:       arith.mulf %{{.+}} : vector<1x1x8x8xf32>
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   linalg.
+#scale = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @fused_pieces(%x: memref<1x10x10x16xf32>, %f: memref<3x3x16x24xf32>, %b: memref<24xf32>, %k: memref<24xf32>,
+                        %y: memref<1x8x8x24xf32>) {
+  linalg.broadcast ins(%b : memref<24xf32>) outs(%y : memref<1x8x8x24xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x10x10x16xf32>, memref<3x3x16x24xf32>) outs(%y : memref<1x8x8x24xf32>)
+  linalg.generic {indexing_maps = [#scale, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : memref<24xf32>) outs(%y : memref<1x8x8x24xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %m = arith.mulf %o, %c : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: an epilogue that reads the channel through a compound expression (one scale per pair of channels) does
+// not slice by channel pieces: the pieces keep their unfused islands, and the bias and the scale stay on memrefs.
+// CHECK-LABEL: func.func @unsliced_pieces(
+// CHECK:       linalg.broadcast
+// CHECK:       vector.contract {{.+}} into vector<1x8x16xf32>
+// CHECK:       vector.contract {{.+}} into vector<1x8x8xf32>
+// CHECK:       linalg.generic {{.+}} outs(%{{.+}} : memref<1x8x8x24xf32>)
+#pair = affine_map<(d0, d1, d2, d3) -> (d3 floordiv 2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @unsliced_pieces(%x: memref<1x10x10x16xf32>, %f: memref<3x3x16x24xf32>, %b: memref<24xf32>, %k: memref<12xf32>,
+                           %y: memref<1x8x8x24xf32>) {
+  linalg.broadcast ins(%b : memref<24xf32>) outs(%y : memref<1x8x8x24xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x10x10x16xf32>, memref<3x3x16x24xf32>) outs(%y : memref<1x8x8x24xf32>)
+  linalg.generic {indexing_maps = [#pair, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : memref<12xf32>) outs(%y : memref<1x8x8x24xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %m = arith.mulf %o, %c : f32
+    linalg.yield %m : f32
+  }
+  return
+}

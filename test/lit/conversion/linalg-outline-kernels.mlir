@@ -184,3 +184,69 @@ func.func @skip(%act: memref<4096xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8
   linalg.copy ins(%z : memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>)
   return
 }
+
+// -----
+
+// A convolution on a packed filter (the blocked generic of convert-glowir-to-linalg) writes its output viewed as
+// [N, OH, OW, F/B, B]: its bias broadcast and relu write the view's source, and join it. The view is rebuilt inside
+// the kernel from the buffer the kernel takes (one argument for both).
+// CHECK-LABEL: func.func private @packed_generic(
+// CHECK-SAME:  %[[BIAS:[^:]+]]: memref<64xf32>, %[[Y:[^:]+]]: memref<1x4x4x64xf32>, %[[X:[^:]+]]: memref<1x4x4x16xf32>, %[[F:[^:]+]]: memref<2x1x1x16x32xf32>)
+// CHECK:       %[[V:.+]] = memref.expand_shape %[[Y]] {{\[}}[0], [1], [2], [3, 4]]
+// CHECK:       linalg.broadcast ins(%[[BIAS]] : memref<64xf32>) outs(%[[Y]] : memref<1x4x4x64xf32>)
+// CHECK-NEXT:  linalg.generic {{.+}} ins(%[[X]], %[[F]] : {{.+}}) outs(%[[V]] : memref<1x4x4x2x32xf32>) attrs = {glow.blocked_conv
+// CHECK-NEXT:  ^bb0
+// CHECK:       linalg.generic {{.+}} outs(%[[Y]] : memref<1x4x4x64xf32>)
+// CHECK:       return
+// CHECK-LABEL: func.func @packed(
+// CHECK:       call @packed_generic(
+// CHECK-NEXT:  call @packed_copy(
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#src = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>
+#flt = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+#dst = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+func.func @packed(%act: memref<8192xi8>, %x: memref<1x4x4x16xf32>, %f: memref<2x1x1x16x32xf32>, %b: memref<64xf32>, %s: memref<1x4x4x64xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = ["s"], glowir.arguments = ["activations", "x", "f", "b", "s"]} {
+  %c0 = arith.constant 0 : index
+  %y = memref.view %act[%c0][] : memref<8192xi8> to memref<1x4x4x64xf32>
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%y : memref<1x4x4x64xf32>) dimensions = [0, 1, 2]
+  %v = memref.expand_shape %y [[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 2, 32] : memref<1x4x4x64xf32> into memref<1x4x4x2x32xf32>
+  linalg.generic {indexing_maps = [#src, #flt, #dst], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %f : memref<1x4x4x16xf32>, memref<2x1x1x16x32xf32>) outs(%v : memref<1x4x4x2x32xf32>) attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%a: f32, %w: f32, %o: f32):
+    %m = arith.mulf %a, %w : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x4x4x64xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %o, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%y : memref<1x4x4x64xf32>) outs(%s : memref<1x4x4x64xf32>)
+  return
+}
+
+// -----
+
+// Negative: a 1x1 convolution of the skip %s added onto %s. Its output dies at the add, but the add may not move the
+// chain onto %s: the convolution reads %s, and a later tile would read what an earlier one wrote. The add stays a
+// kernel of its own.
+// CHECK-LABEL: func.func private @reads_skip_conv_2d_nhwc_hwcf(
+// CHECK:       linalg.broadcast
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func private @reads_skip_generic(
+// CHECK-NOT:   glow.dead_input
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @reads_skip(%act: memref<4096xi8>, %f: memref<1x1x8x8xf32>, %b: memref<8xf32>, %s: memref<1x4x4x8xf32>) attributes {glowir.inputs = ["s"], glowir.outputs = ["s"], glowir.arguments = ["activations", "f", "b", "s"]} {
+  %c0 = arith.constant 0 : index
+  %y = memref.view %act[%c0][] : memref<4096xi8> to memref<1x4x4x8xf32>
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%y : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%s, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %y : memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) outs(%s : memref<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %sum = arith.addf %a, %c : f32
+    linalg.yield %sum : f32
+  }
+  return
+}
