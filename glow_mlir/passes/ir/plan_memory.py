@@ -78,15 +78,18 @@ class Plan:
 
 #: instructions whose scratch buffer is their input inside a border (the padding of a convolution or pooling)
 BORDERED_INPUT = ("glowir.conv2d", "glowir.max_pool", "glowir.avg_pool")
+#: instructions whose kernel can take the copy of its output into such a border as the last update of its epilogue
+BORDER_WRITERS = ("glowir.conv2d",)
 
 
 def _scratch_start(lv: Liveness, op: ir.Operation) -> int:
-    """Where the scratch buffers of ``op`` begin to live: at ``op``, or for a bordered input written by the
-    instruction right before, at that instruction, whose kernel may then write the bordered copy itself
-    (linalg-outline-kernels makes the copy the last update of its epilogue) while it reads its own inputs."""
+    """Where the scratch buffers of ``op`` begin to live: at ``op``, or for a bordered input written by a convolution
+    right before, at that convolution, whose kernel may then write the bordered copy itself (linalg-outline-kernels
+    makes the copy the last update of its epilogue) while it reads its own inputs. Other writers do not take the
+    copy: their bordered buffer need not live longer."""
     here = lv.position[op]
     k = lv.instructions.index(op)
-    if op.name not in BORDERED_INPUT or k == 0:
+    if op.name not in BORDERED_INPUT or k == 0 or lv.instructions[k - 1].name not in BORDER_WRITERS:
         return here
     before = lv.instructions[k - 1]
     src = op.operands[1]  # dest, src, ...
