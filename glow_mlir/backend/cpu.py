@@ -68,6 +68,10 @@ def default_threads() -> int:
 #: 60; mlp_mnist 1.80x at 2 MFLOP; mobilenet_v2 1.36x at 2 MFLOP, 1.41x at 0.5)
 PARALLEL_FLOPS = 1_000_000
 
+#: with several threads, the other loops (elementwise, copies, fills, transposes, softmax and layer_norm rows:
+#: cpu-vectorize-rest's parallel-bytes) are cut into tasks when they move at least this many bytes
+PARALLEL_BYTES = 256 * 1024
+
 
 def codegen_entries(threads: int = 1) -> list[Entry]:
     """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
@@ -81,8 +85,11 @@ def codegen_entries(threads: int = 1) -> list[Entry]:
         if spec == "convert-scf-to-cf":
             entries += [(f"{s}{{threads={threads}}}" if s == "cpu-parallel-to-pool" else s, w)
                         for s, w in pipelines.PARALLEL]
-        entries.append((f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}" if spec == "cpu-tile-kernels"
-                        else spec, why))
+        if spec == "cpu-tile-kernels":
+            spec = f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
+        elif spec == "cpu-vectorize-rest":
+            spec = f"{spec}{{threads={threads} parallel-bytes={PARALLEL_BYTES}}}"
+        entries.append((spec, why))
     return entries
 
 

@@ -90,7 +90,9 @@ module {{
     %same = llvm.icmp "eq" %tgen, %gen : i64
     llvm.cond_br %same, ^check, ^exit
   ^check:
-    %n = llvm.load %n_at : !llvm.ptr -> i64
+    // acquire, paired with the release store of the next call: a worker that sees the next job's size sees this
+    // job's ticket closed (below), so its claim fails (plain accesses kept that order on x86 only)
+    %n = llvm.load %n_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %index = llvm.and %t, %low : i64
     %left = llvm.icmp "ult" %index, %n : i64
     llvm.cond_br %left, ^claim, ^exit
@@ -192,6 +194,7 @@ module {{
     %z32 = llvm.mlir.constant(0 : i32) : i32
     %o32 = llvm.mlir.constant(1 : i32) : i32
     %all = llvm.mlir.constant(2147483647 : i64) : i64
+    %low = llvm.mlir.constant(4294967295 : i64) : i64
     %futex = llvm.mlir.constant({futex} : i64) : i64
     %wake = llvm.mlir.constant({FUTEX_WAKE_PRIVATE} : i64) : i64
     %several = llvm.icmp "sgt" %n, %c1 : i64
@@ -222,7 +225,7 @@ module {{
     llvm.store %count, %workers : i64, !llvm.ptr
     llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
     llvm.store %ctx, %ctx_at : !llvm.ptr, !llvm.ptr
-    llvm.store %n, %n_at : i64, !llvm.ptr
+    llvm.store %n, %n_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %c0, %done atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     %g1 = llvm.add %g0, %o32 : i32
     %g1_64 = llvm.zext %g1 : i32 to i64
@@ -249,6 +252,11 @@ module {{
     llvm.call @glow_pool_spin_hint() : () -> ()
     llvm.br ^finish
   ^unlock:
+    // close the ticket before the next job's fields are written: a worker still in glow_pool_work for this
+    // generation compares its index with glow_pool_job_n, which the next call overwrites before it stores its own
+    // ticket; against that n it could claim an index past this job's end, on this ticket
+    %closed = llvm.or %t, %low : i64
+    llvm.store %closed, %ticket atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %z32, %busy atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
     llvm.return
   ^serial(%i: i64):

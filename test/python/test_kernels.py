@@ -428,3 +428,16 @@ def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
     assert len(parse_pipeline(text)) == len(cpu.codegen(4))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         cpu.codegen_entries(0)
+
+
+@pytest.mark.parametrize(("extents", "reduced", "expected"), [
+    ([1, 112, 112, 32], [False] * 4, (1, 56)),  # the batch of 1 skipped: rows in halves
+    ([7, 128], [False, False], (0, 1)),  # 7 rows: one task each
+    ([1, 1, 1000], [False, False, False], (-1, 0)),  # only the vectors' dim is wider than 1: no tasks
+    ([128, 64], [True, False], (-1, 0)),  # a reduced outer dim is not split
+    ([64, 8, 100], [False, False, True], (0, 32)),  # softmax rows
+])
+def test_vectorized_loops_split_into_tasks(extents: list[int], reduced: list[bool], expected: tuple[int, int]) -> None:
+    from glow_mlir.backend.kernels.vectorize import split
+
+    assert split(extents, reduced, threads=2) == expected

@@ -18,6 +18,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
+from glow_mlir.backend import cpu
 
 RNG = np.random.default_rng(6)
 _TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
@@ -70,6 +71,19 @@ FLOAT_CASES = [
 def test_float_families(op: str, inputs: dict[str, np.ndarray], attrs: dict[str, Any]) -> None:
     got, want = _run(op, inputs, **attrs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op,inputs,attrs", FLOAT_CASES)
+def test_float_families_cut_into_tasks(op: str, inputs: dict[str, np.ndarray], attrs: dict[str, Any],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # every op cut into tasks over an outer dim, which the worker pool runs on 2 threads
+    monkeypatch.setattr(cpu, "PARALLEL_BYTES", 0)
+    model = _model(op, inputs, TensorProto.FLOAT, **attrs)
+    want = ReferenceEvaluator(model).run(None, inputs)[0]
+    compiled = glow.compile(model, threads=2, cache=False)
+    if op != "ReduceSum":  # every dim reduced: nothing to cut
+        assert "llvm.call @glow_pool_run" in compiled.stage("codegen").text
+    np.testing.assert_allclose(compiled.run(inputs)["y"], want, rtol=1e-5, atol=1e-6)
 
 
 def test_layer_norm_odd_rows() -> None:

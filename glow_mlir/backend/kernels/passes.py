@@ -238,6 +238,11 @@ class VectorizeRest(Pass):
     summary = ("fills, copies, broadcasts, transposes, elementwise generics and reductions on memrefs: "
                "loops over the outer dims, explicit vectors (masked for remainders) on the innermost")
 
+    #: cores the loops may run on: above 1, an op moving at least ``parallel_bytes`` is cut into tasks (an
+    #: scf.forall over an outer parallel dim) that the worker pool spreads
+    threads: int = 1
+    parallel_bytes: int = 0
+
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:
             marked = False
@@ -251,7 +256,7 @@ class VectorizeRest(Pass):
             vectorize.walk_top_level(module, mark)
             if marked:
                 schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
-            keys = vectorize.tag(module)
+            keys = vectorize.tag(module, self.threads, self.parallel_bytes)
             if keys:
                 def build(root: ir.Value) -> None:
                     for key in keys:

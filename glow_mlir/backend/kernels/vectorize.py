@@ -50,19 +50,34 @@ COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "ar
 
 @dataclass(frozen=True)
 class VectorPlan:
-    """Tiles and vector sizes of one op's loops."""
+    """Tiles and vector sizes of one op's loops; with ``split_dim`` >= 0, that (parallel, outer) dim is first cut
+    into tasks of ``split_tile`` iterations, an scf.forall that the worker pool runs across the cores."""
 
     tiles: tuple[int, ...]
     vector: tuple[int, ...]
+    split_dim: int = -1
+    split_tile: int = 0
 
     def key(self) -> str:
-        return f"tiles={'x'.join(map(str, self.tiles))} vector={'x'.join(map(str, self.vector))}"
+        text = f"tiles={'x'.join(map(str, self.tiles))} vector={'x'.join(map(str, self.vector))}"
+        return text + (f" split={self.split_dim}x{self.split_tile}" if self.split_dim >= 0 else "")
 
 
 def parse_key(key: str) -> VectorPlan:
     """The plan that :meth:`VectorPlan.key` printed."""
-    tiles, vector = (tuple(int(x) for x in p.split("=")[1].split("x")) for p in key.split())
-    return VectorPlan(tiles, vector)
+    parts = {name: tuple(int(x) for x in value.split("x")) for name, value in (p.split("=") for p in key.split())}
+    split = parts.get("split", (-1, 0))
+    return VectorPlan(parts["tiles"], parts["vector"], split[0], split[1])
+
+
+def split(extents: list[int], reduced: list[bool], threads: int) -> tuple[int, int]:
+    """(dim, tile) to cut an op into tasks across ``threads`` cores: the outermost parallel dim, the innermost (the
+    vectors') excepted, that gives every thread a task, in tasks of the largest divisor of its extent that does (a
+    dividing tile keeps every task's shape static for the vectorizer); (-1, 0) when no dim does."""
+    for d, (extent, r) in enumerate(zip(extents[:-1], reduced[:-1])):
+        if not r and extent >= threads:
+            return d, max(t for t in range(1, extent // threads + 1) if extent % t == 0)
+    return -1, 0
 
 
 def innermost(extent: int, reduced: bool) -> tuple[int, int]:
@@ -111,8 +126,22 @@ def _body_ops(op: ir.Operation) -> list[ir.Operation]:
     return [o.operation for o in op.regions[0].blocks[0].operations]
 
 
-def plan_generic(op: ir.Operation) -> VectorPlan | None:
-    """The vector plan of a linalg.generic on memrefs, or None when the vectorizer cannot take it."""
+def nbytes(op: ir.Operation) -> int:
+    """The bytes of the memrefs ``op`` reads and writes (its cost, for a loop bound by memory)."""
+    return sum(ir.MemRefType(v.type).element_type.width // 8 * _elements(ir.MemRefType(v.type))
+               for v in op.operands if isinstance(v.type, ir.MemRefType))
+
+
+def _elements(t: ir.MemRefType) -> int:
+    n = 1
+    for size in t.shape:
+        n *= size
+    return n
+
+
+def plan_generic(op: ir.Operation, threads: int = 1, parallel_bytes: int = 0) -> VectorPlan | None:
+    """The vector plan of a linalg.generic on memrefs, or None when the vectorizer cannot take it; on several
+    ``threads``, an op that moves at least ``parallel_bytes`` is cut into tasks (:func:`split`)."""
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
     reduced = ["reduction" in it for it in iterators]
@@ -142,7 +171,11 @@ def plan_generic(op: ir.Operation) -> VectorPlan | None:
                 extents[expr.position] = size
     if any(e is None for e in extents) or rank == 0:
         return None
-    return plan(extents, reduced)
+    found = plan(extents, reduced)
+    if threads > 1 and nbytes(op) >= parallel_bytes:
+        dim, tile = split(extents, reduced, threads)
+        found = VectorPlan(found.tiles, found.vector, dim, tile)
+    return found
 
 
 #: ops whose bodies may hold the linalg ops of a lowered program or kernel (at their top level)
@@ -161,16 +194,16 @@ def walk_top_level(module: ir.Operation, visit: Callable[[ir.Operation], None]) 
     module.walk(one, ir.WalkOrder.PRE_ORDER)
 
 
-def tag(module: ir.Operation) -> list[str]:
-    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`), and mark the function around it (the vector
-    lowering then runs on those functions only: on every kernel it cost more than the vectorization); return the
-    distinct keys."""
+def tag(module: ir.Operation, threads: int = 1, parallel_bytes: int = 0) -> list[str]:
+    """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`; cut into tasks as :func:`plan_generic` says),
+    and mark the function around it (the vector lowering then runs on those functions only: on every kernel it cost
+    more than the vectorization); return the distinct keys."""
     keys: list[str] = []
 
     def visit(op: ir.Operation) -> None:
         found = None
         if op.name == "linalg.generic" and _memref_operands(op) is not None:
-            found = plan_generic(op)
+            found = plan_generic(op, threads, parallel_bytes)
         if found is not None:
             op.attributes[VECTOR_ATTR] = ir.StringAttr.get(found.key())
             op.parent.attributes[VECTOR_ATTR] = ir.UnitAttr.get()
@@ -189,10 +222,13 @@ def generalize(root: ir.Value, names: list[str]) -> None:
 
 
 def schedule_vectors(root: ir.Value, key: str) -> None:
-    """Tile and vectorize the generics tagged ``key``."""
+    """Tile (into tasks first, when the plan says) and vectorize the generics tagged ``key``."""
     p = parse_key(key)
     ops = structured.MatchOp(schedule.any_op(), root, ops=["linalg.generic"],
                              op_attrs=ir.DictAttr.get({VECTOR_ATTR: ir.StringAttr.get(key)})).result
+    if p.split_dim >= 0:  # the tasks first: an scf.forall over the split dim, the vector loops inside each task
+        across = [p.split_tile if d == p.split_dim else 0 for d in range(len(p.tiles))]
+        ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=across).tiled_op
     tiled = structured.TileUsingForOp(ops, sizes=list(p.tiles)).tiled_linalg_op
     structured.VectorizeOp(tiled, vector_sizes=list(p.vector))
 

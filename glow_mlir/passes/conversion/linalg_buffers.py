@@ -46,8 +46,9 @@ def _bytes(t: ir.MemRefType) -> int | None:
 
 
 def footprint(value: ir.Value) -> Footprint | None:
-    """The bytes ``value`` covers, if it is a contiguous buffer this module can follow to its root: a block argument,
-    a memref.alloc, a memref.view at a constant shift, a static reinterpret_cast or a reshape of one of these."""
+    """The bytes ``value`` covers, if it is a buffer this module can follow to its root: a block argument, a
+    memref.alloc, a memref.view at a constant shift, a static reinterpret_cast, a reshape or a static subview of one
+    of these (a strided view: the range from its first to its last byte, which may hold bytes of others between)."""
     t = ir.MemRefType(value.type)
     size = _bytes(t)
     if size is None:
@@ -60,6 +61,16 @@ def footprint(value: ir.Value) -> Footprint | None:
     if op.name == "memref.view" and isinstance(op.operands[0], ir.BlockArgument):
         shift = _static_int(op.operands[1])
         return None if shift is None else Footprint(op.operands[0], shift, shift + size)
+    if op.name == "memref.subview" and len(op.operands) == 1:  # static offsets: the range from first to last byte
+        base = footprint(op.operands[0])
+        strides, offset = t.get_strides_and_offset()
+        _, base_offset = ir.MemRefType(op.operands[0].type).get_strides_and_offset()
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        if base is None or dynamic in (offset, base_offset, *strides):
+            return None
+        element = size // max(1, prod(t.shape))
+        start = base.start + (offset - base_offset) * element
+        return Footprint(base.root, start, start + (sum((n - 1) * s for n, s in zip(t.shape, strides)) + 1) * element)
     if op.name in ("memref.expand_shape", "memref.collapse_shape"):  # the same bytes, reshaped
         base = footprint(op.operands[0])
         return None if base is None else Footprint(base.root, base.start, base.start + size)
@@ -97,7 +108,8 @@ def same_or_disjoint(a: ir.Value, b: ir.Value) -> bool:
 
 def is_temporary(value: ir.Value) -> bool:
     """Whether ``value`` is an activation of the program (a memref.alloc, or a view of the planned activations
-    region): memory that no one reads after the program, unlike weights, inputs and outputs."""
+    region): memory that no one reads after the program, unlike weights, inputs and outputs. Not in a partition of
+    a program (``glowir.partition``): a later partition may read its activations."""
     if isinstance(value, ir.BlockArgument):
         return False
     op = value.owner.operation
@@ -107,7 +119,8 @@ def is_temporary(value: ir.Value) -> bool:
         return False
     arg = ir.BlockArgument(op.operands[0])
     func = arg.owner.owner
-    if "glowir.arguments" not in func.attributes:
+    # in a partition, an activation may be read by a later partition (another function): none is known to die
+    if "glowir.arguments" not in func.attributes or "glowir.partition" in func.attributes:
         return False
     return ir.StringAttr(ir.ArrayAttr(func.attributes["glowir.arguments"])[arg.arg_number]).value == ACTIVATIONS
 

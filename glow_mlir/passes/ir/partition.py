@@ -242,7 +242,7 @@ class Partition(Pass):
         if (self.partitions > 0) == (self.memory_budget > 0) or self.partitions < 0 or self.memory_budget < 0:
             raise PassError(f"{self.name} takes one of partitions=N or memory-budget=BYTES, both positive "
                             f"(got partitions={self.partitions}, memory-budget={self.memory_budget})")
-        with module.context:
+        with module.context, module.location:  # the scratch buffers' types are built for their sizes
             for func in programs(module):
                 where = f"@{ir.StringAttr(func.attributes['sym_name']).value}"
                 if memory_layout(func) is None:

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 from mlir import ir
 
-from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, SCRATCH_ATTR, size_in_bytes
+from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, SCRATCH_ATTR, operand_roles, size_in_bytes
 from ..conversion.ir_to_linalg import scratch_types
 from ..registry import Pass, PassError
 from . import allocator
@@ -76,6 +76,24 @@ class Plan:
     report: MemoryReport
 
 
+#: instructions whose scratch buffer is their input inside a border (the padding of a convolution or pooling)
+BORDERED_INPUT = ("glowir.conv2d", "glowir.max_pool", "glowir.avg_pool")
+
+
+def _scratch_start(lv: Liveness, op: ir.Operation) -> int:
+    """Where the scratch buffers of ``op`` begin to live: at ``op``, or for a bordered input written by the
+    instruction right before, at that instruction, whose kernel may then write the bordered copy itself
+    (linalg-outline-kernels makes the copy the last update of its epilogue) while it reads its own inputs."""
+    here = lv.position[op]
+    k = lv.instructions.index(op)
+    if op.name not in BORDERED_INPUT or k == 0:
+        return here
+    before = lv.instructions[k - 1]
+    src = op.operands[1]  # dest, src, ...
+    writes = [v for v, role in zip(before.operands, operand_roles(before), strict=True) if role != "in"]
+    return lv.position[before] if any(lv.regions[v].root == lv.regions[src].root for v in writes) else here
+
+
 def plan_program(lv: Liveness) -> Plan:
     """Place the weights and activations of one program."""
     consts = [r for r in lv.roots if lv.kinds[r] == CONST]
@@ -87,12 +105,12 @@ def plan_program(lv: Liveness) -> Plan:
         placed, region_sizes[region] = sequential([byte_size(r.type) for r in roots])
         offsets.extend((lv.definition[r], o) for r, o in zip(roots, placed))
     intervals = [Interval(*lv.interval(r), byte_size(r.type)) for r in activations]
-    # each scratch buffer lives at its instruction's position only
+    # each scratch buffer lives at its instruction's position, a bordered input from the instruction that writes it
     scratch_of = [(op, scratch_types(op)) for op in lv.instructions]
     scratch_of = [(op, types) for op, types in scratch_of if types]
     for op, types in scratch_of:
         here = lv.position[op]
-        intervals += [Interval(here, here, size_in_bytes(t)) for t in types]
+        intervals += [Interval(_scratch_start(lv, op), here, size_in_bytes(t)) for t in types]
     placement = allocator.plan(intervals)
     offsets.extend((lv.definition[r], o) for r, o in zip(activations, placement.offsets))
     scratch, k = [], len(activations)

@@ -2,6 +2,10 @@
 // vectors on the innermost one: whole rows up to 64 lanes, 64-lane tiles where 64 divides, masked 16-lane tiles for
 // the rest; a reduced innermost dim is reduced a row at a time. Bodies that load from memory stay scalar.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest)' | FileCheck %s
+// On 2 threads, ops moving at least parallel-bytes are cut into tasks over an outer parallel dim (an scf.forall that
+// cpu-parallel-to-pool spreads), in tiles dividing the dim; smaller ops, and ops whose only parallel dim is the
+// vectors' (innermost) one, stay loops.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=2 parallel-bytes=2048})' | FileCheck %s --check-prefix=TASKS
 
 // CHECK-LABEL: func.func @broadcast_remainder(
 // CHECK:       scf.for
@@ -17,6 +21,10 @@ func.func @broadcast_remainder(%b: memref<1000xf32>, %d: memref<3x1000xf32>) {
 
 // -----
 
+// TASKS-LABEL: func.func @fill_wide(
+// TASKS:       scf.forall (%{{.+}}) in (7)
+// TASKS-NOT:   scf.forall
+// TASKS:         vector.store %{{.+}}, %{{.+}} : {{.+}}, vector<64xf32>
 // CHECK-LABEL: func.func @fill_wide(
 // CHECK:       scf.for
 // CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C64:.+]] {
@@ -30,6 +38,10 @@ func.func @fill_wide(%v: f32, %d: memref<7x128xf32>) {
 
 // -----
 
+// 760 bytes: below parallel-bytes, no tasks.
+// TASKS-LABEL: func.func @row_sum(
+// TASKS-NOT:   scf.forall
+// TASKS:       return
 // CHECK-LABEL: func.func @row_sum(
 // CHECK:       scf.for
 // CHECK:         %[[ROW:.+]] = vector.load %{{.+}} : {{.+}}, vector<37xf32>

@@ -1,13 +1,18 @@
 // RUN: glow-opt %s --split-input-file --verify-diagnostics --convert-glowir-to-linalg | FileCheck %s
 
-// Pads copy src into a scratch buffer (from the heap: this program's memory is not planned) whose border alone is
-// zero-filled (rows above and below, columns right: no left pad), freed after the instruction; then the bias is
-// written into dest, right before the convolution that accumulates onto it (the kernel takes the pair as one: see
-// linalg-outline-kernels).
+// Pads copy src into a scratch buffer (from the heap: this program's memory is not planned), as an elementwise
+// generic first (right after whatever wrote src, so that linalg-outline-kernels may fuse it into that kernel), then
+// fill its border alone with zeros (rows above and below, columns right: no left pad); the buffer is freed after the
+// instruction. The bias is written into dest right before the convolution that accumulates onto it (the kernel
+// takes the pair as one: see linalg-outline-kernels).
 // CHECK-LABEL: func.func @conv_padded
 // CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x3x6xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
 // CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1]
+// CHECK:       linalg.generic {{.*}}ins(%[[X]] : memref<1x8x8x4xf32>) outs(%[[IN]] :
+// CHECK-NEXT:  ^bb0(%[[V:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:    linalg.yield %[[V]] : f32
 // CHECK:       %[[TOP:.+]] = memref.subview %[[P]][0, 0, 0, 0] [1, 1, 10, 4] [1, 1, 1, 1]
 // CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[TOP]] :
 // CHECK:       %[[BOTTOM:.+]] = memref.subview %[[P]][0, 9, 0, 0] [1, 1, 10, 4] [1, 1, 1, 1]
@@ -15,8 +20,6 @@
 // CHECK:       %[[RIGHT:.+]] = memref.subview %[[P]][0, 1, 8, 0] [1, 8, 2, 4] [1, 1, 1, 1]
 // CHECK:       linalg.fill ins(%[[ZERO]] : f32) outs(%[[RIGHT]] :
 // CHECK-NOT:   linalg.fill
-// CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1]
-// CHECK:       linalg.copy {{.*}}ins(%[[X]] : memref<1x8x8x4xf32>) outs(%[[IN]] :
 // CHECK-NEXT:  linalg.broadcast ins(%[[B]] : memref<6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>) dimensions = [0, 1, 2]
 // CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : memref<1x10x10x4xf32>, memref<3x3x4x6xf32>) outs(%[[Y]] : memref<1x4x3x6xf32>)
 // CHECK:       memref.dealloc %[[P]]
@@ -88,9 +91,10 @@ func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y",
 // CHECK-SAME:  (%[[X:.+]]: memref<1x5x5x3xf32>, %[[Y:.+]]: memref<1x3x3x3xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x3xf32>
 // CHECK:       %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK-COUNT-4: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.+}} : memref<1x{{[15]}}x{{[157]}}x3xf32, strided
 // CHECK:       memref.subview %[[P]][0, 1, 1, 0] [1, 5, 5, 3] [1, 1, 1, 1]
-// CHECK:       linalg.copy
+// CHECK:       linalg.generic
+// CHECK:       linalg.yield
+// CHECK-COUNT-4: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.+}} : memref<1x{{[15]}}x{{[157]}}x3xf32, strided
 // Then dest is the first window position's strided view (stride 2), and each of the other 8 positions a max update.
 // CHECK:       %[[V0:.+]] = memref.subview %[[P]][0, 0, 0, 0] [1, 3, 3, 3] [1, 2, 2, 1]
 // CHECK:       linalg.copy {{.*}}ins(%[[V0]] : {{.*}}) outs(%[[Y]] : memref<1x3x3x3xf32>)

@@ -250,3 +250,54 @@ func.func @reads_skip(%act: memref<4096xi8>, %f: memref<1x1x8x8xf32>, %b: memref
   }
   return
 }
+
+// -----
+
+// A padded convolution's input copied into its bordered buffer right after the convolution that wrote it: the copy
+// (an elementwise generic) is the last update of that convolution's kernel and moves the chain onto the interior of
+// the bordered buffer (the strided subview %in), so the first output %y is never written.
+// CHECK-LABEL: func.func private @border_conv_2d_nhwc_hwcf(
+// CHECK:       linalg.broadcast
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf
+// CHECK:       linalg.generic {{.+}} outs(%{{.+}} : memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>) attrs = {glow.dead_input = 0 : i64}
+// CHECK-LABEL: func.func @border(
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @border(%act: memref<8192xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8x8xf32>, %b: memref<8xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = [], glowir.arguments = ["activations", "x", "f", "b"]} {
+  %c0 = arith.constant 0 : index
+  %c2048 = arith.constant 2048 : index
+  %y = memref.view %act[%c0][] : memref<8192xi8> to memref<1x4x4x8xf32>
+  %p = memref.view %act[%c2048][] : memref<8192xi8> to memref<1x6x6x8xf32>
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%y : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  %in = memref.subview %p[0, 1, 1, 0] [1, 4, 4, 8] [1, 1, 1, 1] : memref<1x6x6x8xf32> to memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x4x8xf32>) outs(%in : memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: in a partition of a program (glowir.partition) no activation is known to die (a later partition may read
+// %y): the copy stays a kernel of its own.
+// CHECK-LABEL: func.func private @part_conv_2d_nhwc_hwcf(
+// CHECK:       linalg.conv_2d_nhwc_hwcf
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func private @part_generic(
+// CHECK-NOT:   glow.dead_input
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @part(%act: memref<8192xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8x8xf32>, %b: memref<8xf32>) attributes {glowir.inputs = ["x"], glowir.outputs = [], glowir.arguments = ["activations", "x", "f", "b"], glowir.partition = 0 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2048 = arith.constant 2048 : index
+  %y = memref.view %act[%c0][] : memref<8192xi8> to memref<1x4x4x8xf32>
+  %p = memref.view %act[%c2048][] : memref<8192xi8> to memref<1x6x6x8xf32>
+  linalg.broadcast ins(%b : memref<8xf32>) outs(%y : memref<1x4x4x8xf32>) dimensions = [0, 1, 2]
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : memref<1x4x4x8xf32>, memref<1x1x8x8xf32>) outs(%y : memref<1x4x4x8xf32>)
+  %in = memref.subview %p[0, 1, 1, 0] [1, 4, 4, 8] [1, 1, 1, 1] : memref<1x6x6x8xf32> to memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x4x8xf32>) outs(%in : memref<1x4x4x8xf32, strided<[288, 48, 8, 1], offset: 56>>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}

@@ -72,3 +72,49 @@ func.func @scratch() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} 
   "glowir.dealloc_activation"(%a) : (memref<2x3xf32>) -> ()
   return
 }
+
+// -----
+
+// A convolution's bordered copy of its input lives from the instruction right before when that instruction writes
+// the input (its kernel may write the copy itself): it may not take the bytes of t, which that instruction reads.
+// CHECK-LABEL: func.func @bordered
+// CHECK:       "glowir.alloc_activation"() {name = "t", offset = 0 : i64}
+// CHECK:       "glowir.alloc_activation"() {name = "a", offset = 2304 : i64}
+// CHECK:       "glowir.conv2d"({{.+}} scratch_offsets = array<i64: 1152>
+func.func @bordered() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<3x3x8x8xf32>} : () -> memref<3x3x8x8xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<8xf32>} : () -> memref<8xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x6x6x8xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x8xf32>
+  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<1x6x6x8xf32>
+  "glowir.relu"(%t, %x) : (memref<1x6x6x8xf32>, memref<1x6x6x8xf32>) -> ()
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<1x4x4x8xf32>
+  "glowir.avg_pool"(%a, %t) {kernels = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 0} : (memref<1x4x4x8xf32>, memref<1x6x6x8xf32>) -> ()
+  "glowir.dealloc_activation"(%t) : (memref<1x6x6x8xf32>) -> ()
+  "glowir.conv2d"(%y, %a, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x8xf32>, memref<1x4x4x8xf32>, memref<3x3x8x8xf32>, memref<8xf32>) -> ()
+  "glowir.dealloc_activation"(%a) : (memref<1x4x4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// Negative: an instruction between them that does not write the input: the copy lives at the convolution only and
+// reuses the bytes of t, dead by then.
+// CHECK-LABEL: func.func @not_right_before
+// CHECK:       "glowir.alloc_activation"() {name = "t", offset = 0 : i64}
+// CHECK:       "glowir.conv2d"({{.+}} scratch_offsets = array<i64: 0>
+func.func @not_right_before() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<3x3x8x8xf32>} : () -> memref<3x3x8x8xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<8xf32>} : () -> memref<8xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x6x6x8xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x8xf32>
+  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<1x6x6x8xf32>
+  "glowir.relu"(%t, %x) : (memref<1x6x6x8xf32>, memref<1x6x6x8xf32>) -> ()
+  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<1x4x4x8xf32>
+  "glowir.avg_pool"(%a, %t) {kernels = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 0} : (memref<1x4x4x8xf32>, memref<1x6x6x8xf32>) -> ()
+  "glowir.dealloc_activation"(%t) : (memref<1x6x6x8xf32>) -> ()
+  "glowir.splat"(%y) {value = 0.0 : f32} : (memref<1x4x4x8xf32>) -> ()
+  "glowir.conv2d"(%y, %a, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x8xf32>, memref<1x4x4x8xf32>, memref<3x3x8x8xf32>, memref<8xf32>) -> ()
+  "glowir.dealloc_activation"(%a) : (memref<1x4x4x8xf32>) -> ()
+  return
+}
