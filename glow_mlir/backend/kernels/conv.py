@@ -65,6 +65,10 @@ MAX_BLOCK_BYTES = 640 << 10
 #: below this many input channels a filter is small and each block would re-read a wide input for few FMAs (the 7x7
 #: stride-2 3->64 stem: 1.8 ms unpacked, 2.4 ms in two blocks)
 MIN_PACKED_CHANNELS = 16
+#: a filter below this stays in L1 whole (48 KiB here) and needs no packing, while blocks would re-read the input once
+#: per block (cold weights, same runs): mobilenet_v2's 1x1 16->96 at 112x112 (6 KiB of filter, 800 KiB of input)
+#: 1.03-1.19 ms in 3 blocks -> 0.81-0.85 ms unpacked, 1x1 32->192 at 28x28 (24 KiB) 0.18-0.28 -> 0.14-0.23 ms
+MIN_PACKED_BYTES = 32 << 10
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,8 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int]) -> i
     weights went from 3.6 ms (65 GFLOP/s, loop over output rows outermost) and 2.4 ms (filter tiles outermost) to
     1.2 ms (190 GFLOP/s; onnxruntime 1.5 ms); 3x3 64->64 at 56x56 1.5 -> 1.14 ms."""
     kh, kw, c, f = filter_shape
-    if group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK or c < MIN_PACKED_CHANNELS:
+    if (group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK or c < MIN_PACKED_CHANNELS
+            or kh * kw * c * f * 4 < MIN_PACKED_BYTES):
         return 0
     return FILTER_BLOCK if kh * kw * c * FILTER_BLOCK * 4 <= MAX_BLOCK_BYTES else 0
 

@@ -1,5 +1,6 @@
 // cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one) and at least
-// 16 input channels are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's result type stays.
+// 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's
+// result type stays.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters)' | FileCheck %s
 
 // CHECK-LABEL: func.func @packed
@@ -30,4 +31,17 @@ func.func @kept(%x: tensor<1x8x8x16xf32>, %v: tensor<3x3x16x64xf32>, %y: tensor<
   %2 = "glowgraph.conv2d"(%y, %w8, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x8xf32>, tensor<3x3x8x64xf32>, tensor<64xf32>) -> tensor<1x6x6x64xf32>
   %3 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, group = 1} : (tensor<1x8x8x16xf32>, tensor<3x3x16x64xf32>, tensor<64xf32>) -> tensor<1x4x4x64xf32>
   return %0, %1, %2, %3 : tensor<1x6x6x32xf32>, tensor<1x6x6x64xf32>, tensor<1x6x6x64xf32>, tensor<1x4x4x64xf32>
+}
+
+// -----
+
+// Negative: a filter under 32 KiB (1x1 16->96: 6 KiB) stays in L1 whole and keeps HWCF.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: x32xf32>
+// CHECK: return
+func.func @small(%x: tensor<1x8x8x16xf32>) -> tensor<1x8x8x96xf32> {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<1x1x16x96xf32>} : () -> tensor<1x1x16x96xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<96xf32>} : () -> tensor<96xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x16xf32>, tensor<1x1x16x96xf32>, tensor<96xf32>) -> tensor<1x8x8x96xf32>
+  return %0 : tensor<1x8x8x96xf32>
 }
