@@ -52,9 +52,10 @@ def conv_bias_relu_blocked() -> tuple[onnx.ModelProto, int]:
 
 
 def conv_blocked_project_add() -> tuple[onnx.ModelProto, int]:
-    """The residual with 64 channels and a 32-channel bottleneck: the convolutions run on packed filter blocks, each
-    block's island with its slice of the epilogue (the last writes its slice of the skip)."""
-    return _residual(64, 32)
+    """The residual with 64 channels and a 128-channel expansion: the convolutions run on packed filter blocks (their
+    filters are 32 KiB and more), each block's island with its slice of the epilogue (the last writes its slice of
+    the skip)."""
+    return _residual(64, 128)
 
 
 def conv_pieces_scale_shift() -> tuple[onnx.ModelProto, int]:
