@@ -172,3 +172,14 @@ def test_the_epilogue_is_in_the_contraction_loops(name: str) -> None:
     # a generic left on memrefs is the copy of the network's input into the first convolution's padded buffer
     bodies = re.findall(r"linalg\.generic .*?\{\n\s*\^bb0\((%\w+): f32, %\w+: f32\):\n\s*linalg\.yield (%\w+)", text)
     assert text.count("linalg.generic") == len(bodies) and all(a == b for a, b in bodies), text
+
+
+@pytest.mark.parametrize("name", ["conv-relu6", "conv-project-add", "conv-pieces-add", "conv-blocked-project-add"])
+def test_threaded_kernels_allocate_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fused island inside an scf.forall over one buffer that writes tiles of another (a residual add moved onto
+    # the skip, a copy into a bordered buffer) got a private buffer per tile from bufferization: a malloc per tile
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 0)  # these small kernels spread over the threads too
+    compiled = glow_mlir.compile(MODELS[name]()[0], threads=2, cache=False)
+    text = compiled.stage("codegen").text
+    assert "llvm.call @glow_pool_run" in text
+    assert "@malloc" not in text and "@aligned_alloc" not in text

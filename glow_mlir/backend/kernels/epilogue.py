@@ -72,6 +72,12 @@ class Chain:
     def fused(self) -> bool:
         return self.init is not None or bool(self.updates)
 
+    def moves(self) -> bool:
+        """Whether an update moves the chain to another buffer (a residual add written onto the skip). Such a
+        convolution island stays on one thread: in an scf.forall over the other buffer, each tile of its own output
+        would be a private buffer allocated per tile."""
+        return any(DEAD_INPUT_ATTR in op.attributes for op in self.updates)
+
 
 def _dest(op: ir.Operation) -> ir.Value:
     return op.operands[len(op.operands) - 1]  # every op here has one output, its last operand
@@ -92,6 +98,54 @@ def chain_of(head: ir.Operation, dest: ir.Value | None = None) -> Chain:
         target = _moved_to(op, target) or target
         updates.append(op)
     return Chain(head, dest, init, updates)
+
+
+def _copies(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
+    """The buffer ``op`` copies ``dest`` into, if it is a plain elementwise copy (identity maps, the body yields the
+    input) that the outliner found ``dest`` dead after (the bordered copy of a convolution's padded input)."""
+    target = _moved_to(op, dest)
+    if target is None or len(op.opview.inputs) != 1:
+        return None
+    block = op.regions[0].blocks[0]
+    ops = list(block.operations)
+    return target if len(ops) == 1 and ops[0].operands[0] == block.arguments[0] else None
+
+
+def retarget_copy(chain: Chain) -> Chain:
+    """The chain with a plain copy of its output into another buffer ``E`` folded away: the init, the head and the
+    updates before the copy write ``E`` itself (``D`` is dead after the copy, and ``E`` is disjoint from what the head
+    reads: linalg-outline-kernels checked both). No tile of ``D`` is then written anywhere, not even into a private
+    buffer of a thread (a fused island writing ``D`` inside an scf.forall over ``E`` allocated one per tile)."""
+    for k, op in enumerate(chain.updates):
+        target = _copies(op, chain.dest)
+        if target is None:
+            continue
+        if not all(updates_in_place(u, chain.dest) for u in chain.updates[:k]):
+            return chain
+        for user in [*([chain.init] if chain.init is not None else []), *chain.updates[:k]]:
+            for i, v in enumerate(user.operands):
+                if v == chain.dest:
+                    user.operands[i] = target
+        head_dest = _dest(chain.head)
+        if head_dest == chain.dest:
+            chain.head.operands[len(chain.head.operands) - 1] = target
+        else:  # a packed convolution's [.., F/B, B] view of D: the same view of E
+            with ir.InsertionPoint(chain.head), chain.head.location:
+                chain.head.operands[len(chain.head.operands) - 1] = _expand_like(head_dest.owner.operation, target)
+        op.erase()
+        return Chain(chain.head, target, chain.init, chain.updates[:k] + chain.updates[k + 1:])
+    return chain
+
+
+def _expand_like(view: ir.Operation, source: ir.Value) -> ir.Value:
+    """``source`` reshaped as the expand_shape ``view`` reshapes its source (the last dim split in blocks)."""
+    t = ir.MemRefType(source.type)
+    strides, offset = t.get_strides_and_offset()
+    shape = ir.MemRefType(view.results[0].type).shape
+    block = shape[-1]
+    layout = ir.StridedLayoutAttr.get(offset, [*strides[:-1], block * strides[-1], strides[-1]])
+    result = ir.MemRefType.get(shape, t.element_type, layout=layout)
+    return memref.expand_shape(result, source, view.attributes["reassociation"], [], shape)
 
 
 def _moved_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:

@@ -102,6 +102,7 @@ class TileKernels(Pass):
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
                 # in the same kernel as vector loops)
                 chain = epilogue.blocked_chain(op) if plan.blocked else epilogue.chain_of(op)
+                chain = epilogue.retarget_copy(chain) if chain is not None else None
                 if chain is None or not chain.fused():
                     conv.make_island(op, plan, self._block_threads(op, plan))
                 elif plan.blocked:
@@ -110,9 +111,9 @@ class TileKernels(Pass):
                     else:
                         conv.make_island(op, plan, self._block_threads(op, plan))
                 elif len(plan.pieces) == 1:
-                    epilogue.conv_island(chain, plan.pieces[0][2], self._serial(chain))
+                    epilogue.conv_island(chain, plan.pieces[0][2], self._serial(chain) or chain.moves())
                 elif epilogue.sliceable(chain):
-                    epilogue.pieced_islands(chain, plan, self._serial(chain))
+                    epilogue.pieced_islands(chain, plan, self._serial(chain) or chain.moves())
                 else:
                     conv.make_island(op, plan, self._block_threads(op, plan))
             groups = self._tag_tasks(module)
