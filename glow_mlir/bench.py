@@ -99,6 +99,13 @@ class Timing:
     min_ms: float
 
 
+#: seconds to wait before each engine's runs: the thread pools that ran last (numpy's OpenBLAS after a compile folded
+#: constants with it, onnxruntime's, glow_mlir's) spin for a while before they sleep, and on a 2-core machine a
+#: spinning thread takes the core that the timed engine's second thread needs (bert_tiny_encoder on 2 threads measured
+#: 0.60 ms right after its compile, 0.40-0.45 ms with the pools settled)
+SETTLE_S = 0.3
+
+
 def time_runs(fn: Callable[[], object], runs: int) -> Timing:
     """Warm up, then time ``runs`` calls of ``fn``."""
     for _ in range(WARMUP):
@@ -176,7 +183,9 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
                            f"({compiled.cache}, {again.cache})")
     del again
     session = _ort_session(str(path), threads)
+    time.sleep(SETTLE_S)
     glow = time_runs(lambda: compiled.run(inputs), runs)
+    time.sleep(SETTLE_S)
     ort = time_runs(lambda: session.run(None, inputs), runs)
     return Row(path.stem, threads, glow, ort, gflop, compile_s, hit_s)
 
