@@ -136,8 +136,8 @@ _PACKED_PREFIX = "_mlir__mlir_ciface_"
 
 def _calls_pool(module: ir.Module) -> bool:
     """Whether the module calls the worker pool (it has multi-threaded loops)."""
-    return any(op.operation.name == "llvm.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == pool.ENTRY
-               for op in module.body.operations)
+    return any(op.operation.name == "llvm.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value
+               == pool.ENTRY for op in module.body.operations)
 
 
 class _Frame:

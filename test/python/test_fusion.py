@@ -134,8 +134,8 @@ def matmul_bias_gelu() -> tuple[onnx.ModelProto, int]:
 
 MODELS = {"conv-bias-relu": conv_bias_relu, "conv-bias-relu-blocked": conv_bias_relu_blocked,
           "conv-blocked-project-add": conv_blocked_project_add, "conv-pieces-scale-shift": conv_pieces_scale_shift,
-          "conv-pieces-add": conv_pieces_add, "conv-reads-skip-add": conv_reads_skip_add, "conv-add-relu": conv_add_relu,
-          "conv-project-add": conv_project_add,
+          "conv-pieces-add": conv_pieces_add, "conv-reads-skip-add": conv_reads_skip_add,
+          "conv-add-relu": conv_add_relu, "conv-project-add": conv_project_add,
           "conv-relu6": conv_relu6, "matmul-bias-gelu": matmul_bias_gelu}
 
 

@@ -426,8 +426,9 @@ def pieced_islands(chain: Chain, plan: conv.ConvPlan, serial: bool) -> None:
         for start, size, tiles in plan.pieces:
             def build(out: ir.Value, start: int = start, size: int = size) -> ir.Operation:
                 if depthwise:
-                    linalg.depthwise_conv_2d_nhwc_hwc(conv._channels(src, start, size), conv._channels(filt, start, size),
-                                                      outs=[out], strides=strides, dilations=[1, 1])
+                    linalg.depthwise_conv_2d_nhwc_hwc(conv._channels(src, start, size),
+                                                      conv._channels(filt, start, size), outs=[out], strides=strides,
+                                                      dilations=[1, 1])
                 else:
                     linalg.conv_2d_nhwc_hwcf(src, conv._channels(filt, start, size), outs=[out], strides=strides,
                                              dilations=[1, 1])
