@@ -43,7 +43,7 @@ from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from . import transform as schedule
-from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of
+from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of, vector_pieces
 
 NAME = "linalg.conv_2d_nhwc_hwcf"
 DEPTHWISE = "linalg.depthwise_conv_2d_nhwc_hwc"
@@ -127,12 +127,7 @@ def channel_pieces(f: int) -> list[tuple[int, int]]:
     """``f`` output channels (or depthwise channels) cut into ``(start, size)`` pieces whose widths vectorize well:
     the largest multiple of 16, then 8, 4, 2 and 1 as the remainder needs. A register tile of a width that is no
     power of two (F = 24: vectors of 24) ran at 3-7 GFLOP/s; 16 + 8 as two pieces runs at full vector width."""
-    pieces, start = [], 0
-    for width in (f - f % 16, 8, 4, 2, 1):
-        if width and f - start >= width:
-            pieces.append((start, width))
-            start += width
-    return pieces
+    return vector_pieces(f, 16)
 
 
 def plan(output_shape: list[int], stride: int, weight_heavy: bool = False) -> ConvTiles:

@@ -24,38 +24,12 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, func, llvm
 
-from ...passes.conversion.linalg_buffers import remap
+from ...passes.conversion.linalg_buffers import captured, remap
 from ...passes.registry import Pass, PassError
 from ..pool import ENTRY
 
 #: ops cloned into a task rather than captured
 CLONED = ("arith.constant", "llvm.mlir.constant", "ub.poison")
-
-
-def _inside(value: ir.Value, op: ir.Operation) -> bool:
-    """Whether ``value`` is defined within the regions of ``op``."""
-    owner = value.owner.operation if isinstance(value, ir.OpResult) else value.owner.owner
-    while owner is not None:
-        if owner == op:
-            return True
-        parent = owner.parent
-        owner = parent.operation if parent is not None else None
-    return False
-
-
-def _captured(loop: ir.Operation) -> list[ir.Value]:
-    """The values the body of ``loop`` uses from outside it, in order of first use."""
-    seen: dict[ir.Value, None] = {}
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for v in op.operands:
-            if v not in seen and not _inside(v, loop):
-                seen[v] = None
-        return ir.WalkResult.ADVANCE
-
-    for op in loop.regions[0].blocks[0].operations:
-        op.operation.walk(visit)
-    return list(seen)
 
 
 def _llvm_type(t: ir.Type, where: ir.Location) -> ir.Type:
@@ -72,18 +46,12 @@ def _llvm_type(t: ir.Type, where: ir.Location) -> ir.Type:
     raise PassError(f"a parallel loop uses a value of type {t} from outside it, which cannot cross to a task", where)
 
 
-def _to_llvm(v: ir.Value, t: ir.Type) -> ir.Value:
-    if isinstance(v.type, ir.MemRefType):
+def _cross(v: ir.Value, t: ir.Type) -> ir.Value:
+    """``v`` as type ``t``, one side of a crossing (:func:`_llvm_type`): a memref and its descriptor by a cast that
+    reconcile-unrealized-casts removes, an index and i64 by index_cast; other types cross as they are."""
+    if isinstance(v.type, ir.MemRefType) or isinstance(t, ir.MemRefType):
         return ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[v]).result
-    if isinstance(v.type, ir.IndexType):
-        return arith.index_cast(t, v)
-    return v
-
-
-def _from_llvm(v: ir.Value, t: ir.Type) -> ir.Value:
-    if isinstance(t, ir.MemRefType):
-        return ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[v]).result
-    if isinstance(t, ir.IndexType):
+    if isinstance(v.type, ir.IndexType) or isinstance(t, ir.IndexType):
         return arith.index_cast(t, v)
     return v
 
@@ -140,7 +108,7 @@ def outline(loop: ir.Operation, module: ir.Operation, threads: int) -> None:
         total = counts[0]
         for c in counts[1:]:
             total = arith.muli(total, c)
-    needed = list(dict.fromkeys([*_captured(loop), *lbs, *steps, *counts[1:]]))
+    needed = list(dict.fromkeys([*captured(loop), *lbs, *steps, *counts[1:]]))
     clones = [v for v in needed if isinstance(v, ir.OpResult) and v.owner.name in CLONED]
     inputs = [v for v in needed if v not in clones]
     fields = [_llvm_type(v.type, where) for v in inputs]
@@ -159,7 +127,7 @@ def outline(loop: ir.Operation, module: ir.Operation, threads: int) -> None:
             mapping[v] = v.owner.clone().results[v.result_number]
         for n, (v, f) in enumerate(zip(inputs, fields)):
             slot = llvm.getelementptr(ptr, ctx, [], ir.DenseI32ArrayAttr.get([0, n]), struct, None)
-            mapping[v] = _from_llvm(llvm.load(f, slot), v.type)
+            mapping[v] = _cross(llvm.load(f, slot), v.type)
         point = arith.index_cast(index, k)
         value = lambda v: mapping.get(v, v)  # noqa: E731 - the loop bounds, loaded or cloned
         for d in reversed(range(rank)):
@@ -185,7 +153,7 @@ def outline(loop: ir.Operation, module: ir.Operation, threads: int) -> None:
                 slot_ptr = llvm.mlir_zero(ptr)
             for n, (v, f) in enumerate(zip(inputs, fields)):
                 field = llvm.getelementptr(ptr, slot_ptr, [], ir.DenseI32ArrayAttr.get([0, n]), struct, None)
-                llvm.store(_to_llvm(v, f), field)
+                llvm.store(_cross(v, f), field)
             fn = func.constant(ir.FunctionType.get([ptr, i64], []), ir.FlatSymbolRefAttr.get(name))
             fn_ptr = ir.Operation.create("builtin.unrealized_conversion_cast", results=[ptr], operands=[fn]).result
             llvm.call(None, [fn_ptr, slot_ptr, arith.index_cast(i64, total),

@@ -336,24 +336,13 @@ def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> 
     # the interior first, as an elementwise copy right after whatever wrote src: linalg-outline-kernels may then make
     # it the last update of that kernel, which writes the interior directly (src is never written)
     interior = memref.subview(temp, [0, top, left, 0], [n, h, w, c], [1, 1, 1, 1])
-    _copy_elementwise(src, interior)
+    _update(interior, [src], [ir.AffineMap.get_identity(4)], lambda value, _: value)
     # only the border is filled: the rows above and below, then the columns left and right of the interior rows
     for offsets, sizes in (([0, 0, 0, 0], [n, top, width, c]), ([0, top + h, 0, 0], [n, height - top - h, width, c]),
                            ([0, top, 0, 0], [n, h, left, c]), ([0, top, left + w, 0], [n, h, width - left - w, c])):
         if all(sizes):
             linalg.fill(fill, outs=[memref.subview(temp, offsets, sizes, [1, 1, 1, 1])])
     return temp
-
-
-def _copy_elementwise(src: ir.Value, dest: ir.Value) -> None:
-    """``dest[i] = src[i]`` as an elementwise generic (the epilogue fusion takes generics, not linalg.copy)."""
-    rank = _memref(dest).rank
-    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
-    op = linalg.GenericOp([], [src], [dest], ir.ArrayAttr.get([identity, identity]),
-                          [linalg.IteratorType.parallel] * rank)
-    block = op.regions[0].blocks.append(_memref(src).element_type, _memref(dest).element_type)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([block.arguments[0]])
 
 
 def _update(dest: ir.Value, ins: Sequence[ir.Value], in_maps: Sequence[ir.AffineMap], body: Body) -> None:

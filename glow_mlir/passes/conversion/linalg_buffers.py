@@ -184,6 +184,24 @@ def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
     return True
 
 
+def captured(op: ir.Operation) -> list[ir.Value]:
+    """Values used inside ``op``'s regions but defined outside ``op``, in first-use order."""
+    defined: set[ir.Value] = set()
+    used: dict[ir.Value, None] = {}
+
+    def visit(nested: ir.Operation) -> ir.WalkResult:
+        for region in nested.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
+        if nested != op:
+            defined.update(nested.results)
+            used.update(dict.fromkeys(nested.operands))
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return [v for v in used if v not in defined]
+
+
 def remap(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> None:
     """Replace, in ``op`` and everything nested in it, every operand found in ``mapping``."""
 

@@ -26,28 +26,11 @@ from mlir.dialects import func
 from ..registry import Pass
 from .ir_program import is_program
 from .ir_to_linalg import BLOCKED_CONV_ATTR
-from .linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, is_temporary, moves_to, remap, same_or_disjoint, updates_in_place
+from .linalg_buffers import (DEAD_INPUT_ATTR, PURE_OPS, captured, is_temporary, moves_to, remap, same_or_disjoint,
+                             updates_in_place)
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
-
-
-def _captured(op: ir.Operation) -> list[ir.Value]:
-    """Values used inside ``op``'s regions but defined outside ``op``, in first-use order."""
-    defined: set[ir.Value] = set()
-    used: dict[ir.Value, None] = {}
-
-    def visit(nested: ir.Operation) -> ir.WalkResult:
-        for region in nested.regions:
-            for block in region.blocks:
-                defined.update(block.arguments)
-        if nested != op:
-            defined.update(nested.results)
-            used.update(dict.fromkeys(nested.operands))
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return [v for v in used if v not in defined]
 
 
 def _is_constant(value: ir.Value) -> bool:
@@ -67,16 +50,16 @@ def _view_of(value: ir.Value, args: list[ir.Value]) -> bool:
 def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[func.FuncOp, ir.Operation]:
     """A private noinline kernel function ``name`` running ``ops`` in order (inserted before ``program``), and the
     call to it that replaces them, where the last of them was."""
-    captured = list(dict.fromkeys(v for op in ops for v in _captured(op)))
+    used = list(dict.fromkeys(v for op in ops for v in captured(op)))
     # operands are arguments, constants included (one fill kernel per shape, whatever its value); a constant the body
     # captures is cloned into the kernel, where it stays a constant of the loop body
     operands = [v for op in ops for v in op.operands]
-    args = list(dict.fromkeys([*operands, *(v for v in captured if not _is_constant(v))]))
+    args = list(dict.fromkeys([*operands, *(v for v in used if not _is_constant(v))]))
     # a view of another argument is made inside the kernel (a packed convolution's [.., F/B, B] view of the buffer
     # its bias and epilogue write): the kernel then knows both are one buffer
     views = [v for v in args if _view_of(v, args)]
     args = [v for v in args if v not in views]
-    outer = list(dict.fromkeys([*args, *captured, *views]))
+    outer = list(dict.fromkeys([*args, *used, *views]))
     last = ops[-1]
     with ir.InsertionPoint(program), last.location:
         kernel = func.FuncOp(name, ([v.type for v in args], []))
