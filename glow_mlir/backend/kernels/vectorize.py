@@ -256,6 +256,11 @@ def lower(funcs: ir.Value) -> None:
         masks = transform.ApplyPatternsOp(func)
         with ir.InsertionPoint(masks.patterns):
             transform_vector.ApplyLowerMaskedTransfersPatternsOp()
+        # then reductions over unit dims (a pooling window tiled to one position) become the combiner alone, before
+        # the multi-reduction lowering below would take them lane by lane
+        units = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(units.patterns):
+            transform.ApplyCanonicalizationPatternsOp()
         patterns = transform.ApplyPatternsOp(func)
         with ir.InsertionPoint(patterns.patterns):
             transform_vector.ApplyLowerMultiReductionPatternsOp(

@@ -29,7 +29,14 @@ from mlir import ir
 from mlir.dialects import linalg
 
 from ..registry import Pass
-from .linalg_buffers import PURE_OPS, clone_body, inputs, is_identity, is_temporary, parallel_generic, same_or_disjoint
+from .linalg_buffers import (PURE_OPS, Footprint, all_same_or_disjoint, clone_body, inputs, is_identity, is_temporary,
+                             parallel_generic)
+
+#: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
+#: a network stacks (activation, residual add, scale and shift), and it keeps each fusion's cost bounded, so the pass
+#: is linear in the program (fusing into an ever longer chain would copy its body and re-check its buffers each time)
+MAX_BUFFERS = 16
+MAX_BODY_OPS = 64
 
 
 def _output(op: ir.Operation) -> ir.Value:
@@ -40,9 +47,17 @@ def _out_arg_used(op: ir.Operation) -> bool:
     return any(True for _ in op.regions[0].blocks[0].arguments[-1].uses)
 
 
-def fusable(producer: ir.Operation, consumer: ir.Operation) -> bool:
-    """Whether ``consumer`` can take ``producer`` into its loop (see the module docstring)."""
+def _body_size(op: ir.Operation) -> int:
+    return len(op.regions[0].blocks[0].operations)
+
+
+def fusable(producer: ir.Operation, consumer: ir.Operation,
+            footprints: dict[ir.Value, Footprint | None] | None = None) -> bool:
+    """Whether ``consumer`` can take ``producer`` into its loop (see the module docstring); ``footprints`` memoizes
+    the buffers' footprints across calls."""
     if not (parallel_generic(producer) and parallel_generic(consumer)):
+        return False
+    if _body_size(producer) + _body_size(consumer) > MAX_BODY_OPS:
         return False
     t, out = _output(producer), _output(consumer)
     if ir.MemRefType(t.type).shape != ir.MemRefType(out.type).shape:
@@ -57,29 +72,31 @@ def fusable(producer: ir.Operation, consumer: ir.Operation) -> bool:
     if any(v in written and not is_identity(m) for v, m in operands):
         return False
     buffers = list(dict.fromkeys(v for v, _ in operands if isinstance(v.type, ir.MemRefType)) | dict.fromkeys(written))
-    return all(same_or_disjoint(a, b) for i, a in enumerate(buffers) for b in buffers[i + 1:])
+    return len(buffers) <= MAX_BUFFERS and all_same_or_disjoint(buffers, footprints)
 
 
 def fuse(producer: ir.Operation, consumer: ir.Operation) -> ir.Operation:
-    """One generic computing ``consumer`` of ``producer``'s element, where ``consumer`` was; both are erased."""
+    """One generic computing ``consumer`` of ``producer``'s element, where ``consumer`` was; both are erased. An
+    input both read at the same map (SiLU's x in sigmoid(x) and x * sigmoid(x)) is one operand of the fused op."""
     t, out = _output(producer), _output(consumer)
-    taken = [(v, m) for v, m in inputs(consumer) if v != t]
-    ins = [*inputs(producer), *taken]
+    old_p, old_c = producer.regions[0].blocks[0], consumer.regions[0].blocks[0]
+    reads_p = [(v, m, a) for (v, m), a in zip(inputs(producer), old_p.arguments)]
+    reads_c = [(v, m, a) for (v, m), a in zip(inputs(consumer), old_c.arguments) if v != t]
+    slots: dict[tuple[ir.Value, ir.Attribute], ir.Type] = {}  # the fused op's inputs, each with its element type
+    for v, m, a in reads_p + reads_c:
+        slots.setdefault((v, m), a.type)
+    ins = list(slots)
+    index = {key: k for k, key in enumerate(ins)}
     with ir.InsertionPoint(consumer), consumer.location:
         maps = ir.ArrayAttr.get([m for _, m in ins] + [list(ir.ArrayAttr(consumer.attributes["indexing_maps"]))[-1]])
         new = linalg.GenericOp([], [v for v, _ in ins], [out], maps, consumer.attributes["iterator_types"])
-        old_p, old_c = producer.regions[0].blocks[0], consumer.regions[0].blocks[0]
-        arg_types = [a.type for a in list(old_p.arguments)[:-1]]
-        arg_types += [a.type for (v, _), a in zip(inputs(consumer), old_c.arguments) if v != t]
-        block = new.regions[0].blocks.append(*arg_types, old_c.arguments[-1].type)
-        n = len(old_p.arguments) - 1
-        mapping = dict(zip(list(old_p.arguments)[:-1], list(block.arguments)[:n]))
+        block = new.regions[0].blocks.append(*slots.values(), old_c.arguments[-1].type)
+        mapping = {a: block.arguments[index[(v, m)]] for v, m, a in reads_p}
         mapping[old_p.arguments[-1]] = block.arguments[-1]  # the same buffer as out, or unused (a temporary)
         (value,) = clone_body(old_p, block, mapping, skip_yield=True)
         mapping = {old_c.arguments[-1]: value if t == out else block.arguments[-1]}
-        rest = iter(list(block.arguments)[n:-1])
-        for (v, _), a in zip(inputs(consumer), old_c.arguments):
-            mapping[a] = value if v == t else next(rest)
+        mapping.update({a: block.arguments[index[(v, m)]] for v, m, a in reads_c})
+        mapping.update({a: value for (v, _), a in zip(inputs(consumer), old_c.arguments) if v == t})
         results = clone_body(old_c, block, mapping, skip_yield=True)
         with ir.InsertionPoint(block):
             linalg.YieldOp(results)
@@ -92,10 +109,11 @@ def fuse_block(block: ir.Block) -> int:
     """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away."""
     fused = 0
     previous: ir.Operation | None = None
+    footprints: dict[ir.Value, Footprint | None] = {}
     for op in [o.operation for o in block.operations]:
         if op.name in PURE_OPS:
             continue
-        if previous is not None and fusable(previous, op):
+        if previous is not None and fusable(previous, op, footprints):
             op = fuse(previous, op)
             fused += 1
         previous = op if op.name == "linalg.generic" else None

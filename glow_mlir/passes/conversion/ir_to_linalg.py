@@ -39,6 +39,8 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
                                  generic on a packed filter [F/B, KH, KW, C, B] (lower_conv2d)
   max_pool / avg_pool(d, x)   -> x in a -inf / 0 border (pads and ceil_mode overhang); d = the first window position's
                                  strided view of it, then max / add of each other position's view (lower_max_pool);
+                                 windows over 9 positions: one reduction generic over a [N, OH, OW, KH, KW, C] window
+                                 view (a reinterpret_cast with repeated strides) instead;
                                  an average divides by one constant or by a constant [OH, OW] count map (memref.global)
   local_response_norm(d, x)   -> squares in a channel-bordered temporary; window sums (reduction generic);
                                  d = x / (bias + alpha / size * sums) ^ beta
@@ -459,10 +461,17 @@ def _pool_scratch(op: ir.OpView) -> list[ir.MemRefType]:
     return _padded_type(src, op.pads, _overhang(op, src.shape[1:3], dest.shape[1:3]))
 
 
+#: pooling windows of at most this many positions are lowered as one elementwise update per position; larger ones
+#: (a global average pool over 28x28 is 784 positions) as one reduction over a window view, whose size does not grow
+#: with the window (784 updates made 784 ops for every later pass)
+SHIFTED_POSITIONS = 9
+
+
 def _pool(op: ir.OpView, new: Operands, pad_value: float, combine: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
     """dest = the first window position of src (in a border of ``pad_value``: pads and overhang), then
     ``dest = combine(view, dest)`` for each other position, where a position's view is the strided box of src that
-    it reads for every output element.
+    it reads for every output element; windows of more than :data:`SHIFTED_POSITIONS` positions are one reduction
+    (:func:`_window_reduce`).
 
     Why not linalg.pooling_nhwc_max/sum: their window dims are reductions inside each output element, which the
     vectorizer of the remaining ops (cpu-vectorize-rest) leaves scalar; the shifted views are KH x KW elementwise
@@ -471,6 +480,9 @@ def _pool(op: ir.OpView, new: Operands, pad_value: float, combine: Callable[[ir.
     n, oh, ow, c = _memref(dest).shape
     src = _padded(new, new.src, op.pads, pad_value)
     (sh, sw), (dh, dw) = op.strides, op.dilations
+    if op.kernels[0] * op.kernels[1] > SHIFTED_POSITIONS:
+        _window_reduce(src, dest, op.kernels, (sh, sw), (dh, dw), pad_value, combine)
+        return
     identity = ir.AffineMap.get_identity(4)
     for k, (i, j) in enumerate((i, j) for i in range(op.kernels[0]) for j in range(op.kernels[1])):
         view = _subview(src, [0, i * dh, j * dw, 0], [n, oh, ow, c], [1, sh, sw, 1])
@@ -478,6 +490,24 @@ def _pool(op: ir.OpView, new: Operands, pad_value: float, combine: Callable[[ir.
             linalg.copy(view, outs=[dest])
         else:
             _update(dest, [view], [identity], combine)
+
+
+def _window_reduce(src: ir.Value, dest: ir.Value, kernels: Sequence[int], strides: Sequence[int],
+                   dilations: Sequence[int], neutral: float, combine: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """dest = neutral; dest[n, y, x, c] = combine over (i, j) of src[n, y * sh + i * dh, x * sw + j * dw, c], as one
+    reduction generic over the window view ``[N, OH, OW, KH, KW, C]`` of src (a reinterpret_cast whose strides
+    repeat src's rows and columns): every operand is then read at a projection of the loop dims, which the vectorizer
+    takes, with the channels innermost."""
+    n, oh, ow, c = _memref(dest).shape
+    m = _memref(src)
+    (sn, sy, sx, sc), offset = m.get_strides_and_offset()
+    shape = [n, oh, ow, kernels[0], kernels[1], c]
+    view_strides = [sn, sy * strides[0], sx * strides[1], sy * dilations[0], sx * dilations[1], sc]
+    layout = ir.StridedLayoutAttr.get(offset, view_strides)
+    window = memref.reinterpret_cast(ir.MemRefType.get(shape, m.element_type, layout=layout), src, [], [], [],
+                                     [offset], shape, view_strides)
+    linalg.fill(_constant(m.element_type, neutral), outs=[dest])
+    _reduce_into(dest, window, [3, 4], combine)
 
 
 def lower_max_pool(op: ir.OpView, new: Operands) -> None:

@@ -106,6 +106,29 @@ def same_or_disjoint(a: ir.Value, b: ir.Value) -> bool:
     return not fa.overlaps(fb)
 
 
+def all_same_or_disjoint(buffers: list[ir.Value], cache: dict[ir.Value, Footprint | None] | None = None) -> bool:
+    """Whether any two of ``buffers`` are the same SSA value or provably share no byte: :func:`same_or_disjoint` of
+    every pair, in O(k log k) (the footprints of one root sorted by start), footprints memoized in ``cache``."""
+    cache = {} if cache is None else cache
+    distinct = list(dict.fromkeys(buffers))
+    if len(distinct) < 2:
+        return True
+    by_root: dict[ir.Value, list[tuple[int, int]]] = {}
+    for value in distinct:
+        if value not in cache:
+            cache[value] = footprint(value)
+        found = cache[value]
+        if found is None:
+            return False
+        by_root.setdefault(found.root, []).append((found.start, found.end))
+    for ranges in by_root.values():
+        ranges.sort()
+        for (_, end), (start, _) in zip(ranges, ranges[1:]):
+            if start < end:
+                return False
+    return True
+
+
 def is_temporary(value: ir.Value) -> bool:
     """Whether ``value`` is an activation of the program (a memref.alloc, or a view of the planned activations
     region): memory that no one reads after the program, unlike weights, inputs and outputs. Not in a partition of

@@ -112,3 +112,29 @@ func.func @empty_stays(%v: f32, %m: memref<0x16xf32>) {
   linalg.fill ins(%v : f32) outs(%m : memref<0x16xf32>)
   return
 }
+
+// -----
+
+// A pooling window as a reduction over its two window dims with the channels innermost (parallel): tiled to one
+// window position, the reduction over unit dims is the combiner alone on the channel vectors, not lane by lane.
+// CHECK-LABEL: func.func @window_max(
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             %[[X:.+]] = vector.load {{.+}} : memref<1x1x1x1x1x16xf32, {{.+}}>, vector<16xf32>
+// CHECK:             %[[ACC:.+]] = vector.load {{.+}} : memref<1x1x1x16xf32, {{.+}}>, vector<16xf32>
+// CHECK-NOT:         vector.extract
+// CHECK:             %[[M:.+]] = arith.maximumf %[[ACC]], %[[X]] : vector<16xf32>
+// CHECK:             vector.store %[[M]]
+// CHECK-NOT:   linalg.
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
+func.func @window_max(%w: memref<1x1x1x28x28x96xf32, strided<[75264, 2688, 96, 2688, 96, 1]>>, %d: memref<1x1x1x96xf32>) {
+  linalg.generic {indexing_maps = [#win, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%w : memref<1x1x1x28x28x96xf32, strided<[75264, 2688, 96, 2688, 96, 1]>>) outs(%d : memref<1x1x1x96xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}

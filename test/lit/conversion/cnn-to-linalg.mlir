@@ -113,12 +113,19 @@ func.func @max() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
 
 // -----
 
-// Average pooling where every window counts alike: the sum divided by one constant.
+// Average pooling where every window counts alike: the sum divided by one constant. A window of more than 9
+// positions (here 4x4, a global pool) is one reduction over a [N, OH, OW, KH, KW, C] window view of src, not 16 updates.
+// CHECK-DAG:   #[[ID6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG:   #[[OUT6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func.func @avg_uniform
 // CHECK-SAME:  (%[[X:.+]]: memref<1x4x4x3xf32>, %[[Y:.+]]: memref<1x1x1x3xf32>)
 // CHECK-NOT:   memref.alloc()
-// CHECK:       linalg.copy {{.*}}outs(%[[Y]] :
-// CHECK-COUNT-15: arith.addf
+// CHECK:       %[[W:.+]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [1, 1, 1, 4, 4, 3], strides: [48, 12, 3, 12, 3, 1]
+// CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%[[Y]] : memref<1x1x1x3xf32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[ID6]], #[[OUT6]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK-SAME:  ins(%[[W]] : {{.*}}) outs(%[[Y]] : memref<1x1x1x3xf32>)
+// CHECK:       arith.addf
+// CHECK-NOT:   arith.addf
 // CHECK:       %[[N:.+]] = arith.constant 1.600000e+01 : f32
 // CHECK:       linalg.generic {{.*}} outs(%[[Y]] : memref<1x1x1x3xf32>)
 // CHECK:       arith.divf %{{.+}}, %[[N]] : f32
@@ -126,6 +133,25 @@ func.func @avg_uniform() attributes {glowir.inputs = ["x"], glowir.outputs = ["y
   %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x4x3xf32>
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x1x1x3xf32>
   "glowir.avg_pool"(%y, %x) {kernels = array<i64: 4, 4>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 0} : (memref<1x1x1x3xf32>, memref<1x4x4x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// A large strided, dilated and padded max window: the window view repeats the bordered buffer's strides (rows of
+// 9 x 3 elements): y step 2 rows, x step 2 columns, window rows and columns 2 apart (dilation 2).
+// CHECK-LABEL: func.func @max_large
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x9x9x3xf32>
+// CHECK:       %[[W:.+]] = memref.reinterpret_cast %[[P]] to offset: [0], sizes: [1, 2, 2, 4, 4, 3], strides: [243, 54, 6, 54, 6, 1]
+// CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<1x2x2x3xf32>)
+// CHECK:       linalg.generic {{.*}} ins(%[[W]] : {{.*}}) outs(%{{.+}} : memref<1x2x2x3xf32>)
+// CHECK:       arith.maximumf
+// CHECK-NOT:   arith.maximumf
+// CHECK:       memref.dealloc %[[P]]
+func.func @max_large() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x7x7x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x2x2x3xf32>
+  "glowir.max_pool"(%y, %x) {kernels = array<i64: 4, 4>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>, ceil_mode = 0} : (memref<1x2x2x3xf32>, memref<1x7x7x3xf32>) -> ()
   return
 }
 

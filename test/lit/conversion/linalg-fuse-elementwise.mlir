@@ -226,3 +226,174 @@ func.func @disjoint_view(%x: memref<8xf32>, %d: memref<8xf32>, %act: memref<64xi
   }
   return
 }
+
+// -----
+
+// SiLU, x * sigmoid(x): x read by both ops at the same map is one operand of the fused op.
+// CHECK-LABEL: func.func @silu(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<4x8xf32>, %[[D:[^:]+]]: memref<4x8xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[X]] : memref<4x8xf32>) outs(%[[D]] : memref<4x8xf32>)
+// CHECK-NEXT:  ^bb0(%[[A:.+]]: f32, %{{.+}}: f32):
+// CHECK:       %[[E:.+]] = math.exp
+// CHECK:       %[[S:.+]] = arith.divf
+// CHECK-NEXT:  %[[Y:.+]] = arith.mulf %[[A]], %[[S]]
+// CHECK-NEXT:  linalg.yield %[[Y]]
+// CHECK-NOT:   linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @silu(%x: memref<4x8xf32>, %d: memref<4x8xf32>) {
+  %t = memref.alloc() : memref<4x8xf32>
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %p = arith.addf %e, %one : f32
+    %s = arith.divf %one, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %t : memref<4x8xf32>, memref<4x8xf32>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %y = arith.mulf %a, %s : f32
+    linalg.yield %y : f32
+  }
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// A chain that would read more than 16 distinct buffers (an average pool of 784 window positions lowered one update
+// each would be such a chain) is cut: each fused op reads at most 16, so the cost of each fusion stays bounded. Here
+// 20 in-place adds of 20 distinct inputs: the first 15 adds are one generic (15 inputs and d), the other 5 a second.
+// CHECK-LABEL: func.func @long_chain(
+// CHECK:       linalg.generic
+// CHECK-COUNT-15: arith.addf
+// CHECK-NEXT:  linalg.yield
+// CHECK:       linalg.generic
+// CHECK-COUNT-5: arith.addf
+// CHECK-NEXT:  linalg.yield
+// CHECK-NOT:   linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @long_chain(%d: memref<4x8xf32>, %x: memref<20x4x8xf32>) {
+  %v0 = memref.subview %x[0, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 0>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v0 : memref<4x8xf32, strided<[8, 1], offset: 0>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v1 = memref.subview %x[1, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 32>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v1 : memref<4x8xf32, strided<[8, 1], offset: 32>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v2 = memref.subview %x[2, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 64>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v2 : memref<4x8xf32, strided<[8, 1], offset: 64>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v3 = memref.subview %x[3, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 96>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v3 : memref<4x8xf32, strided<[8, 1], offset: 96>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v4 = memref.subview %x[4, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 128>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v4 : memref<4x8xf32, strided<[8, 1], offset: 128>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v5 = memref.subview %x[5, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 160>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v5 : memref<4x8xf32, strided<[8, 1], offset: 160>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v6 = memref.subview %x[6, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 192>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v6 : memref<4x8xf32, strided<[8, 1], offset: 192>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v7 = memref.subview %x[7, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 224>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v7 : memref<4x8xf32, strided<[8, 1], offset: 224>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v8 = memref.subview %x[8, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 256>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v8 : memref<4x8xf32, strided<[8, 1], offset: 256>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v9 = memref.subview %x[9, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 288>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v9 : memref<4x8xf32, strided<[8, 1], offset: 288>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v10 = memref.subview %x[10, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 320>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v10 : memref<4x8xf32, strided<[8, 1], offset: 320>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v11 = memref.subview %x[11, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 352>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v11 : memref<4x8xf32, strided<[8, 1], offset: 352>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v12 = memref.subview %x[12, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 384>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v12 : memref<4x8xf32, strided<[8, 1], offset: 384>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v13 = memref.subview %x[13, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 416>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v13 : memref<4x8xf32, strided<[8, 1], offset: 416>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v14 = memref.subview %x[14, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 448>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v14 : memref<4x8xf32, strided<[8, 1], offset: 448>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v15 = memref.subview %x[15, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 480>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v15 : memref<4x8xf32, strided<[8, 1], offset: 480>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v16 = memref.subview %x[16, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 512>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v16 : memref<4x8xf32, strided<[8, 1], offset: 512>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v17 = memref.subview %x[17, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 544>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v17 : memref<4x8xf32, strided<[8, 1], offset: 544>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v18 = memref.subview %x[18, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 576>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v18 : memref<4x8xf32, strided<[8, 1], offset: 576>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  %v19 = memref.subview %x[19, 0, 0] [1, 4, 8] [1, 1, 1] : memref<20x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: 608>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%v19 : memref<4x8xf32, strided<[8, 1], offset: 608>>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
