@@ -3,7 +3,7 @@
 An entry is keyed by a SHA-256 of everything that decides the code: the model's bytes, the compile options that
 change it (input shapes, optimize, threads), the target (host triple, LLVM's name for the host CPU and the CPU's
 feature flags) and the compiler's version (glow_mlir's version, a digest of its own source files, the MLIR wheel's
-version). It holds what running the model needs and nothing else: the machine code (the object file the JIT made,
+version). It holds what running the model needs and nothing else: the machine code (the object files the JIT made,
 for this CPU), the final LLVM-dialect module as MLIR bytecode, the program's signature (argument names, shapes,
 dtypes, roles, planned offsets), the memory plan's region sizes, the constant weights, the model's name, inputs and
 outputs, and the stages' IR texts and times (so ``stage(name)`` still answers). A hit loads the machine code
@@ -35,7 +35,7 @@ from .errors import GlowError
 
 CACHE_ENV = "GLOW_CACHE_DIR"
 #: bumped when the entry layout changes
-FORMAT = 4
+FORMAT = 5
 _BYTECODE = "__bytecode__"
 _OBJECT = "__object__"
 _META = "__meta__"
@@ -73,9 +73,16 @@ def cpu_features() -> str:
 
 
 def target() -> dict[str, str]:
-    """What the generated code depends on in the machine."""
-    return {"triple": f"{platform.machine()}-{platform.system()}".lower(), "cpu": host_cpu(),
-            "features": hashlib.sha256(cpu_features().encode()).hexdigest()}
+    """What the generated code depends on in the machine: the target description's triple, CPU and features
+    (:mod:`glow_mlir.backend.target`); where LLVM's C API is missing, the host's name and feature flags."""
+    from .backend import target as targets
+
+    try:
+        described = targets.host().key()
+    except GlowError:
+        described = {"triple": f"{platform.machine()}-{platform.system()}".lower(), "cpu": host_cpu(),
+                     "features": cpu_features()}
+    return {**described, "features": hashlib.sha256(described["features"].encode()).hexdigest()}
 
 
 @functools.cache
@@ -114,7 +121,7 @@ class Entry:
     bytecode: bytes
     meta: dict[str, Any]
     consts: dict[str, np.ndarray]
-    object_code: bytes | None = None
+    object_code: list[bytes] | None = None
 
 
 def entry_path(key: str) -> Path:
@@ -130,7 +137,8 @@ def load(key: str) -> Entry | None:
             if meta.get("format") != FORMAT:
                 return None
             consts = {k[len(_CONST):]: data[k] for k in data.files if k.startswith(_CONST)}
-            code = data[_OBJECT].tobytes() if _OBJECT in data.files else None
+            objects = sorted((k for k in data.files if k.startswith(_OBJECT)), key=lambda k: int(k[len(_OBJECT):]))
+            code = [data[k].tobytes() for k in objects] or None
             return Entry(data[_BYTECODE].tobytes(), meta, consts, code)
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
@@ -142,8 +150,8 @@ def store(key: str, entry: Entry) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     arrays = {_BYTECODE: np.frombuffer(entry.bytecode, np.uint8),
               _META: np.array(json.dumps({**entry.meta, "format": FORMAT}))}
-    if entry.object_code is not None:
-        arrays[_OBJECT] = np.frombuffer(entry.object_code, np.uint8)
+    for i, code in enumerate(entry.object_code or []):
+        arrays[f"{_OBJECT}{i}"] = np.frombuffer(code, np.uint8)
     arrays.update({_CONST + name: value for name, value in entry.consts.items()})
     fd, temporary = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=directory)
     try:

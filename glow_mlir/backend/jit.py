@@ -45,7 +45,8 @@ from mlir.execution_engine import ExecutionEngine
 from ..errors import CompileError, InputError
 from ..passes.conversion.ir_program import REGIONS, MemoryLayout, Program, read_program
 from ..passes.conversion.ir_to_linalg import ALIGNMENT, row_major_strides
-from . import orc, pool
+from . import llvm_api, machine_code, orc, pool
+from . import target as targets
 from .tools_paths import c_runner_utils
 
 ROLES = ("const", "input", "output")
@@ -129,9 +130,8 @@ def _load_runner_utils() -> None:
     ctypes.CDLL(c_runner_utils(), mode=os.RTLD_GLOBAL)
 
 
-#: the symbol of the packed entry point (``void f(void **args)``) that the ExecutionEngine wraps around the C interface
-#: of a function ``name``: ``_mlir_`` + ``_mlir_ciface_`` + name
-_PACKED_PREFIX = "_mlir__mlir_ciface_"
+#: the symbol of a function's C interface (``llvm.emit_c_interface``: each memref argument a pointer to its descriptor)
+_CIFACE_PREFIX = "_mlir_ciface_"
 
 
 def _calls_pool(module: ir.Module) -> bool:
@@ -156,6 +156,8 @@ class _Frame:
                 self.descriptors.append(descriptor)
                 pointers.append(pointer)
         self.packed = (ctypes.c_void_p * len(pointers))(*pointers)
+        #: the entry point bound to ``packed`` (JitProgram sets it)
+        self.run: Callable[[], None] | None = None
 
 
 def aligned_bytes(size: int, alignment: int = ALIGNMENT) -> np.ndarray:
@@ -200,7 +202,9 @@ class JitProgram:
     the same speed and bit-identical outputs (measured in one run for each model)."""
 
     def __init__(self, module: ir.Module | None, func_name: str, signature: Sequence[Argument], opt_level: int = 2,
-                 memory: MemoryLayout | None = None, threads: int = 1, object_code: bytes | None = None):
+                 memory: MemoryLayout | None = None, threads: int = 1,
+                 object_code: bytes | Sequence[bytes] | None = None, target: targets.Target | None = None,
+                 compile_threads: int | None = None):
         self.module = module
         self.func_name = func_name
         self.signature = list(signature)
@@ -213,11 +217,13 @@ class JitProgram:
         if lowered is not None and lowered != expected:
             raise CompileError(f"@{func_name} was lowered to take {lowered}, but the runtime was given {expected}"
                                f" ({'a memory plan' if memory is not None else 'no memory plan'})")
-        self._object_code = object_code
-        if object_code is not None:
-            self._entry = self._load_object(object_code, threads)
+        self._object_code = [object_code] if isinstance(object_code, bytes) else object_code
+        self.target = target
+        self._arity = len(expected)
+        if self._object_code is not None:
+            self._entry = self._load_object(self._object_code, threads)
         elif module is not None:
-            self._entry = self._compile(module, opt_level, threads)
+            self._entry = self._compile(module, opt_level, threads, compile_threads)
         else:
             raise ValueError("JitProgram needs a module or its object code")
         self._lock = threading.Lock()
@@ -237,10 +243,21 @@ class JitProgram:
             pointers = [_descriptor_pointer(r) for r in self._regions]
             self._packed = (ctypes.c_void_p * len(pointers))(*pointers)
             self._pointers = pointers  # the packed array holds bare addresses: keep the descriptors alive
+            self._run = self._bind(self._packed)
         self._input_names = self.input_names
 
-    def _compile(self, module: ir.Module, opt_level: int, threads: int) -> Callable[[ctypes.c_void_p], None]:
-        """JIT compile ``module`` with the ExecutionEngine; its packed entry point."""
+    def _compile(self, module: ir.Module, opt_level: int, threads: int,
+                 compile_threads: int | None) -> Callable[[ctypes.Array], None]:
+        """Machine code for ``module``: in process on ``compile_threads`` cores (:mod:`.machine_code`) and linked by
+        ORC, or where this host lacks LLVM's C API, by the ExecutionEngine; its entry point."""
+        if llvm_api.available() and orc.available():
+            target = self.target or targets.host()
+            cores = compile_threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+            try:
+                self._object_code = machine_code.compile_objects(module, target, threads=cores)
+            except CompileError as e:
+                raise CompileError(f"JIT compilation of @{self.func_name} failed: {e}") from None
+            return self._load_object(self._object_code, threads)
         try:
             self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=[c_runner_utils()])
             if _calls_pool(module):  # resolved when the first lookup links the code
@@ -253,22 +270,40 @@ class JitProgram:
         except RuntimeError:
             raise CompileError(f"the compiled module has no function @{self.func_name} with a C interface") from None
 
-    def _load_object(self, code: bytes, threads: int) -> Callable[[ctypes.c_void_p], None]:
-        """Link ``code`` into this process (:mod:`.orc`); its packed entry point."""
+    def _load_object(self, code: Sequence[bytes], threads: int) -> Callable[[ctypes.Array], None]:
+        """Link ``code`` into this process (:mod:`.orc`); its entry point, called with the packed argument array
+        (each slot a pointer to the pointer to a descriptor) as the ExecutionEngine's packed wrappers are."""
         _load_runner_utils()
         self._loaded = orc.LoadedObject(code, self.func_name, {pool.ENTRY: pool.address()} if threads > 1 else {})
-        address = self._loaded.lookup(_PACKED_PREFIX + self.func_name)
-        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        try:
+            address = self._loaded.lookup(_CIFACE_PREFIX + self.func_name)
+        except CompileError:
+            raise CompileError(f"the compiled module has no function @{self.func_name} with a C interface") from None
+        direct = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * self._arity))(address)
+        self._direct = direct
 
-    def object_code(self) -> bytes:
-        """The program's machine code as a relocatable object file for this CPU, which ``JitProgram(None, ...,
+        def call(packed: ctypes.Array) -> None:
+            direct(*[ctypes.cast(p, ctypes.POINTER(ctypes.c_void_p))[0] for p in packed])
+
+        return call
+
+    def _bind(self, packed: ctypes.Array) -> Callable[[], None]:
+        """A call of the entry point on ``packed`` (an argument array whose slots never change), its arguments
+        read once."""
+        direct = getattr(self, "_direct", None)
+        if direct is None:
+            return functools.partial(self._entry, packed)
+        return functools.partial(direct, *[ctypes.cast(p, ctypes.POINTER(ctypes.c_void_p))[0] for p in packed])
+
+    def object_code(self) -> list[bytes]:
+        """The program's machine code as relocatable object files for its target, which ``JitProgram(None, ...,
         object_code=...)`` loads again (in this process or another on the same machine)."""
         if self._object_code is None:
             with tempfile.TemporaryDirectory(prefix="glow-object-") as directory:
                 path = Path(directory) / f"{self.func_name}.o"
                 self.engine.dump_to_object_file(str(path))
-                self._object_code = path.read_bytes()
-        return self._object_code
+                self._object_code = [path.read_bytes()]
+        return list(self._object_code)
 
     @property
     def input_names(self) -> list[str]:
@@ -299,6 +334,7 @@ class JitProgram:
         frame = getattr(self._frames, "frame", None)
         if frame is None:
             frame = self._frames.frame = _Frame(self.signature, self._const_pointers)
+            frame.run = self._bind(frame.packed)
         live: list[np.ndarray] = []  # the arrays the descriptors point into, alive until the call returns
         outputs: dict[str, np.ndarray] = {}
         for arg, descriptor in zip(self._variable, frame.descriptors):
@@ -308,7 +344,7 @@ class JitProgram:
                 array = outputs[arg.name] = np.empty(arg.shape, arg.dtype)
             live.append(array)
             descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
-        self._entry(frame.packed)
+        frame.run()
         return outputs
 
     def _call_planned(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -317,5 +353,5 @@ class JitProgram:
         with self._lock:
             for name, array in arrays.items():
                 self._in_views[name][...] = array
-            self._entry(self._packed)
+            self._run()
             return {name: view.copy() for name, view in self._out_views.items()}

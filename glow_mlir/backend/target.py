@@ -1,0 +1,196 @@
+"""The target description: what the generated code may assume about the CPU it runs on.
+
+A :class:`Target` names the machine as LLVM does (triple, CPU, features) and states what code generation derives
+from it: the vector register width and count, FMA, the int8 dot-product instructions, the cache sizes. It comes from
+the host (:func:`host`: LLVM's host CPU name and features, the cache sizes from sysfs) or is given by name
+(:func:`named`: ``--target-cpu znver3``, ``--target-triple aarch64-linux-gnu``). LLVM itself answers what a named
+CPU has: a probe function is compiled for it and its assembly read (:func:`_probe`), so no table of CPU names is kept
+here and every CPU LLVM knows is described the same way.
+
+The compile cache keys on :meth:`Target.key`, and the JIT and bundles give LLVM the same CPU and features, so the
+instructions match the tiles chosen for them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import CompileError
+from . import llvm_api
+from .tools_paths import llvm_tool
+
+#: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
+DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
+
+
+@dataclass(frozen=True)
+class Target:
+    """One CPU as code generation sees it."""
+
+    triple: str
+    cpu: str
+    #: LLVM's feature string (``+avx2,+fma,...``); empty for a named CPU: the CPU's own features
+    features: str
+    #: bits of one vector register (128 SSE/NEON, 256 AVX2, 512 AVX-512) and how many the ISA has
+    vector_bits: int
+    vector_registers: int
+    fma: bool
+    #: int8 dot products: x86 AVX-512 VNNI or AVX-VNNI (vpdpbusd), ARM dotprod (sdot) and i8mm (smmla)
+    int8_dot: tuple[str, ...] = ()
+    caches: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_CACHES))
+    host: bool = False
+
+    @property
+    def lanes(self) -> int:
+        """f32 lanes of one vector register."""
+        return self.vector_bits // 32
+
+    @property
+    def isa(self) -> str:
+        """The ISA class the tile tables are kept per: avx512, avx2, sse, neon, or scalar."""
+        if self.triple.startswith(("x86_64", "i686", "i386")):
+            return {512: "avx512", 256: "avx2"}.get(self.vector_bits, "sse")
+        if self.triple.startswith(("aarch64", "arm64")):
+            return "neon"
+        return "neon" if self.vector_bits >= 128 else "scalar"
+
+    def key(self) -> dict[str, str]:
+        """What the compile cache keys on."""
+        return {"triple": self.triple, "cpu": self.cpu, "features": self.features}
+
+    def describe(self) -> str:
+        """One line for ``--stats`` and the benchmarks."""
+        dot = ",".join(self.int8_dot) or "none"
+        caches = " ".join(f"{k.upper()} {v >> 10} KiB" for k, v in self.caches.items())
+        return (f"{self.cpu} ({self.triple}{', host' if self.host else ''}): {self.isa}, {self.vector_registers} x "
+                f"{self.vector_bits}-bit vector registers ({self.lanes} f32 lanes), FMA {'yes' if self.fma else 'no'}, "
+                f"int8 dot {dot}, {caches}")
+
+
+def _x86(triple: str) -> bool:
+    return triple.startswith(("x86_64", "i686", "i386"))
+
+
+#: a function whose assembly tells the vector width (a 16 x f32 FMA is split into registers of the widest width) and
+#: whether the CPU fuses multiply-adds
+_PROBE_IR = """
+define void @probe(ptr %a, ptr %b, ptr %c) {
+  %x = load <16 x float>, ptr %a
+  %y = load <16 x float>, ptr %b
+  %z = load <16 x float>, ptr %c
+  %r = call <16 x float> @llvm.fma.v16f32(<16 x float> %x, <16 x float> %y, <16 x float> %z)
+  store <16 x float> %r, ptr %c
+  ret void
+}
+declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)
+"""
+
+
+@functools.cache
+def _probe(triple: str, cpu: str, features: str) -> tuple[int, bool]:
+    """(vector bits, FMA) of the CPU, read from the assembly LLVM makes for :data:`_PROBE_IR`."""
+    llvm = llvm_api.library()
+    if llvm is None:
+        raise CompileError("LLVM's C API is not available: cannot describe the target")
+    machine = llvm_api.target_machine(triple, cpu, features)
+    context = llvm.LLVMContextCreate()
+    try:
+        module = llvm_api.parse_ir(_PROBE_IR, context)
+        llvm_api.set_target(module, machine, triple)
+        text = llvm_api.emit(module, machine, llvm_api.ASSEMBLY_FILE).decode()
+        llvm.LLVMDisposeModule(module)
+    finally:
+        llvm.LLVMContextDispose(context)
+        llvm.LLVMDisposeTargetMachine(machine)
+    if _x86(triple):
+        bits = 512 if "zmm" in text else 256 if "ymm" in text else 128
+        fma = bool(re.search(r"\bvfn?m(add|sub)", text))
+    else:  # AArch64 NEON (q registers) or 32-bit ARM (q for NEON; s for a VFP-only M-profile core)
+        bits = 128 if re.search(r"\bq\d+\b|\bv\d+\.4s\b", text) else 32
+        fma = bool(re.search(r"\bfmla\b|\bvfma\b|\bvfma\.f32\b|\bfmadd\b", text))
+    return bits, fma
+
+
+def _int8_dot(features: str) -> tuple[str, ...]:
+    """The int8 dot-product extensions enabled in a feature string (a host's: for a named CPU LLVM gives no feature
+    list through its C API, so none is assumed there until the int8 kernels need one)."""
+    enabled = {f[1:] for f in features.split(",") if f.startswith("+")}
+    return tuple(n for n in ("avx512vnni", "avxvnni", "dotprod", "i8mm") if n in enabled)
+
+
+def _caches() -> dict[str, int]:
+    """L1 data, L2 and L3 sizes of CPU 0 from sysfs (the defaults where absent)."""
+    found = dict(DEFAULT_CACHES)
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(root.glob("index*")) if root.is_dir() else []:
+        try:
+            level = (index / "level").read_text().strip()
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
+        value = int(size.rstrip("KMG")) * scale
+        if level == "1" and kind in ("Data", "Unified"):
+            found["l1d"] = value
+        elif level in ("2", "3"):
+            found[f"l{level}"] = value
+    return found
+
+
+def _registers(triple: str, bits: int) -> int:
+    if _x86(triple):
+        return 32 if bits == 512 else 16
+    return 32 if triple.startswith(("aarch64", "arm64")) else 16
+
+
+@functools.cache
+def host() -> Target:
+    """This machine, as LLVM sees it."""
+    if llvm_api.library() is None:
+        raise CompileError("LLVM's C API is not available: cannot describe the host")
+    triple = llvm_api.host_triple()
+    cpu = llvm_api.host_cpu()
+    features = llvm_api.host_features()
+    bits, fma = _probe(triple, cpu, features)
+    return Target(triple, cpu, features, bits, _registers(triple, bits), fma,
+                  _int8_dot(features), _caches(), host=True)
+
+
+@functools.cache
+def valid_cpus(triple: str) -> tuple[str, ...]:
+    """The CPU names LLVM knows for ``triple`` (``llc -mcpu=help``)."""
+    out = subprocess.run([llvm_tool("llc"), f"-mtriple={triple}", "-mcpu=help"], capture_output=True, text=True,
+                         timeout=60, check=False)
+    text = out.stdout + out.stderr
+    section = text.split("Available CPUs for this target:", 1)[-1].split("Available features", 1)[0]
+    return tuple(line.split()[0] for line in section.splitlines() if line.strip() and " - " in line)
+
+
+def named(cpu: str | None = None, triple: str | None = None) -> Target:
+    """The target of ``cpu`` on ``triple`` (each defaults to the host's): an unknown name is an error that says
+    where the valid names come from."""
+    if (cpu in (None, "", "native", "host")) and triple is None:
+        return host()
+    base = host()
+    triple = triple or base.triple
+    if cpu in (None, "", "native", "host"):
+        if triple != base.triple:
+            raise CompileError(f"give a --target-cpu for triple '{triple}' (see `llc -mtriple={triple} -mcpu=help`)")
+        return base
+    if llvm_api.TARGETS.get(triple.split("-")[0]) is None:
+        raise CompileError(f"unknown target triple '{triple}': glow_mlir generates code for x86_64, aarch64 and "
+                           f"arm triples")
+    known = valid_cpus(triple)
+    if known and cpu not in known:
+        raise CompileError(f"unknown target CPU '{cpu}' for {triple}: the valid names are LLVM's "
+                           f"(`llc -mtriple={triple} -mcpu=help` lists {len(known)}, e.g. "
+                           f"{', '.join(known[:6])})")
+    if triple == base.triple and cpu == base.cpu:
+        return base
+    bits, fma = _probe(triple, cpu, "")
+    return Target(triple, cpu, "", bits, _registers(triple, bits), fma, ())
