@@ -40,8 +40,9 @@ class CodegenOptions:
     pipeline: str = PIPELINE
     #: let LLVM unroll loops (see the module docstring)
     unroll: bool = False
-    #: position-independent code (bundles)
-    pic: bool = False
+    #: position-independent code: ORC maps the objects at any address, far above the 2 GiB that absolute 32-bit
+    #: relocations of the small code model reach (constant pools then failed to link); bundles need it too
+    pic: bool = True
 
 
 def function_weights(module: ir.Module) -> dict[str, int]:
