@@ -5,6 +5,7 @@ UnsupportedError naming the model, and the node or tensor at fault."""
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import math
 import os
@@ -356,6 +357,28 @@ def _no_elements(label: str, name: str, dims: Sequence[int | str | None]) -> Uns
     )
 
 
+#: float initializers with more elements than this are weights, whose values no shape depends on
+_SHAPE_FREE_ELEMENTS = 4096
+
+
+@contextlib.contextmanager
+def _weights_set_aside(graph: onnx.GraphProto) -> Iterator[None]:
+    """The data of large float initializers out of ``graph`` for the duration: ONNX shape inference copies the whole
+    model through its serialized form, weights included (resnet18: 0.35 s of a 0.55 s import for 46 MB of weights),
+    but reads only the types and dims of tensors that hold weights. Shape tensors (ints) and small ones stay."""
+    floats = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16)
+    aside = []
+    for t in graph.initializer:
+        if t.data_type in floats and t.HasField("raw_data") and int(np.prod(t.dims)) > _SHAPE_FREE_ELEMENTS:
+            aside.append((t, t.raw_data))
+            t.ClearField("raw_data")
+    try:
+        yield
+    finally:
+        for t, data in aside:
+            t.raw_data = data
+
+
 def resolve_shapes(
     loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
 ) -> tuple[list[TensorSpec], dict[str, ValueType]]:
@@ -414,7 +437,8 @@ def resolve_shapes(
             if out.type.HasField("tensor_type"):
                 out.type.tensor_type.ClearField("shape")
     try:
-        inferred = onnx.shape_inference.infer_shapes(loaded.proto, check_type=False, strict_mode=False)
+        with _weights_set_aside(graph):
+            inferred = onnx.shape_inference.infer_shapes(loaded.proto, check_type=False, strict_mode=False)
     except _INFERENCE_ERRORS as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ModelError(f"{label}: ONNX shape inference failed: {first}") from None
