@@ -33,6 +33,7 @@ import onnx
 from mlir import ir
 
 from . import cache as compile_cache
+from . import progress
 from .backend import bundle, cpu, orc
 from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
@@ -196,6 +197,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
     ctx = make_context()
     with ctx, ir.Location.unknown(ctx):
         start = time.perf_counter()
+        progress.stage("import")
         imported = import_model(model, ctx, input_shapes=options.input_shapes)
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
@@ -239,6 +241,7 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
             lowered.module.operation.write_bytecode(buffer)
             bytecode = buffer.getvalue()
         start = time.perf_counter()
+        progress.stage("jit: LLVM")
         jit = JitProgram(lowered.module, lowered.program.name, signature, memory=lowered.program.memory,
                          threads=options.thread_count())
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
@@ -376,6 +379,7 @@ def _check_partitioning(lowered: Lowered, bo: BundleOptions) -> None:
 
 
 def _run_stage(name: str, module: ir.Module, elements: list[Element], options: CompileOptions) -> Stage:
+    progress.stage(name)
     timings: list[tuple[str, float]] = []
     run_options = RunOptions(print_after_all=options.print_ir_after_all,
                              on_timing=lambda n, s: timings.append((n, s)))

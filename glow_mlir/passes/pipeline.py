@@ -13,6 +13,7 @@ from typing import Callable, TextIO, Union
 
 from mlir import ir
 from mlir.passmanager import PassManager
+from .. import progress
 
 from ..dialects.verifier import verify
 from ..errors import CompileError
@@ -129,6 +130,7 @@ def run_pipeline(module: ir.Operation, elements: list[Element], options: RunOpti
         # A clone is cheap (attributes, weights included, are shared, not copied); printing the module,
         # weights and all, before every pass is not. It is printed only if the pass fails.
         before = module.clone()
+        progress.step(label)
         start = time.perf_counter()
         try:
             if isinstance(group[0], Pass):

@@ -50,6 +50,16 @@ def add_model_arguments(parser, several: bool = False) -> None:
                         help="cores the kernels run on (default: every core this process may use; a bundle: 1)")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile every stage even if the compile cache ($GLOW_CACHE_DIR) holds the model")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress line on a terminal while a long compile runs")
+
+
+def progress_line(args):
+    """The progress line of the tool's compile (:mod:`glow_mlir.progress`): on a terminal, unless --quiet."""
+    from ..progress import Progress
+
+    models = args.model if isinstance(args.model, list) else [args.model]
+    return Progress(", ".join(os.path.basename(m) for m in models), quiet=args.quiet)
 
 
 def _positive(text: str) -> int:

@@ -20,7 +20,7 @@ from ..errors import GlowError
 from ..explore import counts_table, node_counts
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
-from .common import add_model_arguments, exit_with, model_options
+from .common import add_model_arguments, exit_with, model_options, progress_line
 from ..graph_dot import graph_to_dot
 
 
@@ -94,7 +94,10 @@ def main(argv: list[str]) -> int:
             raise GlowError("--emit-mlir takes one model")
         bundle_options = BundleOptions(args.network_name, args.target_cpu, args.partitions, args.memory_budget,
                                        args.emit_weights_txt)
-        files, lowered_list = emit_bundle(args.model, args.emit_bundle, bundle_options, options, on_stage)
+        # the progress line only where nothing else prints during the compile
+        quiet = args.quiet or args.dump_graph or args.dump_ir
+        with progress_line(argparse.Namespace(model=args.model, quiet=quiet)):
+            files, lowered_list = emit_bundle(args.model, args.emit_bundle, bundle_options, options, on_stage)
         print(bundle_summary(files))
         lowered = lowered_list[0]
     else:
@@ -120,7 +123,8 @@ def compile_only(args, options) -> int:
     """Compile to machine code, through the compile cache unless --no-cache: a later glow-run or API compile of the
     same model with the same options loads it from there."""
     start = time.perf_counter()
-    model = compile(args.model[0], **vars(options), cache=not args.no_cache)
+    with progress_line(args):
+        model = compile(args.model[0], **vars(options), cache=not args.no_cache)
     seconds = time.perf_counter() - start
     where = {"hit": f"loaded from the compile cache {cache_dir()}", "miss": f"stored in the compile cache {cache_dir()}",
              "off": "not cached"}[model.cache]

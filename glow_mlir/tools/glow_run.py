@@ -9,7 +9,7 @@ import numpy as np
 
 from ..api import compile
 from ..errors import GlowError, InputError
-from .common import add_model_arguments, exit_with, model_options
+from .common import add_model_arguments, exit_with, model_options, progress_line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +46,8 @@ def format_output(name: str, value: np.ndarray, limit: int) -> str:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    model = compile(args.model, **vars(model_options(args)), cache=not args.no_cache)
+    with progress_line(args):
+        model = compile(args.model, **vars(model_options(args)), cache=not args.no_cache)
     inputs: dict[str, np.ndarray] = {}
     reference = None
     if args.reference:
