@@ -21,6 +21,7 @@ a bundle: an object file, a C header and the weights (``backend/bundle.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import time
@@ -35,6 +36,7 @@ from mlir import ir
 from . import cache as compile_cache
 from . import progress
 from .backend import bundle, cpu, orc
+from .backend import target as targets
 from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
 from .errors import CompileError, InputError
@@ -61,16 +63,35 @@ class CompileOptions:
     print_ir_after_all: bool = False
     #: cores the kernels run on (None: every core this process may use; 1 for single-thread comparisons)
     threads: int | None = None
+    #: the CPU to generate code for, as LLVM names it (``haswell``, ``znver3``, ``skylake-avx512``); "" or "native":
+    #: this machine's. The kernels' lanes and tiles follow it (:mod:`glow_mlir.backend.kernels.isa`)
+    target_cpu: str = ""
+    #: the target triple ("": this machine's); code compiled in process runs here, so a triple or a CPU this host
+    #: cannot run is for bundles only
+    target_triple: str = ""
 
     def thread_count(self) -> int:
         """``threads``, or the cores this process may use."""
         return cpu.default_threads() if self.threads is None else self.threads
 
+    def target_names(self) -> tuple[str, str]:
+        """(CPU, triple) as the passes' options spell them: "" for the host's."""
+        return ("" if self.target_cpu in ("", "native", "host") else self.target_cpu), self.target_triple
+
+    def target(self) -> targets.Target:
+        """The target description (an unknown CPU or triple is a CompileError saying where the names come from)."""
+        cpu_name, triple = self.target_names()
+        return targets.named(cpu_name or None, triple or None)
+
+    def codegen(self, threads: int | None = None) -> list[Element]:
+        """The codegen stage for ``threads`` cores (default :meth:`thread_count`) of the target."""
+        return cpu.codegen(self.thread_count() if threads is None else threads, *self.target_names())
+
     def cache_options(self) -> dict[str, Any]:
         """What changes the generated code, as the compile cache keys it: the options, and every stage's pipeline
         as text (so a backend configured differently in this process, a keep list for one, never hits)."""
         shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
-        stages = _stage_pipelines(self) + [("codegen", cpu.codegen(self.thread_count()))]
+        stages = _stage_pipelines(self) + [("codegen", self.codegen())]
         return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count(),
                 "pipelines": {name: pipeline_text(elements) for name, elements in stages}}
 
@@ -89,7 +110,7 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
     stages: list[tuple[str, list[Element]]] = []
     if options.optimize:
         stages.append(("optimize", cpu.graph_optimization()))
-    stages.append(("lower", cpu.node_lowering()))
+    stages.append(("lower", cpu.node_lowering(*options.target_names())))
     stages.append(("irgen", pipelines.elements("ir-generation")))
     iropt = pipelines.elements("ir-optimization") if options.optimize else []
     stages.append(("iropt", iropt + pipelines.elements("memory-planning")))
@@ -201,7 +222,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         imported = import_model(model, ctx, input_shapes=options.input_shapes)
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
-        steps = _stage_pipelines(options) + [("codegen", cpu.codegen(options.thread_count()))]
+        steps = _stage_pipelines(options) + [("codegen", options.codegen())]
         for name, elements in [("import", [])] + steps:
             if name != "import":
                 if name == "codegen":
@@ -219,11 +240,19 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
 
 def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
             emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
-            threads: int | None = None, cache: bool = True) -> CompiledModel:
-    """Compile an ONNX model (path or ModelProto) for the host CPU, its kernels running on ``threads`` cores
-    (default: all this process may use). With ``cache`` (and no stage output asked for), a model compiled before
-    with the same options on this machine is loaded from the compile cache (:mod:`glow_mlir.cache`)."""
-    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads)
+            threads: int | None = None, cache: bool = True, target_cpu: str = "",
+            target_triple: str = "") -> CompiledModel:
+    """Compile an ONNX model (path or ModelProto) for the host CPU (or ``target_cpu``, a CPU this host can run the
+    code of: ``haswell`` on any AVX2 machine), its kernels running on ``threads`` cores (default: all this process
+    may use). With ``cache`` (and no stage output asked for), a model compiled before with the same options on this
+    machine is loaded from the compile cache (:mod:`glow_mlir.cache`)."""
+    options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads, target_cpu,
+                             target_triple)
+    target = options.target()
+    reason = targets.cannot_run(target)
+    if reason:
+        raise CompileError(f"cannot compile for {target.cpu} ({target.triple}) to run here: {reason}; "
+                           f"emit a bundle for that target instead")
     key = None
     if cache and emit_mlir_dir is None and not print_ir_after_all:
         key = compile_cache.cache_key(_model_bytes(model), options.cache_options())
@@ -243,7 +272,7 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
         start = time.perf_counter()
         progress.stage("jit: LLVM")
         jit = JitProgram(lowered.module, lowered.program.name, signature, memory=lowered.program.memory,
-                         threads=options.thread_count())
+                         threads=options.thread_count(), target=target)
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
     imported = lowered.imported
     if key is not None:
@@ -326,6 +355,9 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     and each network's stages (import to codegen; partition when asked)."""
     bo = bundle_options or BundleOptions()
     options = options or CompileOptions()
+    if bo.target_cpu not in ("", "native") and not options.target_cpu:
+        options = dataclasses.replace(options, target_cpu=bo.target_cpu)  # the kernels' tiles follow the bundle's CPU
+    options.target()  # an unknown CPU fails here, before any work
     if bo.partitions and bo.memory_budget:
         raise CompileError("give a number of partitions or a memory budget, not both")
     if bo.partitions < 0 or bo.memory_budget < 0:
@@ -347,7 +379,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                 _emit(options, len(lowered.stages) - 1, "partition", module)
             partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
             # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count
-            lowered.stages.append(_run_stage("codegen", module, cpu.codegen(threads=options.threads or 1), options))
+            lowered.stages.append(_run_stage("codegen", module, options.codegen(threads=options.threads or 1), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
                 on_stage("codegen", module)
@@ -356,7 +388,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         lowered_list.append(lowered)
     name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
     start = time.perf_counter()
-    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt)
+    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list
 

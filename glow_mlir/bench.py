@@ -8,10 +8,15 @@ of Conv, Gemm and MatMul, counted from the ONNX graph with inferred shapes, over
 benchmark's own, in a temporary folder, so the first compile is always a full one). Models glow_mlir cannot compile
 yet are listed with the reason.
 
-SGEMM 1024^3 compares a one-node MatMul model with numpy's matmul on one thread and says which BLAS kernel numpy
-ran: OpenBLAS picks it per CPU unless OPENBLAS_CORETYPE forces one (this machine sets Haswell; unset
-OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the command, e.g. ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``, for
-numpy's best kernel).
+The target: glow_mlir compiles for this machine's CPU, or with ``--target-cpu`` for another that it can run (code
+for ``haswell`` or ``znver3``, AVX2, runs on any AVX-512 machine: how an AVX2 user's speed is measured on an AVX-512
+host). The report names the target and its ISA, and gives each network's GFLOP/s as a share of that ISA's peak on the
+cores used (2 FMA pipes x f32 lanes x 2 FLOPs per cycle, at the clock read from the machine); onnxruntime always
+runs its own kernels for the machine it is on.
+
+SGEMM 1024^3 compares a one-node MatMul model with numpy's OpenBLAS on one thread, running the OpenBLAS kernel of the
+target's ISA (OPENBLAS_CORETYPE Haswell for AVX2, SkylakeX for AVX-512, set in a child process of its own, since
+OpenBLAS reads it once when it loads).
 
 Needs the ``bench`` extra (onnxruntime, threadpoolctl).
 """
@@ -19,7 +24,9 @@ Needs the ``bench`` extra (onnxruntime, threadpoolctl).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import platform
 import statistics
 import sys
 import tempfile
@@ -160,8 +167,9 @@ def _ort_session(model: onnx.ModelProto | str, threads: int):
     return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
-def bench_model(path: Path, threads: int, runs: int) -> Row:
-    """One row of the table: ``path`` on ``threads`` threads with both engines."""
+def bench_model(path: Path, threads: int, runs: int, target_cpu: str = "") -> Row:
+    """One row of the table: ``path`` on ``threads`` threads with both engines (glow_mlir's code for
+    ``target_cpu``, default the host's)."""
     from . import api
 
     model = onnx.load(str(path))
@@ -169,14 +177,14 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
     inputs = model_inputs(path, model)
     start = time.perf_counter()
     try:
-        compiled = api.compile(model, threads=threads)
+        compiled = api.compile(model, threads=threads, target_cpu=target_cpu)
     except Exception as e:  # noqa: BLE001 - any failure is a row of the table, not the end of the benchmark
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         reason = reason if len(reason) <= REASON_WIDTH else reason[:REASON_WIDTH - 3] + "..."
         return Row(path.stem, threads, None, None, gflop, None, error=reason)
     compile_s = time.perf_counter() - start
     start = time.perf_counter()
-    again = api.compile(model, threads=threads)
+    again = api.compile(model, threads=threads, target_cpu=target_cpu)
     hit_s = time.perf_counter() - start
     if (compiled.cache, again.cache) != ("miss", "hit"):
         raise RuntimeError(f"{path.stem}: the compile cache did not serve the second compile "
@@ -190,10 +198,12 @@ def bench_model(path: Path, threads: int, runs: int) -> Row:
     return Row(path.stem, threads, glow, ort, gflop, compile_s, hit_s)
 
 
-def format_table(rows: list[Row]) -> str:
-    """The rows as a fixed-width table; the models that did not compile come after it, with their reasons."""
+def format_table(rows: list[Row], peak: float | None = None) -> str:
+    """The rows as a fixed-width table; the models that did not compile come after it, with their reasons.
+    ``peak``: the target ISA's GFLOP/s on one core (the share of peak column)."""
     head = (f"{'model':<22} {'thr':>3} {'glow med':>9} {'glow min':>9} {'ort med':>9} {'ort min':>9} "
-            f"{'GFLOP':>7} {'glow GF/s':>9} {'ort GF/s':>9} {'glow/ort':>8} {'compile s':>9} {'cached s':>8}")
+            f"{'GFLOP':>7} {'glow GF/s':>9} {'peak':>5} {'ort GF/s':>9} {'glow/ort':>8} {'compile s':>9} "
+            f"{'cached s':>8}")
     lines = [head, "-" * len(head)]
     failed = []
     for r in rows:
@@ -202,8 +212,10 @@ def format_table(rows: list[Row]) -> str:
             continue
         gf_glow = r.gflop / (r.glow.median_ms / 1e3) if r.gflop else 0.0
         gf_ort = r.gflop / (r.ort.median_ms / 1e3) if r.gflop else 0.0
+        share = f"{100 * gf_glow / (peak * r.threads):>4.0f}%" if peak else f"{'-':>5}"
         lines.append(f"{r.model:<22} {r.threads:>3} {r.glow.median_ms:>9.3f} {r.glow.min_ms:>9.3f} "
-                     f"{r.ort.median_ms:>9.3f} {r.ort.min_ms:>9.3f} {r.gflop:>7.3f} {gf_glow:>9.1f} {gf_ort:>9.1f} "
+                     f"{r.ort.median_ms:>9.3f} {r.ort.min_ms:>9.3f} {r.gflop:>7.3f} {gf_glow:>9.1f} {share} "
+                     f"{gf_ort:>9.1f} "
                      f"{r.glow.median_ms / r.ort.median_ms:>8.2f} {r.compile_s:>9.2f} {r.hit_s:>8.2f}")
     if failed:
         lines.append("")
@@ -228,53 +240,162 @@ def sgemm_model(n: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def numpy_blas() -> str:
-    """Which BLAS numpy runs, with its kernel (threadpoolctl's view), for the report."""
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown BLAS (install threadpoolctl)"
-    blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    if not blas:
-        return "no BLAS found"
-    info = blas[0]
-    return f"{info.get('internal_api')} {info.get('version')} kernel {info.get('architecture')}"
+#: OpenBLAS's kernel for each ISA class (OPENBLAS_CORETYPE)
+OPENBLAS_CORETYPES = {"avx512": "SkylakeX", "avx2": "Haswell", "sse": "Nehalem"}
+
+#: numpy's SGEMM in a child process: OPENBLAS_CORETYPE is read once, when OpenBLAS loads
+_NUMPY_SGEMM = """
+import sys, time, numpy as np
+n, runs = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+a = rng.standard_normal((n, n)).astype(np.float32)
+b = rng.standard_normal((n, n)).astype(np.float32)
+for _ in range(3):
+    a @ b
+best = float("inf")
+for _ in range(runs):
+    start = time.perf_counter()
+    a @ b
+    best = min(best, time.perf_counter() - start)
+try:
+    from threadpoolctl import threadpool_info
+    info = [i for i in threadpool_info() if i.get("user_api") == "blas"][0]
+    kernel = f"{info.get('internal_api')} {info.get('version')} kernel {info.get('architecture')}"
+except Exception:
+    kernel = "unknown BLAS"
+print(best * 1e3)
+print(kernel)
+"""
 
 
-def _one_blas_thread():
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return threadpool_limits(limits=1, user_api="blas")
+def numpy_sgemm(n: int, runs: int, coretype: str | None) -> tuple[float, str]:
+    """(best ms, BLAS kernel) of numpy's ``n^3`` SGEMM on one thread, in a child process whose OpenBLAS runs the
+    kernel ``coretype`` (None: the one it picks, or the environment's OPENBLAS_CORETYPE)."""
+    import subprocess
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
+        env.pop("OPENBLAS_L2_SIZE", None)
+    out = subprocess.run([sys.executable, "-c", _NUMPY_SGEMM, str(n), str(runs)], env=env, capture_output=True,
+                         text=True, check=True, timeout=600).stdout.split("\n")
+    return float(out[0]), out[1]
 
 
-def bench_sgemm(n: int, runs: int) -> str:
-    """SGEMM n^3 on one thread: glow_mlir against numpy, in GFLOP/s (best of ``runs``) and their ratio."""
+def bench_sgemm(n: int, runs: int, target_cpu: str = "") -> str:
+    """SGEMM n^3 on one thread: glow_mlir's code for ``target_cpu`` against OpenBLAS's kernel for the same ISA, in
+    GFLOP/s (best of ``runs``) and their ratio."""
     from . import api
 
+    target = named_target(target_cpu)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n)).astype(np.float32)
     b = rng.standard_normal((n, n)).astype(np.float32)
-    compiled = api.compile(sgemm_model(n), threads=1, cache=False)
+    compiled = api.compile(sgemm_model(n), threads=1, cache=False, target_cpu=target_cpu)
     got = compiled(a, b)
-    limits = _one_blas_thread()
-    try:
-        want = a @ b
-        error = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
-        glow = time_runs(lambda: compiled.run({"a": a, "b": b}), runs)
-        ref = time_runs(lambda: np.matmul(a, b), runs)
-    finally:
-        if limits is not None:
-            limits.unregister()
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    error = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+    glow = time_runs(lambda: compiled.run({"a": a, "b": b}), runs)
+    coretype = OPENBLAS_CORETYPES.get(target.isa)
+    ref_ms, kernel = numpy_sgemm(n, runs, coretype)
     flop = 2.0 * n ** 3
-    gf_glow, gf_numpy = flop / glow.min_ms / 1e6, flop / ref.min_ms / 1e6
-    forced = os.environ.get("OPENBLAS_CORETYPE")
-    note = f" (OPENBLAS_CORETYPE={forced} forces it)" if forced else ""
-    threads_note = "" if limits is not None else ", numpy threads not limited"
-    return (f"SGEMM {n}^3, 1 thread: glow_mlir {gf_glow:.1f} GFLOP/s (min {glow.min_ms:.2f} ms), numpy "
-            f"{gf_numpy:.1f} GFLOP/s (min {ref.min_ms:.2f} ms): glow_mlir/numpy = {gf_glow / gf_numpy:.2f}; "
-            f"numpy runs {numpy_blas()}{note}{threads_note}; max rel. error {error:.1e}")
+    gf_glow, gf_numpy = flop / glow.min_ms / 1e6, flop / ref_ms / 1e6
+    peak = peak_gflops(target, 1)
+    return (f"SGEMM {n}^3, 1 thread, {target.isa} ({target.cpu}): glow_mlir {gf_glow:.1f} GFLOP/s "
+            f"({100 * gf_glow / peak:.0f}% of peak, min {glow.min_ms:.2f} ms), numpy {gf_numpy:.1f} GFLOP/s "
+            f"(min {ref_ms:.2f} ms; {kernel}, OPENBLAS_CORETYPE={coretype or 'unset'}): glow_mlir/numpy = "
+            f"{gf_glow / gf_numpy:.2f}; max rel. error {error:.1e}")
+
+
+# --------------------------------------------------------------------------- the target and its peak
+
+#: FMA pipes per core: two on every x86 core since Haswell and Zen 2 and on Neoverse N1/V1 (the peak's assumption)
+FMA_PIPES = 2
+
+
+def named_target(cpu: str = ""):
+    """The target description of ``cpu`` ("": the host)."""
+    from .backend import target as targets
+
+    return targets.named(cpu or None)
+
+
+#: a chain of dependent 64-bit multiplies: 3 cycles each on every x86 core since Haswell and Zen (imul r64, r64)
+_CLOCK_IR = """
+define i64 @spin(i64 %n, i64 %x0) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %x = phi i64 [ %x0, %entry ], [ %x8, %loop ]
+  %x1 = mul i64 %x, %x
+  %x2 = mul i64 %x1, %x1
+  %x3 = mul i64 %x2, %x2
+  %x4 = mul i64 %x3, %x3
+  %x5 = mul i64 %x4, %x4
+  %x6 = mul i64 %x5, %x5
+  %x7 = mul i64 %x6, %x6
+  %x8 = mul i64 %x7, %x7
+  %i1 = add i64 %i, 1
+  %done = icmp eq i64 %i1, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %x8
+}
+"""
+MUL_LATENCY = 3
+
+
+@functools.cache
+def clock_ghz() -> float:
+    """This machine's clock under load, measured on x86 by a chain of dependent multiplies of known latency (a
+    virtual machine's /proc/cpuinfo gives the nominal clock, not the boost the kernels run at); elsewhere, or where
+    LLVM's C API is missing, the highest "cpu MHz" of ``/proc/cpuinfo``."""
+    import ctypes
+
+    from .backend import llvm_api, orc
+
+    if platform.machine() in ("x86_64", "AMD64") and llvm_api.available() and orc.available():
+        llvm = llvm_api.library()
+        context = llvm.LLVMContextCreate()
+        machine = llvm_api.target_machine(llvm_api.host_triple(), llvm_api.host_cpu(), llvm_api.host_features())
+        try:
+            module = llvm_api.parse_ir(_CLOCK_IR, context)
+            llvm_api.set_target(module, machine, llvm_api.host_triple())
+            code = llvm_api.emit(module, machine)
+            llvm.LLVMDisposeModule(module)
+        finally:
+            llvm.LLVMContextDispose(context)
+            llvm.LLVMDisposeTargetMachine(machine)
+        loaded = orc.LoadedObject(code, "clock")
+        spin = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)(loaded.lookup("spin"))
+        n = 2_000_000
+        spin(n, 3)  # the clock ramps up
+        best = min(_timed(lambda: spin(n, 3)) for _ in range(5))
+        return 8 * MUL_LATENCY * n / best / 1e9
+    try:
+        mhz = [float(line.split(":")[1]) for line in Path("/proc/cpuinfo").read_text().splitlines()
+               if line.startswith("cpu MHz")]
+        return max(mhz) / 1e3 if mhz else 0.0
+    except OSError:
+        return 0.0
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def peak_gflops(target, threads: int = 1) -> float:
+    """The target ISA's f32 peak on ``threads`` cores of this machine: FMA pipes x lanes x 2 x clock."""
+    return FMA_PIPES * target.lanes * 2 * clock_ghz() * threads or float("nan")
+
+
+def peak_text(target) -> str:
+    """How :func:`peak_gflops` was reckoned."""
+    how = "measured" if platform.machine() in ("x86_64", "AMD64") else "/proc/cpuinfo"
+    return f"{FMA_PIPES} FMA pipes x {target.lanes} lanes x 2 x {clock_ghz():.2f} GHz ({how}) per core"
 
 
 # --------------------------------------------------------------------------- command line
@@ -287,6 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", help=f"comma-separated thread counts (default: 1 and all cores, "
                                       f"here {default_threads()})")
     p.add_argument("--no-sgemm", action="store_true", help="skip SGEMM 1024^3 against numpy")
+    p.add_argument("--target-cpu", default="",
+                   help="compile glow_mlir's code for this CPU (LLVM's names: haswell or znver3 for AVX2, which runs "
+                        "on any AVX-512 machine; default: this machine's)")
     return p
 
 
@@ -308,17 +432,20 @@ def main(argv: list[str] | None = None) -> int:
     paths = [_resolve(s, directory) for s in args.models.split(",")] if args.models else default_models(directory)
     threads = ([int(t) for t in args.threads.split(",")] if args.threads
                else sorted({1, default_threads()}))
+    target = named_target(args.target_cpu)
+    print(f"target: {target.describe()}")
+    print(f"peak of its ISA: {peak_gflops(target):.0f} GFLOP/s per core ({peak_text(target)})")
     rows = []
     with tempfile.TemporaryDirectory(prefix="glow-bench-cache-") as own_cache:
         os.environ[CACHE_ENV] = own_cache  # a cache of this run's own: full compiles, then measured hits
         for count in threads:
             for path in paths:
-                rows.append(bench_model(path, count, args.runs))
+                rows.append(bench_model(path, count, args.runs, args.target_cpu))
                 print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
-    print(format_table(rows))
+    print(format_table(rows, peak_gflops(target)))
     if not args.no_sgemm:
         print()
-        print(bench_sgemm(SGEMM_SIZE, max(args.runs // 2, 5)))
+        print(bench_sgemm(SGEMM_SIZE, max(args.runs // 2, 5), args.target_cpu))
     return 0
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper, shape_inference
 
-from .bench import _ort_session, _resolve, models_dir
+from .bench import _ort_session, _resolve, models_dir, named_target, peak_gflops, peak_text
 
 DEFAULT_MODELS = "resnet18,mobilenet_v2"
 #: seconds of timed runs each engine gets per shape (the run count follows from one warm-up call)
@@ -95,15 +95,18 @@ def conv_shapes(model: onnx.ModelProto) -> Counter[ConvShape]:
 
 # --------------------------------------------------------------------------- the two engines
 
-def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads: int):
+def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads: int, target_cpu: str = ""):
     """``(program, tile keys)``: the compiled kernel of ``shape`` as the codegen pipeline builds it in a network (the
-    filter packed when cpu-pack-conv-filters would pack it), taking the padded NHWC input ``x``."""
+    filter packed when cpu-pack-conv-filters would pack it), taking the padded NHWC input ``x``; for ``target_cpu``
+    (default: the host)."""
     from mlir import ir
     from mlir.dialects import func, linalg
 
     from .backend import cpu
+    from .backend import target as targets
     from .backend.jit import Argument, JitProgram
     from .backend.kernels import conv as conv_kernels
+    from .backend.kernels import isa
     from .dialects import make_context
     from .passes.conversion.ir_to_linalg import blocked_conv
     from .passes.pipeline import run_pipeline
@@ -111,7 +114,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     t, l, b, r = shape.pads
     oh, ow = shape.out_hw
     hwcf = weights.transpose(2, 3, 1, 0)  # [F, C, KH, KW] -> [KH, KW, C, F]
-    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1])
+    spec = isa.spec_of(target_cpu)
+    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec)
     filt = hwcf[:, :, 0, :] if shape.depthwise else conv_kernels.pack_filter(hwcf, block) if block else hwcf
     x_shape, y_shape = (1, shape.h + t + b, shape.w + l + r, shape.c), (1, oh, ow, shape.f)
     with make_context(), ir.Location.unknown():
@@ -135,19 +139,20 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
         keys: list[str] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
-            if (plan := conv_kernels.matches(op)) is not None:
+            if (plan := conv_kernels.matches(op, spec)) is not None:
                 keys.extend(tiles.key() + (f" x{filt.shape[0]} blocks" if plan.blocked else "")
                             for _, _, tiles in plan.pieces)
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit)
-    codegen = [e for e in cpu.codegen(threads) if getattr(e, "name", None) != "convert-glowir-to-linalg"]
+    codegen = [e for e in cpu.codegen(threads, target_cpu) if getattr(e, "name", None) != "convert-glowir-to-linalg"]
     run_pipeline(module.operation, codegen)
     program = JitProgram(module, "conv", [
         Argument("x", x_shape, np.dtype(np.float32), "input"),
         Argument("f", filt.shape, np.dtype(np.float32), "const", np.ascontiguousarray(filt)),
         Argument("b", (shape.f,), np.dtype(np.float32), "const", bias),
-        Argument("y", y_shape, np.dtype(np.float32), "output")], threads=threads)
+        Argument("y", y_shape, np.dtype(np.float32), "output")], threads=threads,
+        target=targets.named(target_cpu or None))
     return program, (", ".join(keys) or "generic")
 
 
@@ -194,7 +199,8 @@ def _median_ms(fn, warm, budget_s: float, cold: np.ndarray | None) -> float:
     return 1e3 * statistics.median(times)
 
 
-def bench_shape(shape: ConvShape, count: int, threads: int, budget_s: float, cold: np.ndarray | None) -> Row:
+def bench_shape(shape: ConvShape, count: int, threads: int, budget_s: float, cold: np.ndarray | None,
+                target_cpu: str = "") -> Row:
     """Both engines on ``shape``; the glow result is checked against onnxruntime's."""
     rng = np.random.default_rng(0)
     weights = (rng.standard_normal((shape.f, shape.c // shape.group, shape.kh, shape.kw)) * 0.1).astype(np.float32)
@@ -202,7 +208,7 @@ def bench_shape(shape: ConvShape, count: int, threads: int, budget_s: float, col
     x = rng.standard_normal((1, shape.c, shape.h, shape.w)).astype(np.float32)
     t, l, b, r = shape.pads
     padded = np.ascontiguousarray(np.pad(x.transpose(0, 2, 3, 1), [(0, 0), (t, b), (l, r), (0, 0)]))
-    program, key = glow_kernel(shape, weights, bias, threads)
+    program, key = glow_kernel(shape, weights, bias, threads, target_cpu)
     session = _ort_session(onnx_conv(shape, weights, bias), threads)
     want = session.run(None, {"x": x})[0].transpose(0, 2, 3, 1)
     got = program({"x": padded})["y"]
@@ -212,22 +218,24 @@ def bench_shape(shape: ConvShape, count: int, threads: int, budget_s: float, col
     return Row(shape, count, key, glow_ms, ort_ms, error)
 
 
-def format_table(rows: list[Row]) -> str:
-    """The rows, then the count-weighted totals."""
-    head = (f"{'conv':<30} {'n':>2} {'tiles':<34} {'glow ms':>8} {'ort ms':>8} {'glow GF/s':>9} {'ort GF/s':>8} "
-            f"{'glow/ort':>8} {'share':>6} {'err':>8}")
+def format_table(rows: list[Row], peak: float) -> str:
+    """The rows, then the count-weighted totals; ``peak``: the target ISA's GFLOP/s on the cores used."""
+    head = (f"{'conv':<30} {'n':>2} {'tiles':<34} {'glow ms':>8} {'ort ms':>8} {'glow GF/s':>9} {'peak':>5} "
+            f"{'ort GF/s':>8} {'glow/ort':>8} {'share':>6} {'err':>8}")
     lines = [head, "-" * len(head)]
     total_glow = sum(r.count * r.glow_ms for r in rows) or 1.0
     for r in rows:
         gflop = r.shape.flops() / 1e9
         lines.append(f"{r.shape.label():<30} {r.count:>2} {r.key[:34]:<34} {r.glow_ms:>8.3f} {r.ort_ms:>8.3f} "
-                     f"{gflop / r.glow_ms * 1e3:>9.1f} {gflop / r.ort_ms * 1e3:>8.1f} {r.glow_ms / r.ort_ms:>8.2f} "
+                     f"{gflop / r.glow_ms * 1e3:>9.1f} {gflop / r.glow_ms * 1e5 / peak:>4.0f}% "
+                     f"{gflop / r.ort_ms * 1e3:>8.1f} {r.glow_ms / r.ort_ms:>8.2f} "
                      f"{100 * r.count * r.glow_ms / total_glow:>5.1f}% {r.max_error:>8.1e}")
     total_ort = sum(r.count * r.ort_ms for r in rows)
     flops = sum(r.count * r.shape.flops() for r in rows) / 1e9
     lines.append("-" * len(head))
     lines.append(f"{'all (count-weighted)':<30} {sum(r.count for r in rows):>2} {'':<34} {total_glow:>8.3f} "
-                 f"{total_ort:>8.3f} {flops / total_glow * 1e3:>9.1f} {flops / total_ort * 1e3:>8.1f} "
+                 f"{total_ort:>8.3f} {flops / total_glow * 1e3:>9.1f} {flops / total_glow * 1e5 / peak:>4.0f}% "
+                 f"{flops / total_ort * 1e3:>8.1f} "
                  f"{total_glow / total_ort:>8.2f}")
     return "\n".join(lines)
 
@@ -242,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warm", action="store_true",
                    help="keep the weights in cache between runs (default: evict the caches before each run)")
     p.add_argument("--only", help="run only the shapes whose label contains this text (e.g. '3x3/1 512')")
+    p.add_argument("--target-cpu", default="",
+                   help="generate glow_mlir's kernels for this CPU (e.g. haswell: AVX2 code, which runs on any "
+                        "AVX-512 machine too); default: this machine's")
     return p
 
 
@@ -255,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         shapes.update(conv_shapes(onnx.load(str(_resolve(spec, directory)))))
     selected = [(s, n) for s, n in shapes.items() if args.only is None or args.only in s.label()]
     cold = None if args.warm else np.zeros(EVICT_BYTES // 4, np.float32)
+    target = named_target(args.target_cpu)
+    peak = peak_gflops(target, args.threads)
+    print(f"target: {target.describe()}\npeak of its ISA: {peak:.0f} GFLOP/s on {args.threads} core(s) "
+          f"({peak_text(target)}); onnxruntime runs its own kernels for this machine")
     rows = []
     for shape, count in selected:
-        rows.append(bench_shape(shape, count, args.threads, args.budget, cold))
+        rows.append(bench_shape(shape, count, args.threads, args.budget, cold, args.target_cpu))
         print(f"  {shape.label()} done", file=sys.stderr, flush=True)
-    print(format_table(rows))
+    print(format_table(rows, peak))
     bad = [r for r in rows if r.max_error > 1e-4]
     if bad:
         print(f"\nWRONG RESULTS (relative error above 1e-4): {', '.join(r.shape.label() for r in bad)}")

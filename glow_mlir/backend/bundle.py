@@ -280,9 +280,10 @@ def _run(command: list[str], what: str) -> str:
     return result.stdout
 
 
-def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native") -> None:
-    """One PIC object file from LLVM-dialect modules: translate each, link them, optimize, generate code."""
-    triple = host_triple()
+def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native", triple: str = "") -> None:
+    """One PIC object file from LLVM-dialect modules for ``target_cpu`` on ``triple`` (default: the host's):
+    translate each, link them, optimize, generate code."""
+    triple = triple or host_triple()
     with tempfile.TemporaryDirectory(prefix="glow-bundle-") as tmp:
         files = []
         for i, module in enumerate(modules):
@@ -503,7 +504,7 @@ def header_text(name: str, networks: Sequence[Network], target: str) -> str:
 
 
 def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Network], target_cpu: str = "native",
-                 weights_txt: bool = False) -> BundleFiles:
+                 weights_txt: bool = False, triple: str = "") -> BundleFiles:
     """Write ``NAME.o``, ``NAME.h`` and each network's weights into ``directory`` (created if needed)."""
     check_name(name, "bundle name")
     entries = [check_name(n.entry, "network name") for n in networks]
@@ -514,7 +515,7 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
     for network in networks:
         add_entry_points(network)
     files = BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {}, networks=list(networks))
-    compile_object([n.module for n in networks], files.object, target_cpu)
+    compile_object([n.module for n in networks], files.object, target_cpu, triple)
     files.target_cpu = host_cpu() if target_cpu == "native" else target_cpu
     for network in networks:
         blob = weights_blob(network.program)
@@ -523,5 +524,5 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
         if weights_txt:
             files.weights_txt[network.entry] = out / f"{network.entry}.weights.txt"
             files.weights_txt[network.entry].write_text(weights_initializer(blob))
-    files.header.write_text(header_text(name, networks, f"{host_triple()}, CPU {files.target_cpu}"))
+    files.header.write_text(header_text(name, networks, f"{triple or host_triple()}, CPU {files.target_cpu}"))
     return files

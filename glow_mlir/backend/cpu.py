@@ -52,9 +52,38 @@ def graph_optimization() -> list[Element]:
     return _elements(GRAPH_OPTIMIZATION)
 
 
-def node_lowering() -> list[Element]:
-    """The node-lowering stage with this backend's keep list."""
-    return _elements(NODE_LOWERING)
+#: the passes whose choices follow the target (the kernels' tiles, lanes and filter blocks)
+TARGETED = ("cpu-pack-conv-filters", "cpu-tile-kernels", "cpu-vectorize-rest")
+
+
+def target_options(target_cpu: str = "", target_triple: str = "") -> dict[str, str]:
+    """The pass options that name a target (none for the host)."""
+    options = {}
+    if target_cpu:
+        options["target-cpu"] = target_cpu
+    if target_triple:
+        options["target-triple"] = target_triple
+    return options
+
+
+def _with_options(entries: list[Entry], extra: dict[str, str]) -> list[Entry]:
+    """``entries`` with ``extra`` options added to the passes in :data:`TARGETED` (merged into any they have)."""
+    if not extra:
+        return entries
+    out: list[Entry] = []
+    for spec, why in entries:
+        name, _, rest = spec.partition("{")
+        if name in TARGETED:
+            opts = rest.rstrip("}").split() if rest else []
+            opts += [f"{k}={v}" for k, v in extra.items()]
+            spec = f"{name}{{{' '.join(opts)}}}"
+        out.append((spec, why))
+    return out
+
+
+def node_lowering(target_cpu: str = "", target_triple: str = "") -> list[Element]:
+    """The node-lowering stage with this backend's keep list, its filter packing for the target (default: host)."""
+    return _elements(_with_options(NODE_LOWERING, target_options(target_cpu, target_triple)))
 
 
 def default_threads() -> int:
@@ -73,11 +102,15 @@ PARALLEL_FLOPS = 1_000_000
 PARALLEL_BYTES = 256 * 1024
 
 
-def codegen_entries(threads: int = 1) -> list[Entry]:
-    """glowir -> LLVM dialect for ``threads`` cores: CODEGEN, with the kernels' tiles spread over the cores by the
-    worker pool when ``threads > 1``."""
+def codegen_entries(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Entry]:
+    """glowir -> LLVM dialect for ``threads`` cores of a target (default: the host): CODEGEN, with the kernels'
+    tiles spread over the cores by the worker pool when ``threads > 1``."""
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
+    return _with_options(_threaded(threads), target_options(target_cpu, target_triple))
+
+
+def _threaded(threads: int) -> list[Entry]:
     if threads == 1:
         return list(pipelines.CODEGEN)
     entries: list[Entry] = []
@@ -93,9 +126,9 @@ def codegen_entries(threads: int = 1) -> list[Entry]:
     return entries
 
 
-def codegen(threads: int = 1) -> list[Element]:
+def codegen(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Element]:
     """glowir -> LLVM dialect, parsed (see :func:`codegen_entries`)."""
-    return _elements(codegen_entries(threads))
+    return _elements(codegen_entries(threads, target_cpu, target_triple))
 
 
 def lower_to_llvm_text() -> str:

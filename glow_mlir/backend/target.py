@@ -161,6 +161,17 @@ def host() -> Target:
                   _int8_dot(features), _caches(), host=True)
 
 
+def cannot_run(target: Target) -> str:
+    """Why code for ``target`` cannot run on this machine ("" when it can): another architecture, or vectors
+    wider than the host's (AVX-512 code on an AVX2 machine). Code for an older CPU of the host's family runs."""
+    here = host()
+    if target.triple.split("-")[0] != here.triple.split("-")[0]:
+        return f"this machine is {here.triple}"
+    if target.vector_bits > here.vector_bits or (target.fma and not here.fma):
+        return f"this machine's CPU ({here.cpu}) has {here.vector_bits}-bit vectors{'' if here.fma else ', no FMA'}"
+    return ""
+
+
 @functools.cache
 def valid_cpus(triple: str) -> tuple[str, ...]:
     """The CPU names LLVM knows for ``triple`` (``llc -mcpu=help``)."""

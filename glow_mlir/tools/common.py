@@ -48,6 +48,12 @@ def add_model_arguments(parser, several: bool = False) -> None:
     parser.add_argument("--no-optimize", action="store_true", help="skip the graph optimizer")
     parser.add_argument("--threads", type=_positive, metavar="N",
                         help="cores the kernels run on (default: every core this process may use; a bundle: 1)")
+    parser.add_argument("--target-cpu", default="", metavar="CPU",
+                        help="the CPU to generate code for, as LLVM names it (haswell, znver3, skylake-avx512, "
+                             "neoverse-n1; `llc -mcpu=help` lists them); default: this machine's. The kernels' vectors "
+                             "and tiles follow it; code compiled to run here must suit this machine")
+    parser.add_argument("--target-triple", default="", metavar="TRIPLE",
+                        help="the target triple (default: this machine's); another architecture is for bundles only")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile every stage even if the compile cache ($GLOW_CACHE_DIR) holds the model")
     parser.add_argument("--quiet", action="store_true",
@@ -80,4 +86,4 @@ def model_options(args):
     from ..importer import parse_input_shapes
 
     return CompileOptions(input_shapes=parse_input_shapes(args.input_shape) or None, optimize=not args.no_optimize,
-                          threads=args.threads)
+                          threads=args.threads, target_cpu=args.target_cpu, target_triple=args.target_triple)

@@ -36,15 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--emit-mlir", metavar="DIR", help="write the .mlir of every stage into DIR")
     p.add_argument("--time-passes", action="store_true", help="print the time of each stage and pass")
     p.add_argument("--stats", action="store_true",
-                   help="print the node counts per kind after import, graph optimization and node lowering")
+                   help="print the target and the node counts per kind after import, graph optimization and node "
+                        "lowering")
     bundle = p.add_argument_group("ahead-of-time bundles")
     bundle.add_argument("--emit-bundle", metavar="DIR",
                         help="write NAME.o, NAME.h and the weights (ENTRY.weights.bin) into DIR; with several -model, "
                              "one entry point per model, named after it")
     bundle.add_argument("--network-name", metavar="NAME",
                         help="the bundle's name (and with one model its entry point); default: the model's name")
-    bundle.add_argument("--target-cpu", default="native", metavar="CPU",
-                        help="the CPU to generate code for (llc -mcpu; default: this machine's)")
     bundle.add_argument("--partitions", type=int, default=0, metavar="N",
                         help="cut each network into N partitions balanced by FLOPs, run in order by the entry point")
     bundle.add_argument("--memory-budget", type=int, default=0, metavar="BYTES",
@@ -58,8 +57,6 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
     bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt") if getattr(args, a)]
-    if args.target_cpu != "native":
-        bundling.append("target_cpu")
     if not args.emit_bundle and (bundling or len(args.model) > 1):
         what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
         raise GlowError(f"{what} needs --emit-bundle DIR")
@@ -92,8 +89,8 @@ def main(argv: list[str]) -> int:
     if args.emit_bundle:
         if args.emit_mlir and len(args.model) > 1:
             raise GlowError("--emit-mlir takes one model")
-        bundle_options = BundleOptions(args.network_name, args.target_cpu, args.partitions, args.memory_budget,
-                                       args.emit_weights_txt)
+        bundle_options = BundleOptions(args.network_name, args.target_cpu or "native", args.partitions,
+                                       args.memory_budget, args.emit_weights_txt)
         # the progress line only where nothing else prints during the compile
         quiet = args.quiet or args.dump_graph or args.dump_ir
         with progress_line(argparse.Namespace(model=args.model, quiet=quiet)):
@@ -105,6 +102,7 @@ def main(argv: list[str]) -> int:
     if args.memory_report:
         print(json.dumps({"model": lowered.imported.name, **report}))
     if args.stats:
+        print(f"{lowered.imported.name}: target {options.target().describe()}")
         print(f"{lowered.imported.name}: nodes per kind (optimize: {'on' if options.optimize else 'off'})")
         print(counts_table(counts))
     if args.time_passes:

@@ -35,8 +35,21 @@ def test_bench_runs_a_model_and_reports_what_does_not_compile(capsys, monkeypatc
     monkeypatch.setenv("GLOW_CACHE_DIR", os.environ["GLOW_CACHE_DIR"])  # the bench points it at its own folder
     assert bench.main(["--models", "seed_linear_sigmoid", "--runs", "2", "--threads", "1", "--no-sgemm"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split()[:3] == ["model", "thr", "glow"]
+    lines = out.splitlines()
+    assert lines[0].startswith("target: ") and lines[1].startswith("peak of its ISA: ")
+    assert lines[2].split()[:3] == ["model", "thr", "glow"]
+    assert "peak" in lines[2]
     assert "seed_linear_sigmoid" in out and "glow/ort" in out
     assert "cached s" in out
     row = bench.Row("broken", 1, None, None, 0.0, None, error="m.onnx: 1 unsupported ONNX op: Foo")
     assert "broken: m.onnx: 1 unsupported ONNX op: Foo" in bench.format_table([row])
+
+
+def test_sgemm_compares_with_openblas_kernel_of_the_target_isa() -> None:
+    from glow_mlir.backend import target as targets
+
+    if targets.host().isa not in ("avx2", "avx512"):
+        pytest.skip("this host cannot run AVX2 code")
+    line = bench.bench_sgemm(64, 2, "haswell")
+    assert "avx2 (haswell)" in line and "OPENBLAS_CORETYPE=Haswell" in line and "% of peak" in line
+    assert float(line.split("max rel. error ")[1]) < 1e-4

@@ -255,7 +255,7 @@ def test_budget_that_cannot_be_met_is_one_line(tmp_path: Path):
     (["--partitions", "2"], "--partitions needs --emit-bundle DIR"),
     (["--emit-bundle", "B", "--partitions", "2", "--memory-budget", "9"], "a number of partitions or a memory budget"),
     (["--emit-bundle", "B", "--network-name", "my-net"], "name 'my-net' is not a C identifier"),
-    (["--emit-bundle", "B", "--target-cpu", "no-such-cpu"], "'no-such-cpu' is not a recognized processor"),
+    (["--emit-bundle", "B", "--target-cpu", "no-such-cpu"], "unknown target CPU 'no-such-cpu'"),
     (["--emit-bundle", "B", "--partitions", "99"], "linear_sigmoid: cannot cut 2 instructions into 99 partitions"),
 ])
 def test_bad_bundle_options_are_one_line_errors(args: list[str], words: str, tmp_path: Path):

@@ -18,13 +18,15 @@ from onnx import TensorProto, helper, numpy_helper
 import glow_mlir
 from glow_mlir.backend import cpu, tools_paths
 from glow_mlir.backend.jit import Argument, JitProgram
-from glow_mlir.backend.kernels import conv, matmul
+from glow_mlir.backend.kernels import conv, isa, matmul
 from glow_mlir.cache import cpu_features
 from glow_mlir.dialects import make_context
 from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
 
 RTOL, ATOL = 1e-4, 1e-5
 RNG = np.random.default_rng(11)
+#: the tile tables these tests pin (the host's own spec depends on the machine)
+AVX512, AVX2 = isa.AVX512, isa.AVX2
 
 
 @pytest.fixture(autouse=True)
@@ -40,20 +42,21 @@ def every_kernel_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 300), st.integers(1, 700), st.integers(1, 900))
 def test_plan_covers_the_output_with_dividing_tiles(m: int, n: int, k: int) -> None:
-    covered = np.zeros((m, n), np.int32)
-    for p in matmul.plan(m, n, k):
-        covered[p.row:p.row + p.rows, p.col:p.col + p.cols] += 1
-        t = p.tiles
-        assert p.rows % t.m == 0 and t.m % t.mr == 0, p
-        assert p.cols % t.n == 0 and t.n % t.nr == 0, p
-        assert t.k == 0 or k % t.k == 0, p
-    assert (covered == 1).all()
+    for spec in isa.SPECS.values():
+        covered = np.zeros((m, n), np.int32)
+        for p in matmul.plan(m, n, k, spec):
+            covered[p.row:p.row + p.rows, p.col:p.col + p.cols] += 1
+            t = p.tiles
+            assert p.rows % t.m == 0 and t.m % t.mr == 0, p
+            assert p.cols % t.n == 0 and t.n % t.nr == 0, p
+            assert t.k == 0 or k % t.k == 0, p
+        assert (covered == 1).all(), spec.isa
 
 
 def test_plan_of_a_dividing_shape_is_one_piece() -> None:
-    (piece,) = matmul.plan(64, 512, 784)
+    (piece,) = matmul.plan(64, 512, 784, AVX512)
     assert piece.tiles == matmul.Tiles(64, 64, 0, 8, 32, split=1)
-    (piece,) = matmul.plan(1024, 1024, 1024)
+    (piece,) = matmul.plan(1024, 1024, 1024, AVX512)
     assert piece.tiles == matmul.Tiles(128, 128, 0, 8, 32, pack=True)
 
 
@@ -64,7 +67,7 @@ def test_tile_keys_round_trip() -> None:
 
 
 def test_plan_splits_off_remainders() -> None:
-    pieces = matmul.plan(67, 1000, 33)
+    pieces = matmul.plan(67, 1000, 33, AVX512)
     assert [(p.row, p.rows, p.col, p.cols) for p in pieces] == \
         [(0, 64, 0, 992), (0, 64, 992, 8), (64, 3, 0, 992), (64, 3, 992, 8)]
     assert [(p.tiles.mr, p.tiles.nr) for p in pieces] == [(8, 32), (8, 8), (3, 32), (3, 8)]
@@ -72,14 +75,39 @@ def test_plan_splits_off_remainders() -> None:
 
 def test_remainder_columns_are_power_of_two_pieces() -> None:
     # 120 = 96 + 16 + 8: a 24-wide register tile ran 6x slower than these pieces together
-    assert [(p.col, p.cols, p.tiles.nr) for p in matmul.plan(8, 120, 256)] == [(0, 96, 32), (96, 16, 16), (112, 8, 8)]
-    assert [p.tiles.nr for p in matmul.plan(8, 84, 120)] == [32, 16, 4]
+    assert [(p.col, p.cols, p.tiles.nr) for p in matmul.plan(8, 120, 256, AVX512)] == [(0, 96, 32), (96, 16, 16), (112, 8, 8)]
+    assert [p.tiles.nr for p in matmul.plan(8, 84, 120, AVX512)] == [32, 16, 4]
     assert matmul.vector_pieces(7, 16) == [(0, 4), (4, 2), (6, 1)]
 
 
-def test_every_shape_class_has_a_reason() -> None:
-    assert matmul.TABLE[-1].covers(1, 1, 1), "the last class must take every shape"
-    assert all(c.why and c.name for c in matmul.TABLE)
+@pytest.mark.parametrize("spec", list(isa.SPECS.values()), ids=list(isa.SPECS))
+def test_every_tile_table_fits_its_registers_and_says_why(spec: isa.KernelSpec) -> None:
+    spec.check()  # accumulators, loads and the broadcast within the register count; the last class takes every shape
+    assert all(c.why and c.name for c in spec.matmul)
+
+
+def test_avx2_tiles_fit_16_registers() -> None:
+    # 6x16 = 12 ymm accumulators + 2 rows of B + a broadcast
+    (piece,) = matmul.plan(60, 512, 784, AVX2)
+    assert (piece.tiles.mr, piece.tiles.nr) == (6, 16)
+    # 64 rows: 60 in 6-row tiles, 4 in one remainder strip
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(60, 6), (4, 4)]
+    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 32, 4, 16)
+    # OW 7 and 14: seven columns of one vector (7 accumulators) beat one or two of two vectors
+    assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8)
+    assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 8, 7, 8)
+    assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16
+    assert conv.channel_pieces(44, AVX2.lanes) == [(0, 40), (40, 4)]
+
+
+def test_the_spec_follows_the_target() -> None:
+    assert isa.spec_of("haswell", "x86_64-unknown-linux-gnu").isa == "avx2"
+    assert isa.spec_of("znver3", "x86_64-unknown-linux-gnu").lanes == 8
+    assert isa.spec_of("skylake-avx512", "x86_64-unknown-linux-gnu").isa == "avx512"
+    neon = isa.spec_of("neoverse-n1", "aarch64-linux-gnu")
+    assert (neon.isa, neon.lanes, neon.registers) == ("neon", 4, 32)
 
 
 # --------------------------------------------------------------------------- numerics through the API
@@ -222,14 +250,14 @@ func.func @conv(%x: memref<{n}x{h}x{w}x{c}xf32>, %f: memref<{kh}x{kw}x{c}x{co}xf
 """
 
 def test_conv_register_tiles_follow_the_rule() -> None:
-    assert conv.plan([1, 56, 56, 64], 1) == conv.ConvTiles(56, 64, 14, 32)
-    assert conv.plan([1, 112, 112, 64], 2) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
-    assert conv.plan([1, 7, 7, 2048], 1) == conv.ConvTiles(7, 64, 7, 32)
-    assert conv.plan([1, 7, 7, 512], 1, weight_heavy=True) == conv.ConvTiles(7, 32, 7, 32, filters_outer=True)
-    assert conv.plan([1, 8, 8, 8], 1) == conv.ConvTiles(8, 8, 8, 8)
-    assert conv.plan_depthwise([1, 112, 112, 96], 1) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
-    assert conv.plan_depthwise([1, 56, 56, 32], 2) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
-    assert conv.plan_depthwise([1, 8, 8, 4], 1) == conv.ConvTiles(8, 4, 8, 4, depthwise=True)
+    assert conv.plan([1, 56, 56, 64], 1, AVX512) == conv.ConvTiles(56, 64, 14, 32)
+    assert conv.plan([1, 112, 112, 64], 2, AVX512) == conv.ConvTiles(112, 64, 8, 32)  # no 14-wide tiles with a stride
+    assert conv.plan([1, 7, 7, 2048], 1, AVX512) == conv.ConvTiles(7, 64, 7, 32)
+    assert conv.plan([1, 7, 7, 512], 1, AVX512, weight_heavy=True) == conv.ConvTiles(7, 32, 7, 32, filters_outer=True)
+    assert conv.plan([1, 8, 8, 8], 1, AVX512) == conv.ConvTiles(8, 8, 8, 8)
+    assert conv.plan_depthwise([1, 112, 112, 96], 1, AVX512) == conv.ConvTiles(112, 16, 16, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 56, 56, 32], 2, AVX512) == conv.ConvTiles(56, 16, 8, 16, depthwise=True)
+    assert conv.plan_depthwise([1, 8, 8, 4], 1, AVX512) == conv.ConvTiles(8, 4, 8, 4, depthwise=True)
     for t in (conv.ConvTiles(56, 64, 14, 32), conv.ConvTiles(8, 8, 8, 8), conv.ConvTiles(7, 16, 7, 16, True),
               conv.ConvTiles(7, 32, 7, 32, filters_outer=True)):
         assert conv.parse_key(t.key()) == t
@@ -238,7 +266,7 @@ def test_conv_register_tiles_follow_the_rule() -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 2100))
 def test_channel_pieces_cover_the_channels_in_vector_widths(f: int) -> None:
-    pieces = conv.channel_pieces(f)
+    pieces = conv.channel_pieces(f, 16)
     assert [start for start, _ in pieces] == list(np.cumsum([0] + [size for _, size in pieces])[:-1])
     assert sum(size for _, size in pieces) == f
     assert all(size % 16 == 0 or size in (8, 4, 2, 1) for _, size in pieces)
@@ -246,10 +274,10 @@ def test_channel_pieces_cover_the_channels_in_vector_widths(f: int) -> None:
 
 
 def test_odd_filter_counts_are_split_into_vector_widths() -> None:
-    assert conv.channel_pieces(24) == [(0, 16), (16, 8)]
-    assert conv.channel_pieces(1000) == [(0, 992), (992, 8)]
-    assert conv.channel_pieces(10) == [(0, 8), (8, 2)]
-    assert conv.channel_pieces(64) == [(0, 64)]
+    assert conv.channel_pieces(24, 16) == [(0, 16), (16, 8)]
+    assert conv.channel_pieces(1000, 16) == [(0, 992), (992, 8)]
+    assert conv.channel_pieces(10, 16) == [(0, 8), (8, 2)]
+    assert conv.channel_pieces(64, 16) == [(0, 64)]
 
 
 CONVS = {  # (N, H, W, C, KH, KW, F, stride)
@@ -331,16 +359,16 @@ def test_depthwise_conv_matches_numpy(shape: tuple[int, int, int, int], threads:
 
 
 def test_filters_are_packed_where_a_block_fits_l2() -> None:
-    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1]) == 32
-    assert conv.filter_block([1, 1, 256, 1280], 1, [1, 1]) == 32
-    assert conv.filter_block([3, 3, 64, 32], 1, [1, 1]) == 0  # one block: nothing to gain
-    assert conv.filter_block([3, 3, 64, 48], 1, [1, 1]) == 0  # not whole blocks
-    assert conv.filter_block([3, 3, 32, 64], 2, [1, 1]) == 0  # grouped
-    assert conv.filter_block([3, 3, 64, 64], 1, [2, 2]) == 0  # dilated
-    assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1]) == 0  # a block of 1.2 MB would not stay in L2
-    assert conv.filter_block([7, 7, 3, 64], 1, [1, 1]) == 0  # the stem: few channels, the input outweighs the filter
-    assert conv.filter_block([1, 1, 16, 96], 1, [1, 1]) == 0  # 6 KiB: stays in L1 whole
-    assert conv.filter_block([1, 1, 64, 128], 1, [1, 1]) == 32  # 32 KiB: packed
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX512) == 32
+    assert conv.filter_block([1, 1, 256, 1280], 1, [1, 1], AVX512) == 32
+    assert conv.filter_block([3, 3, 64, 32], 1, [1, 1], AVX512) == 0  # one block: nothing to gain
+    assert conv.filter_block([3, 3, 64, 48], 1, [1, 1], AVX512) == 0  # not whole blocks
+    assert conv.filter_block([3, 3, 32, 64], 2, [1, 1], AVX512) == 0  # grouped
+    assert conv.filter_block([3, 3, 64, 64], 1, [2, 2], AVX512) == 0  # dilated
+    assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1], AVX512) == 0  # a block of 1.2 MB would not stay in L2
+    assert conv.filter_block([7, 7, 3, 64], 1, [1, 1], AVX512) == 0  # the stem: few channels, the input outweighs the filter
+    assert conv.filter_block([1, 1, 16, 96], 1, [1, 1], AVX512) == 0  # 6 KiB: stays in L1 whole
+    assert conv.filter_block([1, 1, 64, 128], 1, [1, 1], AVX512) == 32  # 32 KiB: packed
 
 
 def test_a_packed_filter_means_the_same_convolution() -> None:
@@ -382,8 +410,9 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
     model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [1, c, h, w]}, [1, f, oh, ow],
                    [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
     compiled = glow_mlir.compile(model, threads=threads, cache=False)
-    # the filter reached the IR packed: [F/32, K, K, C, 32]
-    assert f"memref<{f // 32}x{k}x{k}x{c}x32xf32>" in compiled.stage("irgen").text
+    # the filter reached the IR packed in the host's blocks: [F/B, K, K, C, B] (AVX-512 32, AVX2 16)
+    b = isa.spec_of().filter_block
+    assert f"memref<{f // b}x{k}x{k}x{c}x{b}xf32>" in compiled.stage("irgen").text
     x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)

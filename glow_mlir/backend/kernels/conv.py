@@ -8,26 +8,27 @@ hoisting of the accumulators out of the reduction loops BEFORE slices fold into 
 left the accumulator re-read on every step: 25-53 GFLOP/s instead of 105-115). The island over the buffers is the
 matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias written into it before stays.
 
-Register tiles come from a rule, not a search: ``Fr`` 32 (else 16, else the piece's own width) and the largest
-``OWr`` in {14, 8, 7, 4, 2, 1} dividing OW that keeps ``OWr x Fr / 16 <= 28`` zmm accumulators; with a stride above
-1 ``OWr`` stays at 8 or below (stride-2 tiles of 14 or 16 crashed inside the JIT code in the NOTES' probe).
-Depthwise convolutions: register tiles of ``OWr x 16`` channels with the whole filter row (NOTES: [16, 16] with KW 3
-ran at 63 GFLOP/s, twice onnxruntime; channel tiles of 48 or 96 collapsed to 3-7), ``OWr`` from {16, 14, 8, 7, 4, 2,
-1}. Dilated convolutions keep the generic lowering.
+Register tiles come from a rule on the target's :class:`~.isa.KernelSpec`, not a search: ``Fr`` the spec's
+conv width (two vectors: 32 on AVX-512, 16 on AVX2), else half of it, else the piece's own width, and the largest
+``OWr`` of the spec's row tiles dividing OW that keeps ``OWr x Fr / lanes`` within its accumulators (AVX-512: 14, 8,
+7, 4, 2, 1 within 28 zmm); above stride 1 ``OWr`` stays at the spec's strided limit (AVX-512 stride-2 tiles of 14 or
+16 crashed inside the JIT code in the NOTES' probe). Depthwise convolutions: register tiles of ``OWr x`` the spec's
+depthwise channels with the whole filter row (NOTES, AVX-512: [16, 16] with KW 3 ran at 63 GFLOP/s, twice
+onnxruntime; channel tiles of 48 or 96 collapsed to 3-7). Dilated convolutions keep the generic lowering.
 
 Shape classes (measured one core, weights cold as in a network: ``python -m glow_mlir.bench_kernels``):
 
-- output or depthwise channels that are not a multiple of 16 are cut into pieces of vector widths, the multiple of
-  16 then 8, 4, 2, 1 (:func:`channel_pieces`), one island each on views of the buffers: F = 24 as one register tile
+- output or depthwise channels that are not a multiple of the lanes are cut into pieces of vector widths, the
+  multiple of the lanes then half of it, a quarter ... 1 (:func:`channel_pieces`), one island each on views of the buffers: F = 24 as one register tile
   of 24 ran at 6 GFLOP/s (mobilenet_v2's 1x1 144->24 and 96->24: 41% of the network), as 16 + 8 at 70-90;
-- filters known at compile time with whole blocks of 32 output channels and at least 16 input channels are packed
-  as ``[F / 32, KH, KW, C, 32]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
+- filters known at compile time with whole blocks of the spec's filter block (32 AVX-512, 16 AVX2) output channels and at least 16 input channels are packed
+  as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
   a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
   conv island per block, so that a block streams in once and stays in L2 across the output rows;
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
-- the rest keep the loop over output rows outermost with L1 tiles of 64 filters where 32-wide register tiles fit.
+- the rest keep the loop over output rows outermost with L1 tiles of two register tiles' filters where they fit.
 """
 
 from __future__ import annotations
@@ -43,32 +44,29 @@ from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from . import transform as schedule
+from .isa import KernelSpec
 from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of, vector_pieces
 
 NAME = "linalg.conv_2d_nhwc_hwcf"
 DEPTHWISE = "linalg.depthwise_conv_2d_nhwc_hwc"
 #: the ops of this family's islands
 ISLAND_OPS = (NAME, DEPTHWISE)
-#: depthwise register tiles: output columns, best first, and channels
-DEPTHWISE_ROW_TILES = (16, 14, 8, 7, 4, 2, 1)
-DEPTHWISE_CHANNELS = 16
-#: zmm accumulators a register tile may hold (32 registers, some for the operands)
-MAX_ACCUMULATORS = 28
-#: the register tile's output columns, best first
-ROW_TILES = (14, 8, 7, 4, 2, 1)
-#: above stride 1, register tiles wider than this crashed (NOTES)
-MAX_STRIDED_ROW_TILE = 8
-#: output channels per block of a packed filter [F / B, KH, KW, C, B]: one register tile wide
-FILTER_BLOCK = 32
-#: a block must stay in L2 (1 MiB here) beside the input rows it is applied to
-MAX_BLOCK_BYTES = 640 << 10
 #: below this many input channels a filter is small and each block would re-read a wide input for few FMAs (the 7x7
 #: stride-2 3->64 stem: 1.8 ms unpacked, 2.4 ms in two blocks)
 MIN_PACKED_CHANNELS = 16
-#: a filter below this stays in L1 whole (48 KiB here) and needs no packing, while blocks would re-read the input once
-#: per block (cold weights, same runs): mobilenet_v2's 1x1 16->96 at 112x112 (6 KiB of filter, 800 KiB of input)
-#: 1.03-1.19 ms in 3 blocks -> 0.81-0.85 ms unpacked, 1x1 32->192 at 28x28 (24 KiB) 0.18-0.28 -> 0.14-0.23 ms
-MIN_PACKED_BYTES = 32 << 10
+
+
+def max_block_bytes(spec: KernelSpec) -> int:
+    """A filter block must stay in L2 beside the input rows it is applied to: 5/8 of it (640 KiB of 1 MiB)."""
+    return spec.l2 * 5 // 8
+
+
+def min_packed_bytes(spec: KernelSpec) -> int:
+    """A filter below 2/3 of L1 (32 KiB of 48) stays there whole and needs no packing, while blocks would re-read the
+    input once per block (cold weights, same runs): mobilenet_v2's 1x1 16->96 at 112x112 (6 KiB of filter, 800 KiB
+    of input) 1.03-1.19 ms in 3 blocks -> 0.81-0.85 ms unpacked, 1x1 32->192 at 28x28 (24 KiB) 0.18-0.28 -> 0.14-0.23
+    ms."""
+    return spec.l1 * 2 // 3
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ def _ints(op: ir.Operation, name: str) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])] if name in op.attributes else [1, 1]
 
 
-def filter_block(filter_shape: list[int], group: int, dilations: list[int]) -> int:
+def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec: KernelSpec) -> int:
     """The block B in which to pack an HWCF filter of this shape at compile time, or 0 to keep HWCF.
 
     A register tile reads ``Fr = 32`` filters of one input channel at a time; in HWCF those 128 bytes sit F x 4
@@ -111,10 +109,11 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int]) -> i
     weights went from 3.6 ms (65 GFLOP/s, loop over output rows outermost) and 2.4 ms (filter tiles outermost) to
     1.2 ms (190 GFLOP/s; onnxruntime 1.5 ms); 3x3 64->64 at 56x56 1.5 -> 1.14 ms."""
     kh, kw, c, f = filter_shape
-    if (group != 1 or list(dilations) != [1, 1] or f <= FILTER_BLOCK or f % FILTER_BLOCK or c < MIN_PACKED_CHANNELS
-            or kh * kw * c * f * 4 < MIN_PACKED_BYTES):
+    block = spec.filter_block
+    if (group != 1 or list(dilations) != [1, 1] or f <= block or f % block or c < MIN_PACKED_CHANNELS
+            or kh * kw * c * f * 4 < min_packed_bytes(spec)):
         return 0
-    return FILTER_BLOCK if kh * kw * c * FILTER_BLOCK * 4 <= MAX_BLOCK_BYTES else 0
+    return block if kh * kw * c * block * 4 <= max_block_bytes(spec) else 0
 
 
 def pack_filter(w: np.ndarray, block: int) -> np.ndarray:
@@ -123,32 +122,44 @@ def pack_filter(w: np.ndarray, block: int) -> np.ndarray:
     return np.ascontiguousarray(w.reshape(kh, kw, c, f // block, block).transpose(3, 0, 1, 2, 4))
 
 
-def channel_pieces(f: int) -> list[tuple[int, int]]:
+def channel_pieces(f: int, lanes: int) -> list[tuple[int, int]]:
     """``f`` output channels (or depthwise channels) cut into ``(start, size)`` pieces whose widths vectorize well:
     the largest multiple of 16, then 8, 4, 2 and 1 as the remainder needs. A register tile of a width that is no
     power of two (F = 24: vectors of 24) ran at 3-7 GFLOP/s; 16 + 8 as two pieces runs at full vector width."""
-    return vector_pieces(f, 16)
+    return vector_pieces(f, lanes)
 
 
-def plan(output_shape: list[int], stride: int, weight_heavy: bool = False) -> ConvTiles:
-    """Tiles for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of 16 or a power of two below 16 (a
-    piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see :func:`matches`)."""
+def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: bool = False) -> ConvTiles:
+    """Tiles on ``spec`` for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of the lanes or a power of
+    two below (a piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see
+    :func:`matches`)."""
     _, _, ow, f = output_shape
-    fr = next((t for t in (32, 16) if f % t == 0), f)
-    limit = MAX_STRIDED_ROW_TILE if stride > 1 else max(ROW_TILES)
-    owr = next(t for t in ROW_TILES if ow % t == 0 and t <= limit and t * fr <= 16 * MAX_ACCUMULATORS)
+    width = spec.conv_width
+    limit = spec.conv_strided_row_tile if stride > 1 else max(spec.conv_row_tiles)
+    # the register tile with the most accumulators within the budget (ties: the wider, one broadcast feeding more
+    # FMAs): a narrower tile of more output columns beats a wide one of few (AVX2, OW 7: 7x8 not 1x16)
+    widths = [t for t in (width, width // 2) if t >= spec.lanes and f % t == 0] or [f]
+    candidates = [(owr * -(-fr // spec.lanes), fr, owr) for fr in widths for owr in spec.conv_row_tiles
+                  if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators]
+    _, fr, owr = max(candidates)
     if weight_heavy and f > fr:
         return ConvTiles(ow, fr, owr, fr, filters_outer=True)
-    fl = 64 if f % 64 == 0 and fr == 32 else fr
+    fl = 2 * width if f % (2 * width) == 0 and fr == width else fr
     return ConvTiles(ow, fl, owr, fr)
 
 
-def plan_depthwise(output_shape: list[int], stride: int) -> ConvTiles:
-    """Tiles for a depthwise output ``[N, OH, OW, C]`` at ``stride``, C a piece of :func:`channel_pieces`."""
+def plan_depthwise(output_shape: list[int], stride: int, spec: KernelSpec) -> ConvTiles:
+    """Tiles on ``spec`` for a depthwise output ``[N, OH, OW, C]`` at ``stride``, C a piece of
+    :func:`channel_pieces`."""
     _, _, ow, c = output_shape
-    channels = min(c, DEPTHWISE_CHANNELS)
-    limit = MAX_STRIDED_ROW_TILE if stride > 1 else max(DEPTHWISE_ROW_TILES)
-    owr = next(t for t in DEPTHWISE_ROW_TILES if ow % t == 0 and t <= limit)
+    limit = spec.conv_strided_row_tile if stride > 1 else max(spec.depthwise_row_tiles)
+    # as :func:`plan`: the most accumulators within the budget, ties to the wider channel block (AVX2: 4x16 at OW 56,
+    # 7x8 at OW 14 and 7; 14x8 spilled with the three filter taps, 27 -> 43 GFLOP/s as 8x8)
+    top = spec.depthwise_channels
+    widths = [t for t in (top, top // 2) if t >= spec.lanes and c % t == 0] or [min(c, top)]
+    candidates = [(owr * -(-ch // spec.lanes), ch, owr) for ch in widths for owr in spec.depthwise_row_tiles
+                  if ow % owr == 0 and owr <= limit and owr * -(-ch // spec.lanes) <= spec.depthwise_accumulators]
+    _, channels, owr = max(candidates)
     return ConvTiles(ow, channels, owr, channels, depthwise=True)
 
 
@@ -162,7 +173,7 @@ class ConvPlan:
     blocked: bool = False
 
 
-def matches(op: ir.Operation) -> ConvPlan | None:
+def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
     """The plan for ``op`` if it is a convolution this family takes (f32, static shapes, no dilation): a named
     convolution, or the generic of one on a packed filter (convert-glowir-to-linalg's ``blocked_conv``)."""
     blocked = op.name == "linalg.generic" and BLOCKED_CONV_ATTR in op.attributes
@@ -174,14 +185,14 @@ def matches(op: ir.Operation) -> ConvPlan | None:
     src, filt, dest = (list(t.shape) for t in types)
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
         stride = max(int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR]))
-        return ConvPlan(((0, filt[-1], plan([*dest[:3], filt[-1]], stride)),), blocked=True)
+        return ConvPlan(((0, filt[-1], plan([*dest[:3], filt[-1]], stride, spec)),), blocked=True)
     stride = max(_ints(op, "strides"))
     # the filter outweighs the input: streaming every filter once per output row then costs more than the FMAs
     weight_heavy = np.prod(filt) > np.prod(src)
     pieces = []
-    for start, size in channel_pieces(dest[-1]):
+    for start, size in channel_pieces(dest[-1], spec.lanes):
         shape = [*dest[:-1], size]
-        tiles = plan_depthwise(shape, stride) if op.name == DEPTHWISE else plan(shape, stride, weight_heavy)
+        tiles = plan_depthwise(shape, stride, spec) if op.name == DEPTHWISE else plan(shape, stride, spec, weight_heavy)
         pieces.append((start, size, tiles))
     return ConvPlan(tuple(pieces))
 

@@ -48,6 +48,7 @@ from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, clone_body, updates_in_place
 from . import conv, matmul
 from . import transform as schedule
+from .isa import KernelSpec
 
 #: on the contraction or convolution of a fused chain: its kernel's tile key (the unfused kernels use TILES_ATTR)
 FUSED_ATTR = "glow.fused"
@@ -494,12 +495,12 @@ def schedule_conv(root: ir.Value, key: str, threads: int) -> None:
 # --------------------------------------------------------------------------- matmuls
 
 
-def matmul_tiles(chain: Chain) -> matmul.Tiles | None:
+def matmul_tiles(chain: Chain, spec: KernelSpec) -> matmul.Tiles | None:
     """The tiles of a matmul chain if one island covers it: the plan is one piece, B not packed, K untiled (the
     other plans keep the unfused islands)."""
     a, b, _ = chain.head.operands
     (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
-    pieces = matmul.plan(m, n, k)
+    pieces = matmul.plan(m, n, k, spec)
     if len(pieces) != 1 or pieces[0].tiles.pack or pieces[0].tiles.k:
         return None
     return pieces[0].tiles

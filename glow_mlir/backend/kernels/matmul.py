@@ -31,7 +31,6 @@ scalar fallback to fall into. ``batch_matmul`` becomes an ``scf.for`` over the b
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
@@ -39,6 +38,7 @@ from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
 from . import transform as schedule
+from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
 TILES_ATTR = "glow.tiles"
@@ -77,33 +77,10 @@ class Tiles:
                 + (f" split={self.split}" if self.split else ""))
 
 
-@dataclass(frozen=True)
-class ShapeClass:
-    """A row of the tile table: the contractions it covers, and the tiles it aims at."""
-
-    name: str
-    covers: Callable[[int, int, int], bool]
-    target: Tiles
-    why: str
-
-
-#: Target tiles by shape class (M, N, K), first match wins; measured single-core on this machine class
-#: (AVX-512, 32 zmm registers) and checked by test/python/test_kernels.py on every class and its remainders.
-TABLE: list[ShapeClass] = [
-    ShapeClass("matrix-vector", lambda m, n, k: m < 8, Tiles(8, 256, 0, 8, 64),
-               "few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
-    ShapeClass("large", lambda m, n, k: m >= 128 and n >= 256 and k >= 256, Tiles(128, 128, 0, 8, 32, pack=True),
-               "B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels are packed "
-               "contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 GF/s)"),
-    ShapeClass("general", lambda m, n, k: True, Tiles(64, 64, 0, 8, 32),
-               "8x32 = 16 zmm accumulators; B's 64-column panel of the whole K stays in L2 (64x512x784: ~209 GF/s, "
-               "L1 64x128 180-207, 64x256 165-180; packing B there costs more than it saves)"),
-]
-
-
-def target_tiles(m: int, n: int, k: int) -> Tiles:
-    """The target tiles of the first shape class that covers ``m x n x k``."""
-    return next(c.target for c in TABLE if c.covers(m, n, k))
+def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
+    """The target tiles of the first shape class of ``spec``'s table that covers ``m x n x k``."""
+    c = spec.matmul_class(m, n, k)
+    return Tiles(c.m, c.n, c.k, c.mr, c.nr, c.pack)
 
 
 def _fit(extent: int, reg: int, target: int) -> int:
@@ -150,9 +127,9 @@ class Piece:
     tiles: Tiles
 
 
-def plan(m: int, n: int, k: int) -> list[Piece]:
-    """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles."""
-    t = target_tiles(m, n, k)
+def plan(m: int, n: int, k: int, spec: KernelSpec) -> list[Piece]:
+    """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles on ``spec``."""
+    t = target_tiles(m, n, k, spec)
     k_tile = t.k if t.k and k % t.k == 0 else 0
     pieces = []
     for r, rows, mr in _strips(m, t.mr):
@@ -242,10 +219,10 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     memref.dealloc(packed)
 
 
-def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value) -> None:
+def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
     """Islands covering ``c += a @ b`` (2-D buffers), one per piece of :func:`plan`."""
     (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
-    pieces = plan(m, n, k)
+    pieces = plan(m, n, k, spec)
     for p in pieces:
         if len(pieces) == 1:
             _island(a, b, c, p.tiles)
@@ -263,18 +240,18 @@ def _batch_slice(v: ir.Value, index: ir.Value) -> ir.Value:
     return memref.subview(v, [index, 0, 0], [1, *t.shape[1:]], [1, 1, 1], result_type=result)
 
 
-def make_islands(op: ir.Operation) -> None:
-    """Replace a contraction that :func:`matches` by its tensor islands."""
+def make_islands(op: ir.Operation, spec: KernelSpec) -> None:
+    """Replace a contraction that :func:`matches` by its tensor islands, tiled for ``spec``."""
     a, b, c = op.operands
     with ir.InsertionPoint(op), op.location:
         if op.name == "linalg.matmul":
-            _matmul_islands(a, b, c)
+            _matmul_islands(a, b, c, spec)
         else:
             lo, hi, step = (arith.constant(ir.IndexType.get(), v) for v in (0, ir.MemRefType(a.type).shape[0], 1))
             batch = scf.ForOp(lo, hi, step)
             with ir.InsertionPoint(batch.body):
                 i = batch.induction_variable
-                _matmul_islands(_batch_slice(a, i), _batch_slice(b, i), _batch_slice(c, i))
+                _matmul_islands(_batch_slice(a, i), _batch_slice(b, i), _batch_slice(c, i), spec)
                 scf.YieldOp([])
     op.erase()
 
@@ -328,11 +305,9 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
 
 __all__ = [
     "ISLAND_OPS",
-    "TABLE",
     "TASK_ATTR",
     "TILES_ATTR",
     "Piece",
-    "ShapeClass",
     "Tiles",
     "flops",
     "make_islands",

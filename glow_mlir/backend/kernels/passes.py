@@ -27,13 +27,27 @@ from mlir.dialects.transform import vector as transform_vector
 
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
-from . import approx, conv, epilogue, matmul, vectorize
+from . import approx, conv, epilogue, isa, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
 
 @dataclass(frozen=True)
-class PackConvFilters(Pass):
+class TargetOptions:
+    """The target the kernels are made for: an LLVM CPU name and triple (``target-cpu=haswell``,
+    ``target-triple=aarch64-linux-gnu``); empty: the host (:mod:`glow_mlir.backend.target`)."""
+
+    target_cpu: str = ""
+    target_triple: str = ""
+
+    def kernel_spec(self) -> isa.KernelSpec:
+        """The kernels' parameters for this target (an unknown CPU is a CompileError naming where the valid names
+        come from)."""
+        return isa.spec_of(self.target_cpu, self.target_triple)
+
+
+@dataclass(frozen=True)
+class PackConvFilters(TargetOptions, Pass):
     """Lay out the constant filters of the convolutions that :func:`conv.filter_block` picks in blocks of B output
     channels, ``[F / B, KH, KW, C, B]``, at compile time (the weights are constants: no copy at run time)."""
 
@@ -51,18 +65,19 @@ class PackConvFilters(Pass):
 
         with module.context, module.location:
             module.walk(visit)
+            spec = self.kernel_spec() if convs else None
             for op in convs:
                 w = known(op.operands[1])
                 if w is None or w.ndim != 4 or w.dtype != np.float32:
                     continue
-                block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"))
+                block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"), spec)
                 if block:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(conv.pack_filter(w, block))
 
 
 @dataclass(frozen=True)
-class TileKernels(Pass):
+class TileKernels(TargetOptions, Pass):
     """Rewrite each f32 contraction and convolution on memrefs into tensor islands and apply its kernel schedule."""
 
     name = "cpu-tile-kernels"
@@ -78,11 +93,12 @@ class TileKernels(Pass):
     def run(self, module: ir.Operation) -> None:
         contractions: list[ir.Operation] = []
         convolutions: list[tuple[ir.Operation, conv.ConvPlan]] = []
+        spec = self.kernel_spec()
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
                 contractions.append(op)
-            elif (plan := conv.matches(op)) is not None:
+            elif (plan := conv.matches(op, spec)) is not None:
                 convolutions.append((op, plan))
             return ir.WalkResult.ADVANCE
 
@@ -92,11 +108,11 @@ class TileKernels(Pass):
                 return
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
-                tiles = epilogue.matmul_tiles(chain) if chain is not None and chain.fused() else None
+                tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None
                 if tiles is not None:
                     epilogue.matmul_island(chain, tiles, self._serial(chain))
                 else:
-                    matmul.make_islands(op)
+                    matmul.make_islands(op, spec)
             for op, plan in convolutions:
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
@@ -179,7 +195,7 @@ def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) ->
 
 @dataclass(frozen=True)
 class LowerVectors(Pass):
-    """Lower the kernels' vector ops to what convert-vector-to-llvm maps well onto AVX-512."""
+    """Lower the kernels' vector ops to what convert-vector-to-llvm maps well onto vector registers."""
 
     name = "cpu-lower-vectors"
     summary = "vector.contract -> outer products -> FMA rows; vector transfers to 1-D (after bufferization)"
@@ -232,7 +248,7 @@ class FmaContract(Pass):
 
 
 @dataclass(frozen=True)
-class VectorizeRest(Pass):
+class VectorizeRest(TargetOptions, Pass):
     """Tile and vectorize the linalg ops on memrefs that no kernel took (see :mod:`.vectorize`)."""
 
     name = "cpu-vectorize-rest"
@@ -257,7 +273,7 @@ class VectorizeRest(Pass):
             vectorize.walk_top_level(module, mark)
             if marked:
                 schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
-            keys = vectorize.tag(module, self.threads, self.parallel_bytes)
+            keys = vectorize.tag(module, self.kernel_spec().lanes, self.threads, self.parallel_bytes)
             if keys:
                 def build(root: ir.Value) -> None:
                     for key in keys:

@@ -6,10 +6,11 @@ the operands are memref arguments that may alias, and its runtime alias check fa
 resnet18 showed the bias broadcast into a 1x112x112x64 buffer as ``vmovss``). Here each op gets explicit vectors:
 
 - a loop nest over every dim but the innermost one (tiles of 1), and the innermost dim in vector tiles
-  (:func:`plan`): a parallel innermost dim in vectors of 16 lanes (64 when it divides, to give LLVM several
-  independent registers; the whole dim when it is at most 64), a remainder that 16 does not divide by masked
-  vectorization (``vector.create_mask`` + masked loads and stores: one loop, no scalar tail); a reduced innermost dim
-  (a row of softmax or layer_norm) as a whole row of vectors reduced once, or in masked chunks of 256 when long.
+  (:func:`plan`, in the target's lanes: 16 on AVX-512, 8 on AVX2, 4 on NEON): a parallel innermost dim in vectors of
+  one register (four when they divide, to give LLVM several independent registers; the whole dim when it is at most
+  four registers), a remainder that the lanes do not divide by masked vectorization (``vector.create_mask`` + masked
+  loads and stores: one loop, no scalar tail); a reduced innermost dim (a row of softmax or layer_norm) as a whole
+  row of vectors reduced once (up to 64 registers), or in masked chunks of 16 registers when longer.
 
 What stays scalar (convert-linalg-to-loops later): ops whose body loads from memory (gather), reductions with more
 than one output or a combiner that is not one arithmetic op (arg_max), and generics that read through a window
@@ -30,13 +31,13 @@ from . import transform as schedule
 
 #: the attribute that carries an op's vector plan from the walk to its schedule
 VECTOR_ATTR = "glow.vector"
-#: lanes of one zmm register of f32
-LANES = 16
-#: a parallel innermost dim this wide or less is one vector (no loop, no mask); one dividing by it takes these
-WIDE = 64
-#: a reduced innermost dim this long or less is reduced as one row of vectors; longer rows in chunks of CHUNK
-ROW = 1024
-CHUNK = 256
+#: a parallel innermost dim of this many registers or less is one vector (no loop, no mask); one dividing by it
+#: takes vectors of this many registers
+WIDE_REGISTERS = 4
+#: a reduced innermost dim of this many registers or less is reduced as one row of vectors; longer rows in chunks of
+#: CHUNK_REGISTERS (AVX-512: 1024 and 256 lanes)
+ROW_REGISTERS = 64
+CHUNK_REGISTERS = 16
 #: the plan of a named op on its way to a generic
 GENERALIZE = "generalize"
 #: ops that are generalized before planning (their structure is then read from the generic's maps)
@@ -80,22 +81,24 @@ def split(extents: list[int], reduced: list[bool], threads: int) -> tuple[int, i
     return -1, 0
 
 
-def innermost(extent: int, reduced: bool) -> tuple[int, int]:
-    """(tile, vector size) for the innermost loop of ``extent`` iterations: vector > tile's remainder means a mask."""
+def innermost(extent: int, reduced: bool, lanes: int) -> tuple[int, int]:
+    """(tile, vector size) for the innermost loop of ``extent`` iterations in vectors of ``lanes``: vector > tile's
+    remainder means a mask."""
     if reduced:
-        if extent <= ROW:
+        if extent <= ROW_REGISTERS * lanes:
             return extent, extent
-        return CHUNK, CHUNK
-    if extent <= WIDE:
+        return CHUNK_REGISTERS * lanes, CHUNK_REGISTERS * lanes
+    wide = WIDE_REGISTERS * lanes
+    if extent <= wide:
         return extent, extent
-    if extent % WIDE == 0:
-        return WIDE, WIDE
-    return LANES, LANES
+    if extent % wide == 0:
+        return wide, wide
+    return lanes, lanes
 
 
-def plan(extents: list[int], reduced: list[bool]) -> VectorPlan:
-    """Tiles of 1 on every loop but the innermost, which :func:`innermost` vectorizes."""
-    tile, vector = innermost(extents[-1], reduced[-1])
+def plan(extents: list[int], reduced: list[bool], lanes: int) -> VectorPlan:
+    """Tiles of 1 on every loop but the innermost, which :func:`innermost` vectorizes in ``lanes``."""
+    tile, vector = innermost(extents[-1], reduced[-1], lanes)
     ones = (1,) * (len(extents) - 1)
     return VectorPlan((*ones, tile), (*ones, vector))
 
@@ -139,9 +142,9 @@ def _elements(t: ir.MemRefType) -> int:
     return n
 
 
-def plan_generic(op: ir.Operation, threads: int = 1, parallel_bytes: int = 0) -> VectorPlan | None:
-    """The vector plan of a linalg.generic on memrefs, or None when the vectorizer cannot take it; on several
-    ``threads``, an op that moves at least ``parallel_bytes`` is cut into tasks (:func:`split`)."""
+def plan_generic(op: ir.Operation, lanes: int, threads: int = 1, parallel_bytes: int = 0) -> VectorPlan | None:
+    """The vector plan of a linalg.generic on memrefs in vectors of ``lanes``, or None when the vectorizer cannot
+    take it; on several ``threads``, an op that moves at least ``parallel_bytes`` is cut into tasks (:func:`split`)."""
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
     reduced = ["reduction" in it for it in iterators]
@@ -171,7 +174,7 @@ def plan_generic(op: ir.Operation, threads: int = 1, parallel_bytes: int = 0) ->
                 extents[expr.position] = size
     if any(e is None for e in extents) or rank == 0:
         return None
-    found = plan(extents, reduced)
+    found = plan(extents, reduced, lanes)
     if threads > 1 and nbytes(op) >= parallel_bytes:
         dim, tile = split(extents, reduced, threads)
         found = VectorPlan(found.tiles, found.vector, dim, tile)
@@ -194,7 +197,7 @@ def walk_top_level(module: ir.Operation, visit: Callable[[ir.Operation], None]) 
     module.walk(one, ir.WalkOrder.PRE_ORDER)
 
 
-def tag(module: ir.Operation, threads: int = 1, parallel_bytes: int = 0) -> list[str]:
+def tag(module: ir.Operation, lanes: int, threads: int = 1, parallel_bytes: int = 0) -> list[str]:
     """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`; cut into tasks as :func:`plan_generic` says),
     and mark the function around it (the vector lowering then runs on those functions only: on every kernel it cost
     more than the vectorization); return the distinct keys."""
@@ -203,7 +206,7 @@ def tag(module: ir.Operation, threads: int = 1, parallel_bytes: int = 0) -> list
     def visit(op: ir.Operation) -> None:
         found = None
         if op.name == "linalg.generic" and _memref_operands(op) is not None:
-            found = plan_generic(op, threads, parallel_bytes)
+            found = plan_generic(op, lanes, threads, parallel_bytes)
         if found is not None:
             op.attributes[VECTOR_ATTR] = ir.StringAttr.get(found.key())
             op.parent.attributes[VECTOR_ATTR] = ir.UnitAttr.get()
@@ -249,7 +252,7 @@ def unmark(module: ir.Operation) -> None:
 
 
 def lower(funcs: ir.Value) -> None:
-    """The vectorized ops down to what convert-vector-to-llvm maps onto AVX-512: unit dims dropped, reductions to
+    """The vectorized ops down to what convert-vector-to-llvm maps onto the target's registers: unit dims dropped, reductions to
     vector.reduction / elementwise ops, masked transfers to masked loads and stores, transfers to 1-D."""
     def one(func: ir.Value) -> None:
         # first the masks into the transfers they guard: the patterns below do not look inside vector.mask

@@ -1,7 +1,7 @@
 // cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one) and at least
 // 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's
 // result type stays.
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters)' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 
 // CHECK-LABEL: func.func @packed
 // CHECK: %[[W:.+]] = "glowgraph.constant"() {value = dense<1.000000e+00> : tensor<2x3x3x16x32xf32>}

@@ -1,9 +1,9 @@
 // cpu-tile-kernels: f32 contractions on memrefs become tensor islands over their buffers, tiled, vectorized, with the
 // accumulator tile hoisted out of the reduction loop; one-shot-bufferize then puts them back in place.
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels)' | FileCheck %s
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels,one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 parallel-flops=5000000})' | FileCheck %s --check-prefix=SMALL
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=BUF
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu},one-shot-bufferize,func.func(canonicalize,cse))' | FileCheck %s --check-prefix=THREADS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 parallel-flops=5000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SMALL
 
 // The general class: L1 tiles 64x64 of a 128x256 output, register tiles 8x32, the reduction step 1.
 // CHECK-LABEL: func.func @tiled(

@@ -1,11 +1,11 @@
 // cpu-vectorize-rest: linalg ops on memrefs that no kernel took become loops over their outer dims and explicit
 // vectors on the innermost one: whole rows up to 64 lanes, 64-lane tiles where 64 divides, masked 16-lane tiles for
 // the rest; a reduced innermost dim is reduced a row at a time. Bodies that load from memory stay scalar.
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest)' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 // On 2 threads, ops moving at least parallel-bytes are cut into tasks over an outer parallel dim (an scf.forall that
 // cpu-parallel-to-pool spreads), in tiles dividing the dim; smaller ops, and ops whose only parallel dim is the
 // vectors' (innermost) one, stay loops.
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=2 parallel-bytes=2048})' | FileCheck %s --check-prefix=TASKS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=2 parallel-bytes=2048 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TASKS
 
 // CHECK-LABEL: func.func @broadcast_remainder(
 // CHECK:       scf.for

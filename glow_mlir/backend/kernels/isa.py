@@ -1,0 +1,177 @@
+"""The kernels' parameters per ISA class, derived from the target description (:mod:`glow_mlir.backend.target`).
+
+Every decision a kernel makes about vectors and registers reads a :class:`KernelSpec`: the f32 lanes of one vector
+register, how many registers there are, the register tiles of convolutions and matmuls (accumulators plus the
+broadcast and load registers within the register count), the filter block of packed convolutions, the depthwise
+channel block. The tiles are data per ISA class (:data:`SPECS`), each row checked against its register budget
+(:meth:`KernelSpec.check`) and by generated-code tests; the lanes and register count come from the target itself, so
+an ISA class holds for every CPU of its width (``haswell``, ``znver3`` and ``alderlake`` share the AVX2 row).
+
+Register budgets, for a register tile of ``rows x width`` f32 outputs (``width / lanes`` vectors per row):
+
+- convolution (NHWC, the input broadcast): ``rows x width / lanes`` accumulators, ``width / lanes`` filter vectors
+  and one broadcast of the input live at once;
+- matmul (the A element broadcast): ``mr x nr / lanes`` accumulators, ``nr / lanes`` rows of B, one broadcast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..target import DEFAULT_CACHES, Target
+
+
+@dataclass(frozen=True)
+class MatmulClass:
+    """A row of a matmul tile table: the contractions it covers (by name: the covering rule is code,
+    :func:`covers`), and the tiles it aims at: L1 ``m x n`` (the whole K), register ``mr x nr``, B packed in panels."""
+
+    name: str
+    m: int
+    n: int
+    mr: int
+    nr: int
+    pack: bool = False
+    why: str = ""
+    #: the L1 tile of the reduction (0: the whole K)
+    k: int = 0
+
+
+def covers(name: str, m: int, n: int, k: int) -> bool:
+    """Whether the shape class ``name`` takes an ``m x n x k`` contraction (first match wins, in table order)."""
+    if name == "matrix-vector":
+        return m < 8
+    if name == "large":
+        return m >= 128 and n >= 256 and k >= 256
+    return name == "general"
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What the kernels assume about the vector unit of one target."""
+
+    isa: str
+    #: f32 lanes of one vector register, and how many vector registers the ISA has
+    lanes: int
+    registers: int
+    #: convolution register tile: output channels (a multiple of ``lanes``), the most accumulators, the output columns
+    #: tried best first
+    conv_width: int
+    conv_accumulators: int
+    conv_row_tiles: tuple[int, ...]
+    #: above stride 1, register tiles wider than this many output columns
+    conv_strided_row_tile: int
+    #: depthwise register tile: channels (at most), the output columns tried best first, the most accumulators
+    depthwise_channels: int
+    depthwise_row_tiles: tuple[int, ...]
+    depthwise_accumulators: int
+    #: output channels per block of a packed filter [F / B, KH, KW, C, B]
+    filter_block: int
+    #: the matmul tile table, first covering row wins (the last must cover every shape)
+    matmul: tuple[MatmulClass, ...] = field(default=())
+    #: L1 data and L2 cache bytes of the target (per core)
+    l1: int = DEFAULT_CACHES["l1d"]
+    l2: int = DEFAULT_CACHES["l2"]
+
+    @property
+    def wide(self) -> int:
+        """A parallel innermost dim this wide or less is one vector op (4 registers: several independent ones)."""
+        return 4 * self.lanes
+
+    def matmul_class(self, m: int, n: int, k: int) -> MatmulClass:
+        return next(c for c in self.matmul if covers(c.name, m, n, k))
+
+    def check(self) -> None:
+        """Every tile of this spec within the register count and a whole number of vectors wide."""
+        assert self.conv_width % self.lanes == 0 and self.filter_block % self.conv_width == 0, self.isa
+        assert self.conv_accumulators + self.conv_width // self.lanes + 1 <= self.registers, self.isa
+        assert self.depthwise_channels % self.lanes == 0, self.isa
+        # depthwise: accumulators, a 3-tap filter row of the widest channel block, one input vector
+        taps = 3 * self.depthwise_channels // self.lanes
+        assert self.depthwise_accumulators + taps + 1 <= self.registers, self.isa
+        for c in self.matmul:
+            # a matrix-vector tile has fewer than 8 rows, and its rows of B stream once each: FMAs may read them
+            # from memory; the other tiles keep a row of B in registers for every row of A
+            rows = min(c.mr, 7) if c.name == "matrix-vector" else c.mr
+            loads = 0 if c.name == "matrix-vector" else c.nr // self.lanes
+            assert c.nr % self.lanes == 0, (self.isa, c)
+            assert rows * (c.nr // self.lanes) + loads + 1 <= self.registers, (self.isa, c)
+        assert self.matmul and covers(self.matmul[-1].name, 1, 1, 1), self.isa
+
+
+#: AVX-512: 32 zmm registers of 16 lanes. Measured one core on Zen 4/5 and Sapphire Rapids (NOTES, bench_kernels).
+AVX512 = KernelSpec(
+    isa="avx512", lanes=16, registers=32,
+    conv_width=32, conv_accumulators=28, conv_row_tiles=(14, 8, 7, 4, 2, 1), conv_strided_row_tile=8,
+    depthwise_channels=16, depthwise_row_tiles=(16, 14, 8, 7, 4, 2, 1), depthwise_accumulators=16, filter_block=32,
+    matmul=(
+        MatmulClass("matrix-vector", 8, 256, 8, 64,
+                    why="few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
+        MatmulClass("large", 128, 128, 8, 32, pack=True,
+                    why="B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels "
+                        "are packed contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 "
+                        "GF/s)"),
+        MatmulClass("general", 64, 64, 8, 32,
+                    why="8x32 = 16 zmm accumulators; B's 64-column panel of the whole K stays in L2 (64x512x784: "
+                        "~209 GF/s, L1 64x128 180-207, 64x256 165-180; packing B there costs more than it saves)"),
+    ),
+)
+
+#: AVX2 (and AVX with FMA): 16 ymm registers of 8 lanes.
+AVX2 = KernelSpec(
+    isa="avx2", lanes=8, registers=16,
+    conv_width=16, conv_accumulators=12, conv_row_tiles=(7, 6, 4, 3, 2, 1), conv_strided_row_tile=7,
+    depthwise_channels=16, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=8, filter_block=16,
+    matmul=(
+        MatmulClass("matrix-vector", 8, 256, 8, 16,
+                    why="few rows: up to 7 x 2 ymm accumulators and a broadcast, B's rows read by the FMAs"),
+        MatmulClass("large", 120, 64, 6, 16, pack=True,
+                    why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers; B packed in "
+                        "16-column panels"),
+        MatmulClass("general", 60, 64, 6, 16,
+                    why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers"),
+    ),
+)
+
+#: SSE (x86 without AVX): 16 xmm registers of 4 lanes, no FMA.
+SSE = KernelSpec(
+    isa="sse", lanes=4, registers=16,
+    conv_width=8, conv_accumulators=12, conv_row_tiles=(7, 6, 4, 3, 2, 1), conv_strided_row_tile=7,
+    depthwise_channels=8, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=8, filter_block=8,
+    matmul=(
+        MatmulClass("matrix-vector", 8, 256, 8, 8, why="few rows: up to 7 x 2 xmm accumulators and a broadcast"),
+        MatmulClass("general", 60, 64, 6, 8, why="6x8 = 12 xmm accumulators, 2 rows of B and a broadcast"),
+    ),
+)
+
+#: AArch64 NEON (Advanced SIMD): 32 q registers of 4 lanes; FMLA by element needs no broadcast register.
+NEON = KernelSpec(
+    isa="neon", lanes=4, registers=32,
+    conv_width=16, conv_accumulators=24, conv_row_tiles=(7, 6, 4, 3, 2, 1), conv_strided_row_tile=7,
+    depthwise_channels=16, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=16, filter_block=16,
+    matmul=(
+        MatmulClass("matrix-vector", 8, 256, 8, 16, why="few rows: up to 7 x 4 q accumulators and a broadcast"),
+        MatmulClass("general", 48, 64, 6, 16,
+                    why="6x16 = 24 q accumulators, 4 vectors of B and a broadcast: 29 of 32 registers"),
+    ),
+)
+
+#: the spec of each ISA class; a scalar target takes SSE's tiles (LLVM scalarizes the vectors)
+SPECS: dict[str, KernelSpec] = {"avx512": AVX512, "avx2": AVX2, "sse": SSE, "neon": NEON}
+
+
+def for_target(target: Target) -> KernelSpec:
+    """The kernels' spec for ``target``: its ISA class's tiles (the class follows from the vector width, so the
+    lanes agree) and its cache sizes."""
+    spec = replace(SSE, isa="scalar") if target.isa == "scalar" else SPECS[target.isa]
+    return replace(spec, l1=target.caches.get("l1d", spec.l1), l2=target.caches.get("l2", spec.l2))
+
+
+def spec_of(cpu: str = "", triple: str = "") -> KernelSpec:
+    """The spec of the target named by a pass's ``target-cpu`` and ``target-triple`` options (empty: the host)."""
+    from .. import target as targets
+
+    return for_target(targets.named(cpu or None, triple or None))
+
+
+__all__ = ["AVX2", "AVX512", "NEON", "SPECS", "SSE", "KernelSpec", "MatmulClass", "covers", "for_target", "spec_of"]

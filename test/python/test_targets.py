@@ -1,0 +1,126 @@
+"""The target description drives code generation: named CPUs, the kernels' spec per ISA, AVX2 code run on the host
+(any x86 machine with AVX2 and FMA runs ``haswell`` code), and clear errors for targets that cannot run here."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir
+from glow_mlir.backend import target as targets
+from glow_mlir.backend import tools_paths
+from glow_mlir.errors import CompileError
+
+RNG = np.random.default_rng(5)
+
+
+def _host_runs_avx2() -> bool:
+    try:
+        host = targets.host()
+    except CompileError:
+        return False
+    return host.isa in ("avx2", "avx512") and host.fma
+
+
+needs_avx2 = pytest.mark.skipif(not _host_runs_avx2(), reason="this host cannot run AVX2 code (not x86 with AVX2+FMA)")
+
+
+def test_named_cpus_are_described_by_llvm() -> None:
+    haswell = targets.named("haswell", "x86_64-unknown-linux-gnu")
+    assert (haswell.isa, haswell.lanes, haswell.vector_registers, haswell.fma) == ("avx2", 8, 16, True)
+    assert targets.named("znver4", "x86_64-unknown-linux-gnu").isa == "avx512"
+    n1 = targets.named("neoverse-n1", "aarch64-linux-gnu")
+    assert (n1.isa, n1.lanes, n1.vector_registers) == ("neon", 4, 32)
+    assert "avx2" in haswell.describe() and "16 x 256-bit" in haswell.describe()
+
+
+def test_an_unknown_cpu_says_where_the_names_come_from() -> None:
+    with pytest.raises(CompileError, match=r"unknown target CPU 'pentium9'.*llc -mtriple=.* -mcpu=help"):
+        targets.named("pentium9", "x86_64-unknown-linux-gnu")
+    with pytest.raises(CompileError, match="unknown target CPU 'pentium9'"):
+        glow_mlir.compile(_conv_model((1, 8, 8, 8), 3, 1), target_cpu="pentium9", cache=False)
+
+
+def test_code_for_another_architecture_is_refused_for_the_jit() -> None:
+    if targets.host().triple.startswith("aarch64"):
+        pytest.skip("the host is aarch64")
+    with pytest.raises(CompileError, match="cannot compile for neoverse-n1 .* to run here.*bundle"):
+        glow_mlir.compile(_conv_model((1, 8, 8, 8), 3, 1), target_cpu="neoverse-n1",
+                          target_triple="aarch64-linux-gnu", cache=False)
+
+
+def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 1, group: int = 1) -> onnx.ModelProto:
+    n, c, h, w = shape
+    weights = (RNG.standard_normal((f, c // group, k, k)) * 0.2).astype(np.float32)
+    bias = RNG.standard_normal(f).astype(np.float32)
+    pad = k // 2
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    node = helper.make_node("Conv", ["x", "w", "b"], ["conv"], kernel_shape=[k, k], strides=[stride] * 2,
+                            pads=[pad] * 4, group=group)
+    graph = helper.make_graph([node, helper.make_node("Relu", ["conv"], ["y"])], "conv",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, f, oh, ow])],
+                              [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
+    "3x3-56": ((1, 32, 56, 56), 64, 3, 1, 1),  # 4x16 register tiles
+    "3x3-7-packed": ((1, 64, 7, 7), 128, 3, 1, 1),  # 7x8 tiles on 16-wide filter blocks
+    "3x3-14-stride-2": ((1, 32, 28, 28), 64, 3, 2, 1),
+    "odd-filters": ((1, 12, 9, 11), 27, 3, 1, 1),  # 16 + 8 + 2 + 1 channel pieces
+    "depthwise-56": ((1, 48, 28, 28), 48, 3, 1, 48),
+    "depthwise-7-stride-2": ((1, 40, 14, 14), 40, 3, 2, 40),
+}
+
+
+@needs_avx2
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", AVX2_CONVS.values(), ids=AVX2_CONVS.keys())
+def test_avx2_code_matches_the_reference(case: tuple, threads: int) -> None:
+    shape, f, k, stride, group = case
+    model = _conv_model(shape, f, k, stride, group)
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell", cache=False)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * k * k * shape[1] / group)
+
+
+@needs_avx2
+@pytest.mark.parametrize("mnk", [(1, 1000, 512), (64, 512, 784), (130, 300, 260)], ids=["row", "mlp", "packed"])
+def test_avx2_matmuls_match_numpy(mnk: tuple[int, int, int]) -> None:
+    m, n, k = mnk
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "mm",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k]),
+                               helper.make_tensor_value_info("b", TensorProto.FLOAT, [k, n])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])])
+    compiled = glow_mlir.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), threads=1,
+                                 target_cpu="haswell", cache=False)
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(compiled(a, b), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5 * k)
+
+
+@needs_avx2
+def test_avx2_machine_code_uses_ymm_registers_only(tmp_path) -> None:
+    compiled = glow_mlir.compile(_conv_model((1, 32, 14, 14), 64, 3), threads=1, target_cpu="haswell", cache=False)
+    obj = tmp_path / "conv.o"
+    obj.write_bytes(b"".join(compiled._jit.object_code()[:1]))
+    text = subprocess.run([tools_paths.llvm_tool("llvm-objdump"), "-d", str(obj)], capture_output=True, text=True,
+                          check=True).stdout
+    assert "vfmadd" in text and "ymm" in text
+    assert "zmm" not in text  # the tiles and LLVM's instructions both for 16 ymm registers
+
+
+@needs_avx2
+def test_the_target_is_part_of_the_cache_key(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GLOW_CACHE_DIR", str(tmp_path))
+    model = _conv_model((1, 8, 8, 8), 16, 3)
+    assert glow_mlir.compile(model, threads=1, target_cpu="haswell").cache == "miss"
+    assert glow_mlir.compile(model, threads=1, target_cpu="haswell").cache == "hit"
+    assert glow_mlir.compile(model, threads=1).cache == "miss"  # the host's code is another entry
