@@ -92,10 +92,12 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert (piece.tiles.mr, piece.tiles.nr) == (6, 16)
     # 64 rows: 60 in 6-row tiles, 4 in one remainder strip
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(60, 6), (4, 4)]
-    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 32, 4, 16)
-    # OW 7 and 14: seven columns of one vector (7 accumulators) beat one or two of two vectors
+    # 14 columns of one vector: 14 accumulators + the filter vector + the broadcast = 16 registers (7x16 would need 17)
+    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 8, 14, 8)
+    assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 8, 14, 8)
+    # OW 7: seven columns of one vector (7 accumulators) beat one of two vectors
     assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8)
-    assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 8, 7, 8)
+    assert conv.plan([1, 24, 24, 64], 1, AVX2) == conv.ConvTiles(24, 32, 6, 16)  # 6x16: 12 + 2 + 1
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16

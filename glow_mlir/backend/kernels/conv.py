@@ -136,11 +136,13 @@ def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: b
     _, _, ow, f = output_shape
     width = spec.conv_width
     limit = spec.conv_strided_row_tile if stride > 1 else max(spec.conv_row_tiles)
-    # the register tile with the most accumulators within the budget (ties: the wider, one broadcast feeding more
-    # FMAs): a narrower tile of more output columns beats a wide one of few (AVX2, OW 7: 7x8 not 1x16)
+    # the register tile with the most accumulators within the budget, its filter vectors and the broadcast within the
+    # registers (ties: the wider, one broadcast feeding more FMAs): a narrower tile of more output columns beats a
+    # wide one of few (AVX2, OW 14: 14x8 at 114 GFLOP/s, not 2x16 at 65)
     widths = [t for t in (width, width // 2) if t >= spec.lanes and f % t == 0] or [f]
     candidates = [(owr * -(-fr // spec.lanes), fr, owr) for fr in widths for owr in spec.conv_row_tiles
-                  if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators]
+                  if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
+                  and (owr + 1) * -(-fr // spec.lanes) + 1 <= spec.registers]
     _, fr, owr = max(candidates)
     if weight_heavy and f > fr:
         return ConvTiles(ow, fr, owr, fr, filters_outer=True)
