@@ -124,3 +124,29 @@ def test_the_target_is_part_of_the_cache_key(tmp_path, monkeypatch: pytest.Monke
     assert glow_mlir.compile(model, threads=1, target_cpu="haswell").cache == "miss"
     assert glow_mlir.compile(model, threads=1, target_cpu="haswell").cache == "hit"
     assert glow_mlir.compile(model, threads=1).cache == "miss"  # the host's code is another entry
+
+
+def test_the_tools_take_a_target_and_name_a_bad_one(tmp_path) -> None:
+    path = tmp_path / "conv.onnx"
+    onnx.save(_conv_model((1, 8, 8, 8), 16, 3), path)
+    tool = ["python", "-m", "glow_mlir.tools.glow_compile", "-model", str(path), "--no-cache", "--quiet"]
+    import sys
+
+    tool[0] = sys.executable
+    bad = subprocess.run([*tool, "--target-cpu", "pentium9"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "unknown target CPU 'pentium9'" in bad.stderr and "Traceback" not in bad.stderr
+    stats = subprocess.run([*tool, "--target-cpu", "haswell", "--stats"], capture_output=True, text=True, check=False)
+    if _host_runs_avx2():
+        assert stats.returncode == 0, stats.stderr
+        assert "target haswell (x86_64" in stats.stdout and "avx2, 16 x 256-bit" in stats.stdout
+
+
+def test_a_bundle_for_aarch64_is_an_aarch64_object(tmp_path) -> None:
+    from glow_mlir.api import BundleOptions, CompileOptions, emit_bundle
+
+    options = CompileOptions(threads=1, target_cpu="neoverse-n1", target_triple="aarch64-linux-gnu")
+    files, _ = emit_bundle(_conv_model((1, 16, 8, 8), 32, 3), tmp_path, BundleOptions(name="net",
+                                                                                    target_cpu="neoverse-n1"), options)
+    header = files.object.read_bytes()[:20]
+    assert header[:4] == b"\x7fELF" and int.from_bytes(header[18:20], "little") == 183  # EM_AARCH64
+    assert "aarch64-linux-gnu, CPU neoverse-n1" in files.header.read_text()
