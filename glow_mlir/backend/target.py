@@ -23,6 +23,8 @@ from ..errors import CompileError
 from . import llvm_api
 from .tools_paths import llvm_tool
 
+#: the architectures code is made for (the first part of a triple), and how they are named in messages
+SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 #: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
 
@@ -193,9 +195,12 @@ def named(cpu: str | None = None, triple: str | None = None) -> Target:
         if triple != base.triple:
             raise CompileError(f"give a --target-cpu for triple '{triple}' (see `llc -mtriple={triple} -mcpu=help`)")
         return base
-    if llvm_api.TARGETS.get(triple.split("-")[0]) is None:
-        raise CompileError(f"unknown target triple '{triple}': glow_mlir generates code for x86_64, aarch64 and "
-                           f"arm triples")
+    arch = triple.split("-")[0]
+    if arch not in SUPPORTED_ARCHS:
+        raise CompileError(f"target triple '{triple}' is not supported: glow_mlir makes code for 64-bit little-endian "
+                           f"{' and '.join(sorted(set(SUPPORTED_ARCHS.values())))} triples (the lowering's indices "
+                           f"and descriptors are 64-bit; 32-bit ARM, Cortex-M and big-endian targets are not supported "
+                           f"yet)")
     known = valid_cpus(triple)
     if known and cpu not in known:
         raise CompileError(f"unknown target CPU '{cpu}' for {triple}: the valid names are LLVM's "

@@ -46,6 +46,13 @@ def test_an_unknown_cpu_says_where_the_names_come_from() -> None:
         glow_mlir.compile(_conv_model((1, 8, 8, 8), 3, 1), target_cpu="pentium9", cache=False)
 
 
+@pytest.mark.parametrize("triple", ["thumbv7em-none-eabihf", "armv7a-linux-gnueabihf", "aarch64_be-linux-gnu",
+                                    "riscv64-linux-gnu"])
+def test_unsupported_triples_are_refused_with_the_supported_ones_named(triple: str) -> None:
+    with pytest.raises(CompileError, match=f"target triple '{triple}' is not supported: .*aarch64 and x86_64"):
+        targets.named("generic", triple)
+
+
 def test_code_for_another_architecture_is_refused_for_the_jit() -> None:
     if targets.host().triple.startswith("aarch64"):
         pytest.skip("the host is aarch64")
