@@ -1,0 +1,131 @@
+"""Buffers, views, copies and fills; fully connected and matmul; broadcasts and transposes; the binary arithmetic and
+activation rows of the elementwise table."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, math, memref
+
+from ...registry import PassError
+from .arithmetic import _divsi
+from .common import (
+    ALIGNMENT,
+    Lowering,
+    Operands,
+    _arith_op,
+    _binary,
+    _constant,
+    _is_bool,
+    _memref,
+    _relu,
+    _sigmoid,
+    _unary,
+    _update,
+    elementwise,
+    row_major_strides,
+    storage_type,
+)
+
+
+def _alloc(op: ir.OpView, new: Operands) -> ir.Value:
+    return memref.alloc(storage_type(op.buffer.type), [], [], alignment=ALIGNMENT)
+
+
+def _dealloc(op: ir.OpView, new: Operands) -> None:
+    # freeing a view or an argument would crash at run time: only alloc_activation's buffers may be freed
+    owner = new.buffer.owner
+    if not (isinstance(owner, ir.OpView) and owner.operation.name == "memref.alloc"):
+        raise PassError(f"'{op.operation.name}' frees a buffer that alloc_activation did not make", op.location)
+    memref.dealloc(new.buffer)
+
+
+def _view(op: ir.OpView, new: Operands) -> ir.Value:
+    """A view of a contiguous row-major buffer, offset by the flat position of ``offsets`` in it."""
+    src = _memref(new.src)
+    _, src_offset = src.get_strides_and_offset()
+    offsets = op.offsets or [0] * src.rank
+    flat = src_offset + sum(o * s for o, s in zip(offsets, row_major_strides(src.shape)))
+    shape = _memref(op.view).shape
+    strides = row_major_strides(shape)
+    layout = ir.StridedLayoutAttr.get(flat, strides) if flat else None
+    result = ir.MemRefType.get(shape, src.element_type, layout=layout)
+    return memref.reinterpret_cast(result, new.src, [], [], [], [flat], shape, strides)
+
+
+def _copy(op: ir.OpView, new: Operands) -> None:
+    linalg.copy(new.src, outs=[new.dest])
+
+
+def _splat(op: ir.OpView, new: Operands) -> None:
+    # the verifier made the value an attribute of dest's element type; i1 is stored as a byte 0 or 1
+    value = (1 if op.value else 0) if _is_bool(_memref(op.dest).element_type) else op.value
+    linalg.fill(_constant(_memref(new.dest).element_type, value), outs=[new.dest])
+
+
+def fused_activation(op: ir.OpView, dest: ir.Value) -> None:
+    """The fused activation of a conv2d or fully_connected instruction, applied to ``dest`` in place once it holds
+    the result: relu -> dest = max(dest, 0); clip -> dest = min(max(dest, min), max); none (or absent) -> nothing."""
+    kind = op.activation or "none"
+    if kind == "none":
+        return
+    et = _memref(dest).element_type
+    if kind == "relu":
+        _update(dest, [], [], _relu)
+        return
+    low, high = _constant(et, op.activation_min), _constant(et, op.activation_max)
+    _update(dest, [], [], lambda x: arith.minimumf(arith.maximumf(x, low), high))
+
+
+def _fully_connected(op: ir.OpView, new: Operands) -> None:
+    linalg.broadcast(new.bias, outs=[new.dest], dimensions=[0])
+    linalg.matmul(new.src, new.weights, outs=[new.dest])
+    fused_activation(op, new.dest)
+
+
+def _matmul(op: ir.OpView, new: Operands) -> None:
+    linalg.fill(_constant(_memref(new.dest).element_type, 0.0), outs=[new.dest])
+    linalg.matmul(new.lhs, new.rhs, outs=[new.dest])
+
+
+def _batched_add(op: ir.OpView, new: Operands) -> None:
+    rank = _memref(new.dest).rank
+    identity = ir.AffineMap.get_identity(rank)
+    # the slice is indexed by every dim but the batch dim
+    slice_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in range(1, rank)])
+    elementwise(new.dest, [new.batch, new.slice], _arith_op(op, arith.addf, arith.addi), [identity, slice_map])
+
+
+def _broadcast(op: ir.OpView, new: Operands) -> None:
+    src, dest = _memref(new.src), _memref(new.dest)
+    lead = dest.rank - src.rank  # numpy rules: dims align on the right
+    exprs = [ir.AffineConstantExpr.get(0) if n == 1 and dest.shape[lead + i] != 1 else ir.AffineDimExpr.get(lead + i)
+             for i, n in enumerate(src.shape)]
+    elementwise(new.dest, [new.src], lambda x: x, [ir.AffineMap.get(dest.rank, 0, exprs)])
+
+
+def _transpose(op: ir.OpView, new: Operands) -> None:
+    linalg.transpose(new.src, outs=[new.dest], permutation=op.shuffle)
+
+
+#: this family's rows of the lowering table (:data:`.program.LOWERINGS`)
+LOWERINGS: dict[str, Lowering] = {
+    "alloc_activation": _alloc,
+    "dealloc_activation": _dealloc,
+    "tensor_view": _view,
+    "copy": _copy,
+    "splat": _splat,
+    "fully_connected": _fully_connected,
+    "matmul": _matmul,
+    "batched_add": _batched_add,
+    "element_add": _binary(arith.addf, arith.addi),
+    "element_sub": _binary(arith.subf, arith.subi),
+    "element_mul": _binary(arith.mulf, arith.muli),
+    "element_div": _binary(arith.divf, _divsi),
+    "element_max": _binary(arith.maximumf, arith.maxsi),
+    "element_min": _binary(arith.minimumf, arith.minsi),
+    "relu": _unary(_relu),
+    "sigmoid": _unary(_sigmoid),
+    "tanh": _unary(math.tanh),
+    "transpose": _transpose,
+    "broadcast": _broadcast,
+}

@@ -1,0 +1,342 @@
+"""Convolution (dense, depthwise, grouped, and blocked on packed filters), pooling, local response normalization and
+padding, on NHWC buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, math, memref
+
+from ....dialects.cnn_numpy import lrn_window, pool_counts
+from ....dialects.optable import mlir_type, numpy_dtype, numpy_to_elements
+from ....dialects.shapes import window_extent
+from .basic import fused_activation
+from .common import (
+    ALIGNMENT,
+    BLOCKED_CONV_ATTR,
+    INF,
+    Lowering,
+    Operands,
+    _constant,
+    _dims,
+    _memref,
+    _update,
+    elementwise,
+    row_major_strides,
+)
+from .datamove import _subview
+from .reductions import _reduce_into
+
+
+def _expand(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
+    """``value`` (a contiguous row-major buffer) viewed under a shape that splits some of its dims."""
+    src = _memref(value)
+    _, offset = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    return memref.expand_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
+                               [list(r) for r in reassociation], [], list(shape))
+
+
+def _collapse(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
+    """``value`` (a contiguous row-major buffer) viewed under a shape that merges some of its dims."""
+    src = _memref(value)
+    _, offset = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    return memref.collapse_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
+                                 [list(r) for r in reassociation])
+
+
+def _padded_type(src: ir.MemRefType, pads: Sequence[int], overhang: Sequence[int] = (0, 0)) -> list[ir.MemRefType]:
+    """The scratch buffer holding the NHWC ``src`` inside a border: pads [top, left, bottom, right], the bottom and
+    right grown by ``overhang``; none when there is no border (the kernel reads ``src`` itself)."""
+    if not any(pads) and not any(overhang):
+        return []
+    top, left, bottom, right = pads
+    n, h, w, c = src.shape
+    return [ir.MemRefType.get([n, top + h + bottom + overhang[0], left + w + right + overhang[1], c], src.element_type)]
+
+
+def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> ir.Value:
+    """``src`` inside a border of ``value`` in the op's scratch buffer (:func:`_padded_type`), or ``src`` itself
+    when there is none."""
+    if not new.scratch:
+        return src
+    temp = new.scratch[0]
+    top, left = pads[0], pads[1]
+    m = _memref(src)
+    n, h, w, c = m.shape
+    _, height, width, _ = _memref(temp).shape
+    fill = _constant(m.element_type, value)
+    # the interior first, as an elementwise copy right after whatever wrote src: linalg-outline-kernels may then make
+    # it the last update of that kernel, which writes the interior directly (src is never written)
+    interior = memref.subview(temp, [0, top, left, 0], [n, h, w, c], [1, 1, 1, 1])
+    _update(interior, [src], [ir.AffineMap.get_identity(4)], lambda value, _: value)
+    # only the border is filled: the rows above and below, then the columns left and right of the interior rows
+    for offsets, sizes in (([0, 0, 0, 0], [n, top, width, c]), ([0, top + h, 0, 0], [n, height - top - h, width, c]),
+                           ([0, top, 0, 0], [n, h, left, c]), ([0, top, left + w, 0], [n, h, width - left - w, c])):
+        if all(sizes):
+            linalg.fill(fill, outs=[memref.subview(temp, offsets, sizes, [1, 1, 1, 1])])
+    return temp
+
+
+def _grouped_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strides: Sequence[int],
+                  dilations: Sequence[int]) -> None:
+    """A grouped convolution on an HWCF filter as one linalg.generic over (n, oh, ow, g, f, kh, kw, c): channels split
+    into [group, C/group] and filters into [group, F/group] by free expand_shapes of the contiguous buffers.
+
+    Why not ``linalg.conv_2d_nhwgc_gfhwc``: it wants the filter as [G, F/G, KH, KW, C/G], which would be a second
+    filter layout in glowgraph or a transpose on every run; this generic reads HWCF as it is, and tiling and
+    vectorization treat it as they treat the named convolutions."""
+    n, hp, wp, _ = _memref(src).shape
+    kh, kw, cg, f = _memref(filt).shape
+    _, oh, ow, _ = _memref(dest).shape
+    fg = f // group
+    src5 = _expand(src, [n, hp, wp, group, cg], [[0], [1], [2], [3, 4]])
+    filt5 = _expand(filt, [kh, kw, cg, group, fg], [[0], [1], [2], [3, 4]])
+    dest5 = _expand(dest, [n, oh, ow, group, fg], [[0], [1], [2], [3, 4]])
+    d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, g, f, kh, kw, c
+    src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5] * dilations[0],
+                                      d[2] * strides[1] + d[6] * dilations[1], d[3], d[7]])
+    maps = [src_map, _dims(5, 6, 7, 3, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    op = linalg.GenericOp([], [src5, filt5], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
+    et = _memref(dest).element_type
+    block = op.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        x, w, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+
+
+def blocked_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, strides: Sequence[int]) -> None:
+    """A convolution on a filter packed in blocks of B output channels, ``[F / B, KH, KW, C, B]`` (each block
+    contiguous: see cpu-pack-conv-filters), as one linalg.generic over (n, oh, ow, j, b, kh, kw, c) on dest viewed as
+    [N, OH, OW, F / B, B], tagged with its strides: the CPU kernel (backend/kernels/conv.py) runs it as one
+    conv_2d_nhwc_hwcf per block, and without the kernel it still computes the convolution."""
+    n, _, _, _ = _memref(src).shape
+    blocks, _, _, _, b = _memref(filt).shape
+    _, oh, ow, _ = _memref(dest).shape
+    dest5 = _expand(dest, [n, oh, ow, blocks, b], [[0], [1], [2], [3, 4]])
+    d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, j, b, kh, kw, c
+    src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5], d[2] * strides[1] + d[6], d[7]])
+    maps = [src_map, _dims(3, 5, 6, 7, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    op = linalg.GenericOp([], [src, filt], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
+    op.attributes[BLOCKED_CONV_ATTR] = ir.DenseI64ArrayAttr.get(list(strides))
+    et = _memref(dest).element_type
+    block = op.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        x, w, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+
+
+def lower_conv2d(op: ir.OpView, new: Operands) -> None:
+    """conv2d(dest, src, filter, bias): the bias broadcast into dest as the initial value, then the convolution
+    accumulating onto it, reading src through a zero-padded temporary when there are pads:
+      group 1                      -> linalg.conv_2d_nhwc_hwcf
+      depthwise (group = C = F)    -> linalg.depthwise_conv_2d_nhwc_hwc on the filter viewed as [KH, KW, C]
+      depthwise with a multiplier  -> linalg.depthwise_conv_2d_nhwc_hwcm ([KH, KW, C, F/C] and dest [.., C, F/C])
+      any other group count        -> one linalg.generic (:func:`_grouped_conv`)
+      a packed filter (rank 5)     -> one linalg.generic over the filter's blocks (:func:`blocked_conv`)
+    The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
+    dest, filt = new.dest, new.filter
+    strides, dilations, group = op.strides, op.dilations, op.group
+    # the padding first: the bias broadcast then sits right before the convolution, which the kernel takes as its init
+    src = _padded(new, new.src, op.pads, 0.0)
+    linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
+    if _memref(filt).rank == 5:
+        blocked_conv(src, filt, dest, strides)
+        fused_activation(op, dest)
+        return
+    n, oh, ow, f = _memref(dest).shape
+    kh, kw, cg, _ = _memref(filt).shape
+    c = _memref(src).shape[3]
+    if group == 1:
+        linalg.conv_2d_nhwc_hwcf(src, filt, outs=[dest], strides=strides, dilations=dilations)
+    elif group == c and cg == 1:
+        hwc = _collapse(filt, [kh, kw, f], [[0], [1], [2, 3]])
+        if f == c:
+            linalg.depthwise_conv_2d_nhwc_hwc(src, hwc, outs=[dest], strides=strides, dilations=dilations)
+        else:
+            hwcm = _expand(hwc, [kh, kw, c, f // c], [[0], [1], [2, 3]])
+            dest5 = _expand(dest, [n, oh, ow, c, f // c], [[0], [1], [2], [3, 4]])
+            linalg.depthwise_conv_2d_nhwc_hwcm(src, hwcm, outs=[dest5], strides=strides, dilations=dilations)
+    else:
+        _grouped_conv(src, filt, dest, group, strides, dilations)
+    fused_activation(op, dest)
+
+
+def _overhang(op: ir.OpView, hw: Sequence[int], out: Sequence[int]) -> list[int]:
+    """How far the last windows of a pool reach past the bottom and right pads (ceil_mode)."""
+    pads = op.pads
+    return [max(0, (out[i] - 1) * op.strides[i] + window_extent(op.kernels[i], op.dilations[i])
+                - hw[i] - pads[i] - pads[i + 2]) for i in range(2)]
+
+
+def _pool_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """A pooling's bordered input (pads and ceil_mode overhang), if it has a border."""
+    src, dest = _memref(op.src), _memref(op.dest)
+    return _padded_type(src, op.pads, _overhang(op, src.shape[1:3], dest.shape[1:3]))
+
+
+#: pooling windows of at most this many positions are lowered as one elementwise update per position; larger ones
+#: (a global average pool over 28x28 is 784 positions) as one reduction over a window view, whose size does not grow
+#: with the window (784 updates made 784 ops for every later pass)
+SHIFTED_POSITIONS = 9
+
+
+def _pool(op: ir.OpView, new: Operands, pad_value: float, combine: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """dest = the first window position of src (in a border of ``pad_value``: pads and overhang), then
+    ``dest = combine(view, dest)`` for each other position, where a position's view is the strided box of src that
+    it reads for every output element; windows of more than :data:`SHIFTED_POSITIONS` positions are one reduction
+    (:func:`_window_reduce`).
+
+    Why not linalg.pooling_nhwc_max/sum: their window dims are reductions inside each output element, which the
+    vectorizer of the remaining ops (cpu-vectorize-rest) leaves scalar; the shifted views are KH x KW elementwise
+    updates whose innermost dim is the contiguous channels, so each is a vector loop."""
+    dest = new.dest
+    n, oh, ow, c = _memref(dest).shape
+    src = _padded(new, new.src, op.pads, pad_value)
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    if op.kernels[0] * op.kernels[1] > SHIFTED_POSITIONS:
+        _window_reduce(src, dest, op.kernels, (sh, sw), (dh, dw), pad_value, combine)
+        return
+    identity = ir.AffineMap.get_identity(4)
+    for k, (i, j) in enumerate((i, j) for i in range(op.kernels[0]) for j in range(op.kernels[1])):
+        view = _subview(src, [0, i * dh, j * dw, 0], [n, oh, ow, c], [1, sh, sw, 1])
+        if k == 0:
+            linalg.copy(view, outs=[dest])
+        else:
+            _update(dest, [view], [identity], combine)
+
+
+def _window_reduce(src: ir.Value, dest: ir.Value, kernels: Sequence[int], strides: Sequence[int],
+                   dilations: Sequence[int], neutral: float, combine: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """dest = neutral; dest[n, y, x, c] = combine over (i, j) of src[n, y * sh + i * dh, x * sw + j * dw, c], as one
+    reduction generic over the window view ``[N, OH, OW, KH, KW, C]`` of src (a reinterpret_cast whose strides
+    repeat src's rows and columns): every operand is then read at a projection of the loop dims, which the vectorizer
+    takes, with the channels innermost."""
+    n, oh, ow, c = _memref(dest).shape
+    m = _memref(src)
+    (sn, sy, sx, sc), offset = m.get_strides_and_offset()
+    shape = [n, oh, ow, kernels[0], kernels[1], c]
+    view_strides = [sn, sy * strides[0], sx * strides[1], sy * dilations[0], sx * dilations[1], sc]
+    layout = ir.StridedLayoutAttr.get(offset, view_strides)
+    window = memref.reinterpret_cast(ir.MemRefType.get(shape, m.element_type, layout=layout), src, [], [], [],
+                                     [offset], shape, view_strides)
+    linalg.fill(_constant(m.element_type, neutral), outs=[dest])
+    _reduce_into(dest, window, [3, 4], combine)
+
+
+def lower_max_pool(op: ir.OpView, new: Operands) -> None:
+    """max_pool(dest, src) -> dest = max over the window positions' strided views of src bordered by -inf."""
+    _pool(op, new, -INF, arith.maximumf)
+
+
+def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.Value:
+    """A private constant ``memref.global`` holding ``value``, declared in the module of ``anchor``, and read
+    (``memref.get_global``) at the current insertion point."""
+    module = anchor
+    while module.name != "builtin.module":
+        module = module.parent
+    table = ir.SymbolTable(module)
+    name, k = base, 0
+    while name in table:
+        k += 1
+        name = f"{base}_{k}"
+    mtype = ir.MemRefType.get(list(value.shape), mlir_type(value.dtype))
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+        memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=numpy_to_elements(value),
+                        constant=True, alignment=ALIGNMENT)
+    return memref.get_global(mtype, name)
+
+
+def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
+    """avg_pool(dest, src) -> dest = sum over the window positions' strided views of src bordered by zeros; then dest
+    divided by each window's count: one constant when all windows count alike, else a constant [OH, OW] map
+    (a private memref.global) of the counts, known at compile time."""
+    _pool(op, new, 0.0, arith.addf)
+    src_type, dest_type = _memref(new.src), _memref(new.dest)
+    et = dest_type.element_type
+    counts = pool_counts(src_type.shape[1:3], op.kernels, op.strides, op.pads, op.dilations, dest_type.shape[1:3],
+                         bool(op.count_include_pad))
+    if np.all(counts == counts.flat[0]):
+        count = _constant(et, float(counts.flat[0]))
+        _update(new.dest, [], [], lambda total: arith.divf(total, count))
+        return
+    table = _global_constant(op.operation, "__glow_pool_counts", counts.astype(numpy_dtype(et)))
+    _update(new.dest, [table], [_dims(1, 2, rank=4)], lambda n, total: arith.divf(total, n))
+
+
+def _lrn_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """The squares, bordered along the channels, and their window sums."""
+    src = _memref(op.src)
+    n, h, w, c = src.shape
+    before, after = lrn_window(op.size)
+    return [ir.MemRefType.get([n, h, w, before + c + after], src.element_type),
+            ir.MemRefType.get(src.shape, src.element_type)]
+
+
+def lower_local_response_norm(op: ir.OpView, new: Operands) -> None:
+    """local_response_norm(dest, src): squares into a zero-bordered channel scratch buffer, their window sums into a
+    second one (a reduction generic), then dest = src / (bias + alpha / size * sums) ^ beta. dest is written last,
+    from src and scratch buffers only, so it may share src's buffer."""
+    src_type = _memref(new.src)
+    et = src_type.element_type
+    n, h, w, c = src_type.shape
+    before, _ = lrn_window(op.size)
+    squares, sums = new.scratch
+    linalg.fill(_constant(et, 0.0), outs=[squares])
+    elementwise(memref.subview(squares, [0, 0, 0, before], [n, h, w, c], [1, 1, 1, 1]), [new.src],
+                lambda x: arith.mulf(x, x))
+    linalg.fill(_constant(et, 0.0), outs=[sums])
+    # over (n, h, w, c, j): channel c sums the squares at c + j of the bordered temporary, j < size; as in the
+    # pooling ops, an operand of the window's shape (never read) gives j its bounds
+    window = memref.alloca(ir.MemRefType.get([op.size], et), [], [])
+    d = [ir.AffineDimExpr.get(i) for i in range(5)]
+    maps = [ir.AffineMap.get(5, 0, [d[0], d[1], d[2], d[3] + d[4]]), _dims(4, rank=5), _dims(0, 1, 2, 3, rank=5)]
+    window_sum = linalg.GenericOp([], [squares, window], [sums],
+                                  ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                                  [linalg.IteratorType.parallel] * 4 + [linalg.IteratorType.reduction])
+    block = window_sum.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        square, _, total = block.arguments
+        linalg.YieldOp([arith.addf(total, square)])
+    bias, scale, beta = (_constant(et, v) for v in (op.bias, op.alpha / op.size, op.beta))
+    elementwise(new.dest, [new.src, sums],
+                lambda x, s: arith.divf(x, math.powf(arith.addf(bias, arith.mulf(scale, s)), beta)))
+
+
+def lower_pad(op: ir.OpView, new: Operands) -> None:
+    """pad(dest, src){pads, value} -> linalg.fill(value -> dest); linalg.copy of src (cropped by negative pads) into
+    the interior of dest."""
+    src_shape = _memref(new.src).shape
+    rank = len(src_shape)
+    linalg.fill(_constant(_memref(new.dest).element_type, op.value), outs=[new.dest])
+    begins, ends = op.pads[:rank], op.pads[rank:]
+    sizes = [d - max(0, -b) - max(0, -e) for d, b, e in zip(src_shape, begins, ends)]
+    ones = [1] * rank
+    src = new.src
+    if any(b < 0 or e < 0 for b, e in zip(begins, ends)):
+        src = memref.subview(src, [max(0, -b) for b in begins], sizes, ones)
+    linalg.copy(src, outs=[memref.subview(new.dest, [max(0, b) for b in begins], sizes, ones)])
+
+
+#: this family's rows of the lowering table (:data:`.program.LOWERINGS`)
+LOWERINGS: dict[str, Lowering] = {
+    "conv2d": lower_conv2d,
+    "max_pool": lower_max_pool,
+    "avg_pool": lower_avg_pool,
+    "local_response_norm": lower_local_response_norm,
+    "pad": lower_pad,
+}
+
+
+#: the scratch buffers of this family's kernels (:data:`.program.SCRATCH`)
+SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {
+    "conv2d": lambda op: _padded_type(_memref(op.src), op.pads),
+    "max_pool": _pool_scratch,
+    "avg_pool": _pool_scratch,
+    "local_response_norm": _lrn_scratch,
+}
