@@ -123,7 +123,8 @@ OPS: list[OpDef] = [
 
     # --- elementwise math, activations, comparisons and casts ---
     *(_instr(n, f"dest = {n}(src), floats.", ("src",), S.float_unary, traits=_EWI)
-      for n in ("exp", "log", "sqrt", "erf", "floor", "ceil")),
+      for n in ("exp", "log", "sqrt", "erf", "floor", "ceil", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                "cosh", "asinh", "acosh", "atanh", "round")),
     _instr("neg", "dest = -src.", ("src",), S.numeric_unary, traits=_EWI),
     _instr("abs", "dest = |src|.", ("src",), S.numeric_unary, traits=_EWI),
     _instr("element_pow", "dest = lhs ** rhs, floats.", ("lhs", "rhs"), S.float_binary, traits=_EWI),

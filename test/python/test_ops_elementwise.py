@@ -171,6 +171,43 @@ def test_float_math(float_math: Compiled) -> None:
     check_case(float_math)
 
 
+_UNIT = floats(3, 4, low=-0.95, high=0.95)
+_SPECIAL = np.array([[0.0, -0.0, 1.5, -2.5], [np.inf, -np.inf, np.nan, 3.0], [0.5, -0.5, 2.5, -1e-30]], np.float32)
+TRIG_AND_TESTS = Case("trig_and_tests", [
+    node("Sin", ["x"], "sin"),
+    node("Cos", ["x"], "cos"),
+    node("Tan", ["u"], "tan"),
+    node("Asin", ["u"], "asin"),
+    node("Acos", ["u"], "acos"),
+    node("Atan", ["x"], "atan"),
+    node("Sinh", ["x"], "sinh"),
+    node("Cosh", ["x"], "cosh"),
+    node("Asinh", ["x"], "asinh"),
+    node("Acosh", ["big"], "acosh"),
+    node("Atanh", ["u"], "atanh"),
+    node("Round", ["halves"], "round"),  # halves to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -2.5 -> -2
+    node("Sign", ["special"], "sign"),  # 0, -0, inf, NaN
+    node("Sign", ["ints"], "sign_int"),
+    node("IsNaN", ["special"], "is_nan"),
+    node("IsInf", ["special"], "is_inf"),
+    node("IsInf", ["special"], "is_pos_inf", detect_negative=0),
+    node("IsInf", ["special"], "is_neg_inf", detect_positive=0),
+    node("Softsign", ["x"], "softsign"),
+], {"x": floats(3, 4), "u": _UNIT, "big": floats(3, 4, low=1.0, high=5.0),
+    "halves": np.array([[0.5, 1.5, 2.5, -2.5], [-0.5, 3.49, -3.51, 0.0], [7.5, 8.5, -7.5, 1e6]], np.float32),
+    "special": _SPECIAL, "ints": np.array([[-3, 0, 5, -1]], np.int64)}, opset=20)
+
+
+@pytest.fixture(scope="module")
+def trig_and_tests() -> Compiled:
+    return compile_case(TRIG_AND_TESTS)
+
+
+def test_trigonometry_rounding_and_tests(trig_and_tests: Compiled) -> None:
+    # sinf, tanf, asinhf... come from libm (a call per element); within the default tolerances of the reference
+    check_case(trig_and_tests)
+
+
 def test_erf_is_a_polynomial_not_a_libm_call() -> None:
     # cpu-approximate-math writes f32 erf as vector arithmetic: no call of libm's erff per lane
     model = Case("erf", [node("Erf", ["x"], "y")], {"x": floats(4)}).model()

@@ -89,9 +89,16 @@ POSITIVE = (np.abs(f32(2, 3, 4)) + 0.5).astype(np.float32)  # products stay away
     ("ReduceMean", 17, {"keepdims": 0}, None),
     ("ReduceL2", 17, {"axes": [2], "keepdims": 0}, None),
     ("ReduceL2", 18, {}, None),
+    ("ReduceSumSquare", 17, {"axes": [1]}, None),
+    ("ReduceSumSquare", 18, {"keepdims": 0}, [0, 2]),
+    ("ReduceLogSum", 17, {"axes": [2], "keepdims": 0}, None),
+    ("ReduceLogSum", 18, {}, None),
+    ("ReduceLogSumExp", 17, {"axes": [1]}, None),
+    ("ReduceLogSumExp", 18, {"keepdims": 0}, [-1]),
+    ("ReduceLogSumExp", 18, {}, None),
 ])
 def test_reduce_float(op: str, opset: int, attrs: dict, axes: list[int] | None):
-    x = POSITIVE if op == "ReduceProd" else X3
+    x = POSITIVE if op in ("ReduceProd", "ReduceLogSum") else X3
     consts = None if axes is None else {"axes": np.array(axes, np.int64)}
     check(make(op, {"x": x}, opset, consts, **attrs), {"x": x})
 
@@ -105,6 +112,20 @@ def test_reduce_float(op: str, opset: int, attrs: dict, axes: list[int] | None):
 def test_reduce_int64(op: str, opset: int, attrs: dict):
     x = i64(3, 4)
     check(make(op, {"x": x}, opset, **attrs), {"x": x})
+
+
+def test_reduce_sum_square_of_int64():
+    x = i64(3, 4)
+    check(make("ReduceSumSquare", {"x": x}, 17, axes=[1]), {"x": x})
+
+
+def test_reduce_log_sum_exp_does_not_overflow():
+    # exp(1000) overflows float32: the maximum comes out first
+    x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0], [1.0, np.inf, 2.0]], np.float32)
+    check(make("ReduceLogSumExp", {"x": x}, 17, axes=[1], keepdims=0), {"x": x})
+    # a row of -inf is log(0) = -inf: onnx.reference gives NaN there (its -inf - -inf), onnxruntime -inf
+    x = np.array([[-np.inf, -np.inf, -np.inf], [0.0, 1.0, 2.0]], np.float32)
+    check(make("ReduceLogSumExp", {"x": x}, 17, axes=[1], keepdims=0), {"x": x}, reference="onnxruntime")
 
 
 def test_reduce_noop_with_empty_axes_is_the_input():

@@ -7,6 +7,9 @@ nothing from seeing them whole:
   Greater(a, b)        -> CmpLT(b, a);  GreaterOrEqual(a, b) -> CmpLTE(b, a)   (Glow has no CmpGT either)
   Selu(x)              -> Mul(Elu(x, alpha), gamma)          (Selu is a scaled Elu, by definition)
   HardSwish(x)         -> Mul(x, HardSigmoid(x, 1/6, 1/2))  (its ONNX definition)
+  Sign(x)              -> Select(0 < x, 1, Select(x < 0, -1, x * 0))  (NaN stays NaN)
+  IsNaN(x)             -> Not(CmpEQ(x, x));  IsInf(x) -> CmpEQ(x, +inf) or CmpEQ(x, -inf), as its flags ask
+  Softsign(x)          -> Div(x, Add(1, Abs(x)))
   Sum/Max/Min(a, b..)  -> pairwise Add/Max/Min, left to right; Mean -> Div(Sum, n)
 The activations that do get a node (leaky_relu, prelu, elu, hard_sigmoid, softplus, gelu) are named functions a
 backend may have a kernel for; node lowering expands them otherwise.
@@ -69,10 +72,62 @@ _unary("Sqrt", 6, gg.sqrt, "sqrt(X).")
 _unary("Erf", 9, gg.erf, "erf(X).")
 _unary("Floor", 6, gg.floor, "floor(X).")
 _unary("Ceil", 6, gg.ceil, "ceil(X).")
+_unary("Sin", 7, gg.sin, "Sine (radians).")
+_unary("Cos", 7, gg.cos, "Cosine (radians).")
+_unary("Tan", 7, gg.tan, "Tangent (radians).")
+_unary("Asin", 7, gg.asin, "Arcsine.")
+_unary("Acos", 7, gg.acos, "Arccosine.")
+_unary("Atan", 7, gg.atan, "Arctangent.")
+_unary("Sinh", 9, gg.sinh, "Hyperbolic sine.")
+_unary("Cosh", 9, gg.cosh, "Hyperbolic cosine.")
+_unary("Asinh", 9, gg.asinh, "Inverse hyperbolic sine.")
+_unary("Acosh", 9, gg.acosh, "Inverse hyperbolic cosine.")
+_unary("Atanh", 9, gg.atanh, "Inverse hyperbolic tangent.")
+_unary("Round", 11, gg.round, "The nearest integer, halves to even.")
 _unary("Neg", 6, gg.neg, "-X, floats or integers.")
 _unary("Abs", 6, gg.abs_, "|X|, floats or integers.")
 _unary("Not", 1, gg.not_, "Logical not of a bool tensor.")
 _unary("Softplus", 1, gg.softplus, "log(1 + exp(X)).")
+
+
+@onnx_op("Sign", since=9, inputs=(1, 1))
+def sign(ctx: NodeContext) -> Tensor:
+    """-1, 0 or 1 by the sign of X, floats or integers (NaN stays NaN): Select(0 < X, 1, Select(X < 0, -1, X * 0))."""
+    x = ctx.operand(0)
+    if dtype_of(x) == np.bool_:
+        raise ctx.error("the input must be a number, got bool")
+    negative = gg.select(gg.cmp_lt(x, _splat(x, 0)), _splat(x, -1), gg.mul(x, _splat(x, 0)))
+    return gg.select(gg.cmp_lt(_splat(x, 0), x), _splat(x, 1), negative)
+
+
+@onnx_op("IsNaN", since=9, inputs=(1, 1))
+def is_nan(ctx: NodeContext) -> Tensor:
+    """X != X, a bool tensor, as Not(CmpEQ(X, X)) (an ordered comparison is false on NaN)."""
+    x = _float_input(ctx, 0)
+    return gg.not_(gg.cmp_eq(x, x))
+
+
+@onnx_op("IsInf", since=10, inputs=(1, 1), attrs=("detect_negative", "detect_positive"))
+def is_inf(ctx: NodeContext) -> Tensor:
+    """X == +inf (detect_positive) or X == -inf (detect_negative), a bool tensor."""
+    x = _float_input(ctx, 0)
+    flags = {}
+    for name in ("detect_positive", "detect_negative"):
+        flags[name] = ctx.attr(name, INT, 1)
+        if flags[name] not in (0, 1):
+            raise ctx.error(f"attribute '{name}' must be 0 or 1, got {flags[name]}")
+    found = [gg.cmp_eq(x, _splat(x, value)) for name, value in (("detect_positive", float("inf")),
+                                                               ("detect_negative", float("-inf"))) if flags[name]]
+    if not found:  # neither: false everywhere (X < X is)
+        return gg.cmp_lt(x, x)
+    return found[0] if len(found) == 1 else gg.or_(*found)
+
+
+@onnx_op("Softsign", since=1, inputs=(1, 1))
+def softsign(ctx: NodeContext) -> Tensor:
+    """X / (1 + |X|)."""
+    x = _float_input(ctx, 0)
+    return gg.div(x, gg.add(_splat(x, 1.0), gg.abs_(x)))
 
 
 @onnx_op("Reciprocal", since=6, inputs=(1, 1))

@@ -126,6 +126,39 @@ def reduce_l2(ctx: NodeContext) -> Tensor:
     return _reduce(ctx, gg.reduce_l2, _FLOAT)
 
 
+@onnx_op("ReduceSumSquare", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceSumSquare", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_sum_square(ctx: NodeContext) -> Tensor:
+    """Sum of x * x over the axes, as ReduceSum(Mul(x, x))."""
+    return _reduce(ctx, lambda x, axes: gg.reduce_sum(gg.mul(x, x), axes=axes), _NUMERIC)
+
+
+@onnx_op("ReduceLogSum", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceLogSum", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_log_sum(ctx: NodeContext) -> Tensor:
+    """log of the sum over the axes (float32), as Log(ReduceSum(x))."""
+    return _reduce(ctx, lambda x, axes: gg.log(gg.reduce_sum(x, axes=axes)), _FLOAT)
+
+
+@onnx_op("ReduceLogSumExp", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceLogSumExp", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_log_sum_exp(ctx: NodeContext) -> Tensor:
+    """log(sum(exp(x))) over the axes (float32), the maximum taken out first so that exp cannot overflow:
+    m + log(sum(exp(x - m))), m = ReduceMax(x) (where m is infinite, x - m is NaN: log(sum(exp(x))) itself then)."""
+    def build(x: ir.Value, axes: list[int]) -> ir.Value:
+        shape = list(ir.RankedTensorType(x.type).shape)
+        m = gg.reduce_max(x, axes=axes)
+        kept = [1 if i in axes else d for i, d in enumerate(shape)]
+        spread = gg.broadcast(gg.reshape(m, shape=kept), shape=shape) if kept != shape else m
+        shifted = gg.sub(x, spread)
+        finite = gg.add(m, gg.log(gg.reduce_sum(gg.exp(shifted), axes=axes)))
+        # an all -inf or a +inf row: m is infinite and x - m NaN; the plain formula is right there
+        plain = gg.log(gg.reduce_sum(gg.exp(x), axes=axes))
+        return gg.select(gg.cmp_eq(gg.sub(m, m), gg.sub(m, m)), finite, plain)
+
+    return _reduce(ctx, build, _FLOAT)
+
+
 @onnx_op("ArgMax", since=1, inputs=(1, 1), attrs=("axis", "keepdims"))
 @onnx_op("ArgMax", since=12, inputs=(1, 1), attrs=("axis", "keepdims", "select_last_index"))
 def arg_max(ctx: NodeContext) -> Tensor:

@@ -160,3 +160,39 @@ func.func @cast() attributes {glowir.inputs = ["x", "b"], glowir.outputs = ["i",
   "glowir.dealloc_activation"(%t) : (memref<4xi1>) -> ()
   return
 }
+
+// -----
+
+// Trigonometric, hyperbolic and rounding instructions: the math op in the generic's body (round halves to even:
+// math.roundeven).
+// CHECK-LABEL: func.func @trig_math
+// CHECK:       math.sin
+// CHECK:       math.cos
+// CHECK:       math.tan
+// CHECK:       math.asin
+// CHECK:       math.acos
+// CHECK:       math.atan
+// CHECK:       math.sinh
+// CHECK:       math.cosh
+// CHECK:       math.asinh
+// CHECK:       math.acosh
+// CHECK:       math.atanh
+// CHECK:       math.roundeven
+// CHECK-NOT:   glowir.
+func.func @trig_math() attributes {glowir.inputs = ["x"], glowir.outputs = ["z"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2x3xf32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<2x3xf32>
+  "glowir.sin"(%z, %x) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.cos"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.tan"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.asin"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.acos"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.atan"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.sinh"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.cosh"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.asinh"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.acosh"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.atanh"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  "glowir.round"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}

@@ -173,3 +173,11 @@ func.func @gelu_bad_approximation(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "glowgraph.gelu"(%a) {approximate = "fast"} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @sin_of_integers(%a: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error @+1 {{operand #0 must have a float element type, got i64}}
+  %0 = "glowgraph.sin"(%a) : (tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

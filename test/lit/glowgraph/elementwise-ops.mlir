@@ -117,3 +117,35 @@ func.func @int_prelu(%x: tensor<3xi64>) -> tensor<3xi64> {
   %0 = "glowgraph.prelu"(%x, %x) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
   return %0 : tensor<3xi64>
 }
+
+// -----
+
+// Trigonometric, hyperbolic and rounding nodes (floats only).
+// CHECK-LABEL: func.func @trig_math
+// CHECK: "glowgraph.sin"
+// CHECK: "glowgraph.cos"
+// CHECK: "glowgraph.tan"
+// CHECK: "glowgraph.asin"
+// CHECK: "glowgraph.acos"
+// CHECK: "glowgraph.atan"
+// CHECK: "glowgraph.sinh"
+// CHECK: "glowgraph.cosh"
+// CHECK: "glowgraph.asinh"
+// CHECK: "glowgraph.acosh"
+// CHECK: "glowgraph.atanh"
+// CHECK: "glowgraph.round"(%{{.+}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @trig_math(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "glowgraph.sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "glowgraph.cos"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = "glowgraph.tan"(%1) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = "glowgraph.asin"(%2) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = "glowgraph.acos"(%3) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = "glowgraph.atan"(%4) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = "glowgraph.sinh"(%5) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = "glowgraph.cosh"(%6) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = "glowgraph.asinh"(%7) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = "glowgraph.acosh"(%8) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %10 = "glowgraph.atanh"(%9) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %11 = "glowgraph.round"(%10) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %11 : tensor<2x3xf32>
+}

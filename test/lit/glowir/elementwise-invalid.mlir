@@ -52,3 +52,12 @@ func.func @not_of_bytes() {
   "glowir.not"(%a, %a) : (memref<4xi8>, memref<4xi8>) -> ()
   return
 }
+
+// -----
+
+func.func @round_of_integers() {
+  %a = "glowir.alloc_activation"() : () -> memref<4xi64>
+  // expected-error @+1 {{must have a float element type, got i64}}
+  "glowir.round"(%a, %a) : (memref<4xi64>, memref<4xi64>) -> ()
+  return
+}

@@ -54,3 +54,16 @@ func.func @instructions() {
   "glowir.cast"(%b, %j) {to = i1} : (memref<4xi1>, memref<4xi32>) -> ()
   return
 }
+
+// CHECK-LABEL: func.func @trig_instructions
+// CHECK: "glowir.sin"(%[[T:.+]], %[[T]]) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK: "glowir.atanh"(%[[T]], %[[T]])
+// CHECK: "glowir.round"(%[[T]], %[[T]])
+func.func @trig_instructions() {
+  %t = "glowir.alloc_activation"() : () -> memref<4xf32>
+  "glowir.sin"(%t, %t) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.atanh"(%t, %t) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.round"(%t, %t) : (memref<4xf32>, memref<4xf32>) -> ()
+  "glowir.dealloc_activation"(%t) : (memref<4xf32>) -> ()
+  return
+}
