@@ -613,3 +613,58 @@ def test_bert_tiny_encoder_attention_inputs_match_the_reference():
     got = glow.compile(prefix).run({"input": x})
     for name, want in zip(outputs, ReferenceEvaluator(prefix).run(None, {"input": x}), strict=True):
         np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+# --------------------------------------------------------------------------- Trilu, OneHot, CumSum
+
+
+@pytest.mark.parametrize("upper", [1, 0])
+@pytest.mark.parametrize(("k", "shape", "dtype"), [(None, [4, 5], F32), (2, [2, 3, 4], F32), (-1, [3, 3], I64),
+                                                   (7, [3, 4], F32), (-5, [2, 3, 4], I64)])
+def test_trilu(upper: int, k: int | None, shape: list[int], dtype: int) -> None:
+    inputs, consts = ["x"], []
+    if k is not None:
+        inputs.append("k")
+        consts.append(const("k", np.array(k, np.int64)))
+    model = make([node("Trilu", inputs, upper=upper)], [vi("x", shape, dtype)], ["y"], consts, opset=14)
+    check(model)
+
+
+@pytest.mark.parametrize(("indices", "axis"), [
+    (np.array([[1, 0, 4], [2, -1, 3]], np.int64), -1),  # -1 counts from depth
+    (np.array([0, 3, 9, -9], np.int64), 0),  # 9 and -9 lie outside [-depth, depth): all off
+])
+def test_one_hot(indices: np.ndarray, axis: int) -> None:
+    check(_one_hot_model(indices, axis, I64), {"i": indices})
+
+
+def _one_hot_model(indices: np.ndarray, axis: int, elem: int) -> onnx.ModelProto:
+    return make([node("OneHot", ["i", "depth", "values"], axis=axis)], [vi("i", list(indices.shape), elem)], ["y"],
+                [const("depth", np.array(5, np.int64)), const("values", np.array([-1.0, 3.0], np.float32))], opset=11)
+
+
+def test_one_hot_truncates_float_indices() -> None:
+    # the spec casts non-integer indices to int64; onnx.reference compares the float values with the positions
+    # (1.7 matches none) and onnxruntime has no float-indices OneHot: the reference here is the int64 cast's
+    indices = np.array([[1.7, 2.2], [0.0, -3.9]], np.float32)
+    got = glow.compile(_one_hot_model(indices, 1, F32)).run({"i": indices})["y"]
+    truncated = indices.astype(np.int64)
+    want = ReferenceEvaluator(_one_hot_model(truncated, 1, I64)).run(None, {"i": truncated})[0]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize(("shape", "axis", "dtype"), [([7], 0, I64), ([3, 9], 1, I64), ([4, 5, 2], -2, I32),
+                                                      ([1], 0, I64)])
+def test_cum_sum(exclusive: int, reverse: int, shape: list[int], axis: int, dtype: int) -> None:
+    model = make([node("CumSum", ["x", "axis"], exclusive=exclusive, reverse=reverse)], [vi("x", shape, dtype)],
+                 ["y"], [const("axis", np.array(axis, np.int64))], opset=14)
+    check(model)  # integers: exactly
+
+
+def test_cum_sum_of_floats_within_rounding() -> None:
+    x = RNG.standard_normal((3, 33)).astype(np.float32)
+    model = make([node("CumSum", ["x", "axis"], reverse=1)], [vi("x", [3, 33])], ["y"],
+                 [const("axis", np.array(1, np.int64))], opset=14)
+    got = glow.compile(model).run({"x": x})["y"]
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x})[0], rtol=1e-5, atol=1e-5)

@@ -37,7 +37,7 @@ def make(op: str, inputs: dict[str, np.ndarray], opset: int = 17, consts: dict[s
     """A one-node model ``n``: graph inputs ``inputs``, initializers ``consts`` (node inputs in that order)."""
     consts = consts or {}
     node = helper.make_node(op, [*inputs, *consts], list(outputs), name="n", **attrs)
-    out_type = TensorProto.INT64 if op == "ArgMax" else _ONNX_TYPES[next(iter(inputs.values())).dtype]
+    out_type = TensorProto.INT64 if op in ("ArgMax", "ArgMin") else _ONNX_TYPES[next(iter(inputs.values())).dtype]
     graph = helper.make_graph(
         [node], "g", [helper.make_tensor_value_info(k, _ONNX_TYPES[v.dtype], v.shape) for k, v in inputs.items()],
         [helper.make_tensor_value_info(outputs[0], out_type, None)],
@@ -241,6 +241,37 @@ TIES = RNG.integers(0, 3, (3, 4, 5)).astype(np.float32)  # few distinct values: 
 ])
 def test_arg_max(opset: int, attrs: dict):
     check(make("ArgMax", {"x": TIES}, opset, **attrs), {"x": TIES})
+
+
+@pytest.mark.parametrize(("opset", "attrs"), [
+    (11, {}),
+    (13, {"axis": 1, "select_last_index": 1}),
+    (13, {"axis": -1, "keepdims": 0}),
+])
+def test_arg_min(opset: int, attrs: dict):
+    check(make("ArgMin", {"x": TIES}, opset, **attrs), {"x": TIES})
+
+
+def test_arg_min_of_int64_extremes():
+    # -x would overflow at the most negative int64; -1 - x reverses the order exactly
+    x = np.array([[5, np.iinfo(np.int64).min, 0, np.iinfo(np.int64).max], [3, 3, -2, -2]], np.int64)
+    for last in (0, 1):
+        check(make("ArgMin", {"x": x}, 13, axis=1, select_last_index=last), {"x": x})
+
+
+@pytest.mark.parametrize(("opset", "axis"), [(11, 1), (11, 0), (13, -1), (13, 1)])
+def test_hardmax(opset: int, axis: int):
+    # before opset 13 Hardmax sees the input as 2-D from axis on (one 1 per row of the flattened trailing dims);
+    # onnx.reference applies the opset-13 rule to every opset, onnxruntime follows each opset's
+    reference = "onnxruntime" if opset < 13 else "onnx"
+    check(make("Hardmax", {"x": TIES}, opset, axis=axis), {"x": TIES}, reference=reference)
+
+
+def test_instance_normalization():
+    x = f32(2, 3, 4, 5)
+    check(make("InstanceNormalization", {"x": x}, 17, {"s": f32(3), "b": f32(3)}, epsilon=1e-3), {"x": x})
+    x1 = f32(2, 4, 7)
+    check(make("InstanceNormalization", {"x": x1}, 17, {"s": f32(4), "b": f32(4)}), {"x": x1})
 
 
 def test_arg_max_int64_and_nan():

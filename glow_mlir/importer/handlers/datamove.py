@@ -1,5 +1,5 @@
 """Data movement and shapes: Concat, Split, Slice, Gather, Squeeze, Unsqueeze, Expand, Tile, Shape, Size,
-ConstantOfShape, Range and Dropout (Reshape, Flatten, Transpose and Identity are in ``core``).
+ConstantOfShape, Range, Dropout, CumSum, Trilu and OneHot (Reshape, Flatten, Transpose and Identity are in ``core``).
 
 Shape chains of known tensors never reach these handlers: static evaluation computes them first (``folding``).
 The handlers build the graph for tensors known only at run time; the ones registered with ``folds=True`` make
@@ -12,7 +12,10 @@ becomes what:
   [r, s] is x viewed as [1, a, 1, b], broadcast to [r, a, s, b], viewed as [r*a, s*b]: no node of its own);
 - Slice, Split -> slice (a strided box); Gather with constant indices in arithmetic progression -> slice and
   reshape, any other Gather -> gather; Concat -> a chain of binary concats;
-- Shape, Size, ConstantOfShape, Range -> known tensors; Dropout -> its input (inference), its mask all true.
+- Shape, Size, ConstantOfShape, Range -> known tensors; Dropout -> its input (inference), its mask all true;
+- CumSum -> log2(n) adds of the running sums shifted by 1, 2, 4 ... (a box and a concat with zeros each);
+- Trilu -> select with a constant triangular mask; OneHot -> select(CmpEQ(the indices spread over the new axis,
+  the positions along it), on, off).
 
 A box, a gather or a concat with no elements is an empty known tensor.
 """
@@ -23,8 +26,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from mlir import ir
 
 from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
 from .core import INT, INTS, TENSOR, _broadcast_shape, _expand, _reshape
@@ -363,3 +368,114 @@ def dropout(ctx: NodeContext) -> list[Tensor | None]:
         return [x, None]
     keep = np.ones((), np.bool_ if ctx.opset >= 10 else dtype_of(x))
     return [x, ctx.const(np.broadcast_to(keep, shape_of(x)), name=ctx.node.output[1])]
+
+
+# --------------------------------------------------------------------------- masks and one-hot
+
+
+@onnx_op("Trilu", since=14, inputs=(1, 2), attrs=("upper",))
+def trilu(ctx: NodeContext) -> Tensor:
+    """The upper (upper=1: j - i >= k) or lower (j - i <= k) triangle of the last two dims, zeros elsewhere, k the
+    optional constant second input (default 0): Select(a constant mask, x, 0)."""
+    x = _data(ctx)
+    shape = shape_of(x)
+    if len(shape) < 2:
+        raise ctx.error(f"the input must have rank 2 or more, got {fmt_shape(shape)}")
+    upper = ctx.attr("upper", INT, 1)
+    if upper not in (0, 1):
+        raise ctx.error(f"attribute 'upper' must be 0 or 1, got {upper}")
+    k = 0
+    if ctx.optional_input(1) is not None:
+        values = _ints(ctx, 1, "k")
+        if len(values) != 1:
+            raise ctx.error(f"the k input must hold one value, got {len(values)}")
+        k = values[0]
+    rows, cols = shape[-2:]
+    diagonal = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    mask = diagonal >= k if upper else diagonal <= k
+    v = ctx.value(x)
+    keep = _expand(ctx, ctx.const(mask, name=f"{ctx.label}.mask"), shape)
+    return gg.select(keep, v, ctx.value(ctx.const(np.zeros(shape, dtype_of(x)), name=f"{ctx.label}.zeros")))
+
+
+@onnx_op("OneHot", since=9, inputs=(3, 3), attrs=("axis",))
+def one_hot(ctx: NodeContext) -> Tensor:
+    """values[1] where the index equals the position along the new axis, values[0] elsewhere; negative indices
+    count from depth, indices outside [-depth, depth) give values[0] everywhere; float indices truncate. depth and
+    values are constant inputs."""
+    indices = ctx.input(0)
+    ctx.check_element_type(indices, "indices", (np.dtype(np.float32), *INDEX))
+    depth_value = ctx.constant_input(1, "depth").reshape(-1)
+    if depth_value.size != 1:
+        raise ctx.error(f"the depth input must hold one value, got {depth_value.size}")
+    depth = int(depth_value[0])
+    if depth < 1:
+        raise ctx.error(f"depth must be positive, got {depth}")
+    values = ctx.constant_input(2, "values").reshape(-1)
+    if values.size != 2:
+        raise ctx.error(f"the values input must hold [off, on], got {values.size} values")
+    if values.dtype not in MOVABLE:
+        raise ctx.unsupported(f"values of element type {values.dtype} are not supported")
+    shape = shape_of(indices)
+    rank = len(shape) + 1
+    axis = _axis(ctx, ctx.attr("axis", INT, -1), rank)
+    out = [*shape[:axis], depth, *shape[axis:]]
+    idx = ctx.value(indices)
+    if dtype_of(indices) != np.int64:
+        idx = gg.cast(idx, to=mlir_type(np.dtype(np.int64)))
+    # negative indices count from depth: idx + depth where idx < 0
+    zero = gg.splat(value=0, result_types=[idx.type])
+    idx = gg.select(gg.cmp_lt(idx, zero), gg.add(idx, gg.splat(value=depth, result_types=[idx.type])), idx)
+    spread = _expand(ctx, _reshape(ctx, idx, [*shape[:axis], 1, *shape[axis:]]), out)
+    position = np.arange(depth, dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(rank)])
+    hit = gg.cmp_eq(spread, _expand(ctx, ctx.const(position, name=f"{ctx.label}.position"), out))
+    off, on = (ctx.value(ctx.const(np.full(out, v, values.dtype), name=f"{ctx.label}.{n}"))
+               for n, v in (("off", values[0]), ("on", values[1])))
+    return gg.select(hit, on, off)
+
+
+# --------------------------------------------------------------------------- scans
+
+
+def _shifted(ctx: NodeContext, y: ir.Value, axis: int, by: int, backward: bool) -> ir.Value:
+    """``y`` moved ``by`` places along ``axis`` (towards higher indices, or lower ones when ``backward``), zeros
+    coming in: a box of y concatenated with a known block of zeros."""
+    shape = shape_of(y)
+    n = shape[axis]
+    kept = [by if d == axis and backward else 0 for d in range(len(shape))]
+    part = _box(ctx, y, kept, [n - by if d == axis else k for d, k in enumerate(shape)])
+    zeros = ctx.value(ctx.const(np.zeros([by if d == axis else k for d, k in enumerate(shape)], dtype_of(y)),
+                                name=f"{ctx.label}.zeros{by}"))
+    return gg.concat(ctx.value(part), zeros, axis=axis) if backward else gg.concat(zeros, ctx.value(part), axis=axis)
+
+
+@onnx_op("CumSum", since=11, inputs=(2, 2), attrs=("exclusive", "reverse"))
+def cum_sum(ctx: NodeContext) -> Tensor:
+    """Running sums along the constant axis input: inclusive or exclusive (the element itself left out), forward or
+    reverse. A scan in log2(n) steps of whole-tensor adds (Hillis-Steele: y += y shifted by 1, 2, 4 ...), each shift a
+    box and a concat with zeros; exact for integers, float sums in that tree order."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.int32)))
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis_values = _ints(ctx, 1, "axis")
+    if len(axis_values) != 1:
+        raise ctx.error(f"the axis input must hold one value, got {len(axis_values)}")
+    axis = _axis(ctx, axis_values[0], len(shape))
+    flags = {}
+    for name in ("exclusive", "reverse"):
+        flags[name] = ctx.attr(name, INT, 0)
+        if flags[name] not in (0, 1):
+            raise ctx.error(f"attribute '{name}' must be 0 or 1, got {flags[name]}")
+    backward, n = bool(flags["reverse"]), shape[axis]
+    y = ctx.value(x)
+    if flags["exclusive"]:
+        if n == 1:
+            return ctx.const(np.zeros(shape, dtype_of(x)))
+        y = _shifted(ctx, y, axis, 1, backward)
+    step = 1
+    while step < n:
+        y = gg.add(y, _shifted(ctx, y, axis, step, backward))
+        step *= 2
+    return y

@@ -1,8 +1,15 @@
-"""Reductions, softmax, normalization and ArgMax (MatMul, batched included, is with Gemm in core.py).
+"""Reductions, softmax, normalization, ArgMax and ArgMin (MatMul, batched included, is with Gemm in core.py).
 
 Axes are normalized here (negative axes counted from the end, checked for range and duplicates) so the glowgraph
 nodes see sorted non-negative axes; ``keepdims`` is a reshape of the reduced result, which bufferization turns into a
-view. Element types: float32, and int64 where the op is exact on integers (sum, max, min, prod, ArgMax).
+view. Element types: float32, and int64 where the op is exact on integers (sum, max, min, prod, ArgMax, ArgMin).
+
+Composed from nodes that exist:
+  ReduceSumSquare(x)   -> ReduceSum(Mul(x, x));  ReduceLogSum(x) -> Log(ReduceSum(x))
+  ReduceLogSumExp(x)   -> m + Log(ReduceSum(Exp(x - m))), m = ReduceMax(x) (the plain formula where m is infinite)
+  ArgMin(x)            -> ArgMax(-x) for floats, ArgMax(-1 - x) for integers (no overflow at the minimum)
+  Hardmax(x)           -> Select(CmpEQ(ArgMax(x), the index along the axis), 1, 0)
+  InstanceNorm(x, s, b)-> LayerNorm over the dims from 2 on, then x * s[c] + b[c]
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
-from ..builder import NodeContext, Tensor, onnx_op, shape_of
+from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import FLOAT, INT, INTS, _broadcast_shape, _expand, _reshape
 
@@ -173,6 +180,47 @@ def arg_max(ctx: NodeContext) -> Tensor:
     return _kept(ctx, y, shape, [axis])
 
 
+@onnx_op("ArgMin", since=1, inputs=(1, 1), attrs=("axis", "keepdims"))
+@onnx_op("ArgMin", since=12, inputs=(1, 1), attrs=("axis", "keepdims", "select_last_index"))
+def arg_min(ctx: NodeContext) -> Tensor:
+    """int64 index of the minimum along one axis, as ArgMax of an order-reversed copy: -x for floats (exact), -1 - x
+    for integers (exact for every value, where -x would overflow at the most negative one)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _NUMERIC)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
+    v = ctx.value(x)
+    if dtype_of(v).kind == "f":
+        reversed_ = gg.neg(v)
+    else:
+        reversed_ = gg.sub(gg.splat(value=-1, result_types=[v.type]), v)
+    y = gg.arg_max(reversed_, axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
+    return _kept(ctx, y, shape, [axis])
+
+
+@onnx_op("Hardmax", since=1, inputs=(1, 1), attrs=("axis",))
+def hardmax_2d(ctx: NodeContext) -> Tensor:
+    """1 at the first maximum of each row over the trailing dims from axis on (default 1), 0 elsewhere."""
+    return _coerced_2d(ctx, lambda x, axis: _hardmax(ctx, x, axis))
+
+
+@onnx_op("Hardmax", since=13, inputs=(1, 1), attrs=("axis",))
+def hardmax(ctx: NodeContext) -> Tensor:
+    """1 at the first maximum along axis (default -1), 0 elsewhere: CmpEQ(ArgMax, the index along axis)."""
+    return _along_axis(ctx, lambda x, axis: _hardmax(ctx, x, axis))
+
+
+def _hardmax(ctx: NodeContext, x: ir.Value, axis: int) -> ir.Value:
+    shape = list(ir.RankedTensorType(x.type).shape)
+    first = gg.arg_max(x, axis=axis, select_last=0)
+    kept = _reshape(ctx, first, [1 if i == axis else d for i, d in enumerate(shape)])
+    index = np.arange(shape[axis], dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    hit = gg.cmp_eq(_expand(ctx, kept, shape), _expand(ctx, ctx.const(index, name=f"{ctx.label}.index"), shape))
+    return gg.select(hit, gg.splat(value=1.0, result_types=[x.type]), gg.splat(value=0.0, result_types=[x.type]))
+
+
 # --------------------------------------------------------------------------- softmax
 
 
@@ -259,3 +307,27 @@ def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
         bias = _affine(ctx, 2, "bias", normalized)
     y = gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
     return [y, *(None for _ in ctx.node.output[1:])]
+
+
+@onnx_op("InstanceNormalization", since=6, inputs=(3, 3), attrs=("epsilon",))
+def instance_normalization(ctx: NodeContext) -> Tensor:
+    """(x - mean) / sqrt(variance + epsilon) * scale[c] + B[c] over the spatial dims of each sample and channel
+    ([N, C, D1 ...]): a layer_norm over the dims from 2 on, then the per-channel scale and bias."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if len(shape) < 3:
+        raise ctx.error(f"the input must be [N, C, D1, ...] (rank 3 or more), got {fmt_shape(shape)}")
+    channels = [1, shape[1], *([1] * (len(shape) - 2))]
+    affine = []
+    for i, what in ((1, "scale"), (2, "B")):
+        t = ctx.input(i)
+        ctx.check_element_type(t, what, _FLOAT)
+        if shape_of(t) != [shape[1]]:
+            raise ctx.error(f"{what} must have shape [{shape[1]}] (the channels), got {fmt_shape(shape_of(t))}")
+        affine.append(_expand(ctx, _reshape(ctx, t, channels), shape))
+    normalized = shape[2:]
+    ones = ctx.value(ctx.const(np.ones(normalized, np.float32), name=f"{ctx.label}.ones"))
+    zeros = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.zeros"))
+    y = gg.layer_norm(ctx.value(x), ones, zeros, axis=2, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
+    return gg.add(gg.mul(y, affine[0]), affine[1])
