@@ -1,12 +1,14 @@
-"""Convolution, pooling and normalization: Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool,
-BatchNormalization, LRN, Pad and Clip.
+"""Convolution, pooling and normalization: Conv, ConvTranspose, MaxPool, AveragePool, GlobalMaxPool,
+GlobalAveragePool, BatchNormalization, LRN, Pad and Clip.
 
 Layout: ONNX is NCHW, glowgraph's windowed nodes are NHWC with HWCF filters (output channels innermost, what fast
 CPU kernels want). Each handler converts at its boundary: NCHW -> ``transpose`` -> node -> ``transpose`` -> NCHW;
 ``glowgraph-sink-transposes`` then cancels the pairs between consecutive nodes. Filters are constants, so they are
 transposed here in numpy. 1-D ops ([N, C, L]) run as 2-D ones on [N, C, L, 1]; 3-D ones are not supported.
 
-These ops take float32 only: any other element type is an UnsupportedError naming the node.
+These ops take float32 only (Pad's edge, reflect and wrap modes excepted: they are gathers along each padded axis of
+the constant source indices numpy's pad gives, and carry any element type data movement does): any other element type
+is an UnsupportedError naming the node.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import _reshape, _transpose
+from .datamove import MOVABLE, _box, _take
 
 FLOAT, INT, INTS, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.INTS, AttributeProto.STRING
 
@@ -160,6 +163,110 @@ def conv(ctx: NodeContext) -> Tensor:
     return _nchw(ctx, y, nd)
 
 
+def _zeros_between(ctx: NodeContext, x: Tensor, strides: Sequence[int]) -> Tensor:
+    """An NCHW ``x`` with ``stride - 1`` zeros after every element along each spatial dim (the trailing ones kept:
+    the caller's pad crops them): [N, C, H, W] -> [N, C, H * sh, W * sw]."""
+    shape = shape_of(x)
+    y = x
+    for d, s in enumerate(strides):
+        if s == 1:
+            continue
+        axis = 2 + d
+        cur = shape_of(y)
+        spread = _reshape(ctx, y, [*cur[:axis + 1], 1, *cur[axis + 1:]])
+        zeros = ctx.const(np.zeros([*cur[:axis + 1], s - 1, *cur[axis + 1:]], np.float32), name=f"{ctx.label}.zeros{d}")
+        joined = gg.concat(ctx.value(spread), ctx.value(zeros), axis=axis + 1)
+        y = _reshape(ctx, joined, [*cur[:axis], cur[axis] * s, *cur[axis + 1:]])
+    assert len(shape_of(y)) == len(shape)
+    return y
+
+
+@onnx_op("ConvTranspose", since=1, inputs=(2, 3), attrs=("auto_pad", "dilations", "group", "kernel_shape",
+                                                           "output_padding", "output_shape", "pads", "strides"))
+def conv_transpose(ctx: NodeContext) -> Tensor:
+    """The gradient of Conv with respect to its input: each input element scatters the filter into the output, at
+    stride steps. As a direct convolution: zeros inserted between the input's elements (stride - 1 of them), the
+    result padded by dilation x (kernel - 1) less the pads (output_padding more at the end; output_shape and auto_pad
+    give the pads as the spec says), then a stride-1 convolution with the filter flipped in space and its in and out
+    channels swapped per group ([C, F/group, KH, KW] -> [F, C/group, KH, KW]). Costs stride^2 times the
+    transposed convolution's multiply-adds (the inserted zeros are multiplied too)."""
+    x, w, b = ctx.input(0), ctx.input(1), ctx.optional_input(2)
+    _float32(ctx, x, w, *([b] if b is not None else []))
+    nd = _spatial_rank(ctx, x)
+    xs, ws = shape_of(x), shape_of(w)
+    if len(ws) != len(xs):
+        raise ctx.error(f"the weights {fmt_shape(ws)} must have the rank of the input {fmt_shape(xs)}")
+    group = ctx.attr("group", INT, 1)
+    c = xs[1]
+    if group < 1 or c % group or ws[0] != c:
+        raise ctx.error(f"weights {fmt_shape(ws)} do not fit the input {fmt_shape(xs)} with group {group}: "
+                        "expected C x F/group x kernel, with C divisible by group")
+    f = ws[1] * group
+    kernel = ws[2:]
+    if ctx.attr("kernel_shape", INTS, kernel) != kernel:
+        raise ctx.error(f"attribute 'kernel_shape' {ctx.attr('kernel_shape', INTS, kernel)} differs from the "
+                        f"weights' kernel {kernel}")
+    strides = _ints(ctx, "strides", nd, 1, 1)
+    dilations = _ints(ctx, "dilations", nd, 1, 1)
+    extra = _ints(ctx, "output_padding", nd, 0, 0)
+    if any(e >= max(s, d) for e, s, d in zip(extra, strides, dilations)):
+        raise ctx.error(f"output_padding {extra} must be smaller than the strides {strides} or the dilations "
+                        f"{dilations}")
+    auto_pad = ctx.attr("auto_pad", STRING, b"NOTSET").decode(errors="replace")
+    if auto_pad not in AUTO_PADS:
+        raise ctx.error(f"attribute 'auto_pad' must be one of {', '.join(AUTO_PADS)}, got '{auto_pad}'")
+    spatial = xs[2:]
+    full = [s * (n - 1) + e + (k - 1) * d + 1 for s, n, e, k, d in zip(strides, spatial, extra, kernel, dilations)]
+    wanted = ctx.attr("output_shape", INTS, None)
+    if wanted is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        if wanted is None:
+            wanted = [n * s for n, s in zip(spatial, strides)]
+        wanted = [int(v) for v in wanted][-nd:]
+        if len(wanted) != nd:
+            raise ctx.error(f"output_shape {wanted} must give the {nd} spatial dims")
+        totals = [t - o for t, o in zip(full, wanted)]  # negative: the output grows past the full result
+        if auto_pad == "NOTSET":  # as onnx.reference: the output starts where the full result does
+            begins = [0] * nd
+        else:  # SAME_UPPER puts the odd pad at the end, SAME_LOWER at the beginning
+            begins = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
+        pads = begins + [t - p for t, p in zip(totals, begins)]
+    elif auto_pad == "VALID":
+        pads = [0] * (2 * nd)
+    else:
+        pads = _ints(ctx, "pads", 2 * nd, 0, 0)
+    out = [t - pads[i] - pads[nd + i] for i, t in enumerate(full)]
+    if any(o < 1 for o in out):
+        raise ctx.error(f"pads {pads} leave no output (the full output is {full})")
+    if b is None:
+        b = ctx.const(np.zeros([f], np.float32))
+    elif shape_of(b) != [f]:
+        raise ctx.error(f"the bias {fmt_shape(shape_of(b))} must have one entry per output channel ({f})")
+    # the filter as a convolution's: per group [C/g, F/g, k...] -> [F/g, C/g, k...], flipped in space (graph ops:
+    # a constant filter folds at import)
+    rank = 3 + nd
+    wt = _reshape(ctx, w, [group, c // group, ws[1], *kernel])
+    wt = _reshape(ctx, _transpose(ctx, wt, (0, 2, 1, *range(3, rank))), [f, c // group, *kernel])
+    for d in range(nd):
+        axis = 2 + d
+        wt = _box(ctx, wt, [kernel[d] - 1 if a == axis else 0 for a in range(2 + nd)], shape_of(wt),
+                  [-1 if a == axis else 1 for a in range(2 + nd)])
+    if nd == 1:
+        x = _reshape(ctx, x, [*xs, 1])
+        wt = _reshape(ctx, wt, [*shape_of(wt), 1])
+    strides2, dilations2 = strides + [1] * (2 - nd), dilations + [1] * (2 - nd)
+    kernel2 = shape_of(wt)[2:]
+    z = _zeros_between(ctx, x, strides2)
+    # pad by dilation x (kernel - 1) less the pads, the zeros after the last element cropped, output_padding added
+    begin = [d * (k - 1) - (pads[i] if i < nd else 0) for i, (d, k) in enumerate(zip(dilations2, kernel2))]
+    end = [d * (k - 1) - (pads[nd + i] if i < nd else 0) - (s - 1) + (extra[i] if i < nd else 0)
+           for i, (d, k, s) in enumerate(zip(dilations2, kernel2, strides2))]
+    z = _padded(ctx, z, [0, 0, *begin, 0, 0, *end], 0.0)
+    hwcf = _transpose(ctx, wt, (2, 3, 1, 0))
+    y = gg.conv2d(_nhwc(ctx, z), ctx.value(hwcf), ctx.value(b), group=group, strides=[1, 1], pads=[0, 0, 0, 0],
+                  dilations=dilations2)
+    return _nchw(ctx, y, nd)
+
+
 # --------------------------------------------------------------------------- pooling
 
 
@@ -283,18 +390,24 @@ def lrn(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- padding and clipping
 
 
-def _pad_mode(ctx: NodeContext) -> None:
+def _pad_mode(ctx: NodeContext) -> str:
     mode = ctx.attr("mode", STRING, b"constant").decode(errors="replace")
-    if mode in ("reflect", "edge", "wrap"):
-        raise ctx.unsupported(f"mode '{mode}' is not supported (only 'constant' is)")
-    if mode != "constant":
+    if mode not in ("constant", "reflect", "edge", "wrap"):
         raise ctx.error(f"attribute 'mode' must be constant, reflect, edge or wrap, got '{mode}'")
+    if mode == "wrap" and ctx.opset < 19:
+        raise ctx.error("mode 'wrap' needs opset 19")
+    return mode
 
 
-def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float) -> Tensor:
-    """``x`` padded (or cropped, for negative pads) by pads [begins..., ends...], filled with ``value``."""
-    _float32(ctx, x)
+def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float, mode: str = "constant") -> Tensor:
+    """``x`` padded (or cropped, for negative pads) by pads [begins..., ends...]: filled with ``value``, or with
+    the edge element, the reflection about the edge (edge excluded) or the wrapped-around elements (numpy's edge,
+    reflect and wrap)."""
     shape = shape_of(x)
+    if mode == "constant":
+        _float32(ctx, x)
+    else:
+        ctx.check_element_type(x, "input", MOVABLE)
     if len(pads) != 2 * len(shape):
         raise ctx.error(f"pads {pads} must hold 2 x {len(shape)} entries for an input of rank {len(shape)}")
     if not any(pads):
@@ -302,23 +415,38 @@ def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float) -> Tenso
     out = [d + pads[i] + pads[len(shape) + i] for i, d in enumerate(shape)]
     if any(d < 1 for d in out) or any(-p > d for p, d in zip(pads, shape * 2)):
         raise ctx.error(f"pads {pads} crop the input {fmt_shape(shape)} to nothing ({fmt_shape(out)})")
-    return gg.pad(ctx.value(x), pads=pads, value=float(value))
+    if mode == "constant":
+        return gg.pad(ctx.value(x), pads=pads, value=float(value))
+    rank = len(shape)
+    y = x
+    for axis in range(rank):
+        before, after = pads[axis], pads[rank + axis]
+        if not (before or after):
+            continue
+        n = shape_of(y)[axis]
+        kept = np.arange(n)[max(-before, 0): n - max(-after, 0)]  # negative pads crop first
+        if mode == "reflect" and max(before, after) > len(kept) - 1:
+            raise ctx.error(f"reflect pads {pads} must be smaller than the dims they pad ({fmt_shape(shape)})")
+        index = np.pad(kept, (max(before, 0), max(after, 0)), mode=mode)
+        y = _take(ctx, y, axis, index)
+    return y
 
 
 @onnx_op("Pad", since=2, inputs=(1, 1), attrs=("mode", "pads", "value"))
 def pad_v2(ctx: NodeContext) -> Tensor:
-    """Constant padding with pads and value as attributes."""
-    _pad_mode(ctx)
+    """Padding with pads and value as attributes."""
+    mode = _pad_mode(ctx)
     if not any(a.name == "pads" for a in ctx.node.attribute):
         raise ctx.error("attribute 'pads' is required")
-    return _padded(ctx, ctx.input(0), [int(p) for p in ctx.attr("pads", INTS, [])], ctx.attr("value", FLOAT, 0.0))
+    return _padded(ctx, ctx.input(0), [int(p) for p in ctx.attr("pads", INTS, [])], ctx.attr("value", FLOAT, 0.0),
+                   mode)
 
 
 @onnx_op("Pad", since=11, inputs=(2, 3), attrs=("mode",))
 @onnx_op("Pad", since=18, inputs=(2, 4), attrs=("mode",))
 def pad(ctx: NodeContext) -> Tensor:
-    """Constant padding with pads, constant_value and (opset 18) axes as constant inputs."""
-    _pad_mode(ctx)
+    """Padding with pads, constant_value and (opset 18) axes as constant inputs."""
+    mode = _pad_mode(ctx)
     x = ctx.input(0)
     rank = len(shape_of(x))
     spec = ctx.constant_input(1, "pads")
@@ -341,7 +469,7 @@ def pad(ctx: NodeContext) -> Tensor:
         for i, a in enumerate(axes):
             full[a % rank], full[rank + a % rank] = pads[i], pads[len(axes) + i]
         pads = full
-    return _padded(ctx, x, pads, value)
+    return _padded(ctx, x, pads, value, mode)
 
 
 #: what an absent Clip bound is (ONNX: the type's lowest and largest values)

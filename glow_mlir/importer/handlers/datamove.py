@@ -93,6 +93,27 @@ def _box(ctx: NodeContext, x: Tensor, starts: Sequence[int], sizes: Sequence[int
     return gg.slice_(ctx.value(x), starts=starts, sizes=sizes, steps=steps if strided else None)
 
 
+def _take(ctx: NodeContext, v: Tensor, axis: int, index: np.ndarray) -> Tensor:
+    """``v`` gathered at the constant, in-range ``index`` along ``axis``, as cheaply as the pattern allows: itself,
+    each element repeated (reshape, broadcast, reshape), a strided box, or a gather."""
+    shape = shape_of(v)
+    n, out = shape[axis], len(index)
+    if out == n and np.array_equal(index, np.arange(n)):
+        return v
+    if out % n == 0 and np.array_equal(index, np.arange(out) // (out // n)):  # each input repeated
+        times = out // n
+        spread = _reshape(ctx, v, [*shape[:axis + 1], 1, *shape[axis + 1:]])
+        wide = _expand(ctx, spread, [*shape[:axis + 1], times, *shape[axis + 1:]])
+        return _reshape(ctx, wide, [*shape[:axis], out, *shape[axis + 1:]])
+    step = int(index[1] - index[0]) if out > 1 else 1
+    if step > 0 and np.array_equal(index, index[0] + step * np.arange(out)):  # a strided range
+        starts = [int(index[0]) if d == axis else 0 for d in range(len(shape))]
+        sizes = [out if d == axis else s for d, s in enumerate(shape)]
+        return _box(ctx, v, starts, sizes, [step if d == axis else 1 for d in range(len(shape))])
+    return gg.gather(ctx.value(v), ctx.value(ctx.const(index.astype(np.int64), name=f"{ctx.label}.index{axis}")),
+                     axis=axis)
+
+
 # --------------------------------------------------------------------------- joining and splitting
 
 

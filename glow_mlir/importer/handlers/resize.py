@@ -27,8 +27,8 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import _expand, _reshape
-from .datamove import MOVABLE, _axis, _box
+from .core import _expand
+from .datamove import MOVABLE, _axis, _take
 
 FLOAT, INT, STRING, INTS, FLOATS = (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING,
                                     AttributeProto.INTS, AttributeProto.FLOATS)
@@ -114,24 +114,6 @@ def taps(kind: str, x: np.ndarray, scale: float, size: int, nearest_mode: str = 
 # --------------------------------------------------------------------------- the graph
 
 
-def _take(ctx: NodeContext, v: Tensor, axis: int, index: np.ndarray) -> Tensor:
-    """``v`` gathered at the constant ``index`` along ``axis``, as cheaply as the pattern allows."""
-    shape = shape_of(v)
-    n, out = shape[axis], len(index)
-    if out == n and np.array_equal(index, np.arange(n)):
-        return v
-    if out % n == 0 and np.array_equal(index, np.arange(out) // (out // n)):  # each input repeated
-        times = out // n
-        spread = _reshape(ctx, v, [*shape[:axis + 1], 1, *shape[axis + 1:]])
-        wide = _expand(ctx, spread, [*shape[:axis + 1], times, *shape[axis + 1:]])
-        return _reshape(ctx, wide, [*shape[:axis], out, *shape[axis + 1:]])
-    step = int(index[1] - index[0]) if out > 1 else 1
-    if step > 0 and np.array_equal(index, index[0] + step * np.arange(out)):  # a strided range
-        starts = [int(index[0]) if d == axis else 0 for d in range(len(shape))]
-        sizes = [out if d == axis else s for d, s in enumerate(shape)]
-        return _box(ctx, v, starts, sizes, [step if d == axis else 1 for d in range(len(shape))])
-    return gg.gather(ctx.value(v), ctx.value(ctx.const(index.astype(np.int64), name=f"{ctx.label}.index{axis}")),
-                     axis=axis)
 
 
 def _along(ctx: NodeContext, v: Tensor, axis: int, index: np.ndarray, weights: np.ndarray,
