@@ -196,8 +196,8 @@ class NodeContext:
 
     @property
     def output_name(self) -> str:
-        """The name of the node's (first) output."""
-        return self.node.output[0]
+        """The name of the node's first named output (a recurrent node may leave Y unnamed and give Y_h)."""
+        return next((o for o in self.node.output if o), self.label)
 
     def has_output(self, i: int) -> bool:
         """Whether the node gives output ``i`` (an optional output may be left out or named '')."""
@@ -455,8 +455,8 @@ class _Importer:
                                           f"{'are' if len(given) - hi > 1 else 'is'} not supported")
                 expected = str(lo) if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
                 raise ctx.error(f"expects {expected} {what}{'' if hi == 1 else 's'}, got {len(given)}")
-        if not node.output[0]:
-            raise ctx.error("its first output has no name")
+        if not any(node.output):
+            raise ctx.error("none of its outputs has a name")
         with ir.Location.name(ctx.label):
             try:
                 result = handler.fn(ctx)

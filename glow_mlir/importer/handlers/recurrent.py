@@ -1,0 +1,371 @@
+"""Recurrent layers: LSTM, GRU and RNN, unrolled over their time steps.
+
+Where the recurrence lives: each node becomes, per direction, one fully_connected that projects the inputs of every
+time step at once ([T x B, I] x [I, gates x H], both biases folded in: the GEMM that carries most of the work), then
+one matmul of the hidden state by R^T and the gate arithmetic per time step, unrolled, as Glow lowers its LSTM nodes.
+The sequence length is static (the shapes are), so unrolling needs no new IR construct and every step's kernels are
+the network's ordinary ones; the cost is code and compile time that grow linearly with the number of steps (an
+``scf.for`` over the steps in the IR would keep them flat: not built yet).
+
+Supported: every direction (forward, reverse, bidirectional), layout 0 and 1, initial_h / initial_c, peepholes,
+``clip``, ``input_forget``, GRU's ``linear_before_reset``, the activations attributes with their alpha and beta,
+every output optional, and ``sequence_lens`` given as a constant: a forward direction keeps each sequence's last
+state past its end and writes zeros there (as the spec's reference does); a reverse direction takes varying lengths
+only when all are the full length. The weights may be inputs computed at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mlir import ir
+from onnx import AttributeProto
+
+from ...dialects import glowgraph as gg
+from ..builder import NodeContext, Tensor, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import _expand, _reshape, _transpose
+from .datamove import _box
+
+FLOAT, INT, STRING, FLOATS, STRINGS = (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING,
+                                       AttributeProto.FLOATS, AttributeProto.STRINGS)
+DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
+
+
+# --------------------------------------------------------------------------- activations
+
+
+def _splat(like: ir.Value, value: float) -> ir.Value:
+    return gg.splat(value=float(value), result_types=[like.type])
+
+
+def _activation(ctx: NodeContext, name: str, alpha: float | None, beta: float | None) -> Callable[[ir.Value], ir.Value]:
+    """The activation function ``name`` of the spec's list, with its alpha and beta (or their defaults)."""
+    def scaled(scale: float, x: ir.Value) -> ir.Value:
+        return gg.mul(x, _splat(x, scale))
+
+    table: dict[str, Callable[[ir.Value], ir.Value]] = {
+        "Sigmoid": gg.sigmoid,
+        "Tanh": gg.tanh,
+        "Relu": gg.relu,
+        "Softsign": lambda x: gg.div(x, gg.add(_splat(x, 1.0), gg.abs_(x))),
+        "Softplus": gg.softplus,
+        "LeakyRelu": lambda x: gg.leaky_relu(x, alpha=0.01 if alpha is None else alpha),
+        "Elu": lambda x: gg.elu(x, alpha=1.0 if alpha is None else alpha),
+        "HardSigmoid": lambda x: gg.hard_sigmoid(x, alpha=0.2 if alpha is None else alpha,
+                                                 beta=0.5 if beta is None else beta),
+        "Affine": lambda x: gg.add(scaled(1.0 if alpha is None else alpha, x), _splat(x, 0.0 if beta is None else beta)),
+        "ScaledTanh": lambda x: scaled(1.0 if alpha is None else alpha, gg.tanh(scaled(1.0 if beta is None else beta, x))),
+        "ThresholdedRelu": lambda x: gg.select(gg.cmp_lt(_splat(x, 1.0 if alpha is None else alpha), x), x,
+                                               _splat(x, 0.0)),
+    }
+    fn = table.get(name)
+    if fn is None:
+        raise ctx.unsupported(f"activation '{name}' is not supported (supported: {', '.join(sorted(table))})")
+    return fn
+
+
+#: activations that read alpha, and beta, from the activation_alpha / activation_beta lists
+_TAKES_ALPHA = ("LeakyRelu", "Elu", "HardSigmoid", "Affine", "ScaledTanh", "ThresholdedRelu")
+_TAKES_BETA = ("HardSigmoid", "Affine", "ScaledTanh")
+
+
+def _activations(ctx: NodeContext, defaults: Sequence[str], directions: int) -> list[list[Callable]]:
+    """Per direction, the node's activation functions (its ``activations`` attribute or the defaults)."""
+    names = [a.decode() if isinstance(a, bytes) else a for a in ctx.attr("activations", STRINGS, [])]
+    if not names:
+        names = list(defaults) * directions
+    if len(names) != len(defaults) * directions:
+        raise ctx.error(f"attribute 'activations' must name {len(defaults) * directions} functions "
+                        f"({len(defaults)} per direction), got {len(names)}")
+    alphas = list(ctx.attr("activation_alpha", FLOATS, []))
+    betas = list(ctx.attr("activation_beta", FLOATS, []))
+    found = []
+    for name in names:
+        alpha = alphas.pop(0) if name in _TAKES_ALPHA and alphas else None
+        beta = betas.pop(0) if name in _TAKES_BETA and betas else None
+        found.append(_activation(ctx, name, alpha, beta))
+    return [found[d * len(defaults):(d + 1) * len(defaults)] for d in range(directions)]
+
+
+# --------------------------------------------------------------------------- shared
+
+
+class Layer:
+    """What every recurrent node reads: its inputs in time-major layout, per-direction weights and states."""
+
+    def __init__(self, ctx: NodeContext, gates: int, defaults: Sequence[str], states: int):
+        self.ctx = ctx
+        x = ctx.input(0)
+        ctx.check_element_type(x, "X", (np.dtype(np.float32),))
+        if len(shape_of(x)) != 3:
+            raise ctx.error(f"X must be 3-D, got {fmt_shape(shape_of(x))}")
+        self.layout = ctx.attr("layout", INT, 0)
+        if self.layout not in (0, 1):
+            raise ctx.error(f"attribute 'layout' must be 0 or 1, got {self.layout}")
+        self.x = _transpose(ctx, x, [1, 0, 2]) if self.layout else x  # [T, B, I]
+        self.steps, self.batch, self.inputs = shape_of(self.x)
+        direction = ctx.attr("direction", STRING, b"forward").decode(errors="replace")
+        if direction not in DIRECTIONS:
+            raise ctx.error(f"attribute 'direction' must be forward, reverse or bidirectional, got '{direction}'")
+        self.direction, self.directions = direction, DIRECTIONS[direction]
+        w, r = ctx.input(1), ctx.input(2)
+        hidden = shape_of(r)[-1] if len(shape_of(r)) == 3 else 0
+        self.hidden = ctx.attr("hidden_size", INT, hidden)
+        h, d = self.hidden, self.directions
+        for t, what, want in ((w, "W", [d, gates * h, self.inputs]), (r, "R", [d, gates * h, h])):
+            ctx.check_element_type(t, what, (np.dtype(np.float32),))
+            if shape_of(t) != want:
+                raise ctx.error(f"{what} must have shape {fmt_shape(want)} (directions x {gates} gates x "
+                                f"hidden_size, ...), got {fmt_shape(shape_of(t))}")
+        self.w, self.r, self.gates = w, r, gates
+        self.b = self._optional(3, "B", [d, 2 * gates * h])
+        self.lengths = self._sequence_lens()
+        # initial states are [directions, batch, hidden] ([batch, directions, hidden] in layout 1)
+        state = [self.batch, d, h] if self.layout else [d, self.batch, h]
+        self.initial = [self._optional(5 + k, name, state) for k, name in enumerate(("initial_h", "initial_c")[:states])]
+        if self.layout:
+            self.initial = [None if t is None else _transpose(ctx, t, [1, 0, 2]) for t in self.initial]
+        self.activations = _activations(ctx, defaults, d)
+        clip = ctx.attr("clip", FLOAT, None)
+        if clip is not None and not clip > 0:
+            raise ctx.error(f"attribute 'clip' must be positive, got {clip}")
+        self.clip = clip
+
+    def _optional(self, i: int, what: str, shape: list[int]) -> Tensor | None:
+        t = self.ctx.optional_input(i)
+        if t is None:
+            return None
+        self.ctx.check_element_type(t, what, (np.dtype(np.float32),))
+        if shape_of(t) != shape:
+            raise self.ctx.error(f"{what} must have shape {fmt_shape(shape)}, got {fmt_shape(shape_of(t))}")
+        return t
+
+    def _sequence_lens(self) -> np.ndarray | None:
+        """The constant sequence lengths when some is shorter than the input (None: all full)."""
+        if self.ctx.optional_input(4) is None:
+            return None
+        lengths = self.ctx.constant_input(4, "sequence_lens").reshape(-1).astype(np.int64)
+        if lengths.shape != (self.batch,) or (lengths < 1).any() or (lengths > self.steps).any():
+            raise self.ctx.error(f"sequence_lens {lengths.tolist()} must give one length in [1, {self.steps}] per "
+                                 f"batch entry ({self.batch})")
+        if (lengths == self.steps).all():
+            return None
+        if self.direction != "forward":
+            raise self.ctx.unsupported(f"sequence_lens shorter than the input ({lengths.tolist()}) with direction "
+                                       f"'{self.direction}' are not supported (forward only)")
+        return lengths
+
+    # the pieces of a direction
+
+    def weights(self, t: Tensor, d: int) -> Tensor:
+        """Direction ``d`` of a [directions, rows, cols] tensor, transposed to [cols, rows] for ``x @ w``."""
+        rows, cols = shape_of(t)[1:]
+        one = _reshape(self.ctx, _box(self.ctx, t, [d, 0, 0], [1, rows, cols]), [rows, cols])
+        return _transpose(self.ctx, one, [1, 0])
+
+    def bias(self, d: int, part: int) -> Tensor | None:
+        """Wb (part 0) or Rb (part 1) of direction ``d``, [gates x hidden], or None without B."""
+        if self.b is None:
+            return None
+        n = self.gates * self.hidden
+        return _reshape(self.ctx, _box(self.ctx, self.b, [d, part * n], [1, n]), [n])
+
+    def state(self, k: int, d: int) -> ir.Value:
+        """Initial state ``k`` (0: h, 1: c) of direction ``d``: [batch, hidden], zeros when not given."""
+        t = self.initial[k] if k < len(self.initial) else None
+        shape = [self.batch, self.hidden]
+        if t is None:
+            return self.ctx.value(self.ctx.const(np.zeros(shape, np.float32), name=f"{self.ctx.label}.zero_state"))
+        return self.ctx.value(_reshape(self.ctx, _box(self.ctx, t, [d, 0, 0], [1, *shape]), shape))
+
+    def projected(self, d: int, bias: Tensor | None) -> ir.Value:
+        """The input projection of every step at once: [T x B, I] x W^T + bias -> [T, B, gates x hidden]."""
+        n = self.gates * self.hidden
+        flat = self.ctx.value(_reshape(self.ctx, self.x, [self.steps * self.batch, self.inputs]))
+        if bias is None:
+            bias = self.ctx.const(np.zeros([n], np.float32), name=f"{self.ctx.label}.zero_bias")
+        y = gg.fully_connected(flat, self.ctx.value(self.weights(self.w, d)), self.ctx.value(bias))
+        return self.ctx.value(_reshape(self.ctx, y, [self.steps, self.batch, n]))
+
+    def step_input(self, projected: ir.Value, t: int) -> ir.Value:
+        n = self.gates * self.hidden
+        box = _box(self.ctx, projected, [t, 0, 0], [1, self.batch, n])
+        return self.ctx.value(_reshape(self.ctx, box, [self.batch, n]))
+
+    def gate(self, v: ir.Value, k: int) -> ir.Value:
+        """Gate ``k``'s columns of a [batch, gates x hidden] value."""
+        h = self.hidden
+        return self.ctx.value(_box(self.ctx, v, [0, k * h], [self.batch, h]))
+
+    def clipped(self, v: ir.Value) -> ir.Value:
+        return v if self.clip is None else gg.clip(v, min=-self.clip, max=self.clip)
+
+    def order(self, d: int) -> list[int]:
+        reverse = self.direction == "reverse" or (self.direction == "bidirectional" and d == 1)
+        return list(range(self.steps))[::-1] if reverse else list(range(self.steps))
+
+    def masked(self, t: int, new: ir.Value, old: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """(state, output) at step ``t``: past a sequence's end the state stays and the output is zero."""
+        if self.lengths is None or (self.lengths > t).all():
+            return new, new
+        live = (self.lengths > t).reshape(self.batch, 1)
+        mask = _expand(self.ctx, self.ctx.const(live, name=f"{self.ctx.label}.live{t}"), [self.batch, self.hidden])
+        return gg.select(mask, new, old), gg.select(mask, new, _splat(new, 0.0))
+
+    def outputs(self, ys: list[list[ir.Value]], finals: list[list[ir.Value]]) -> list[Tensor | None]:
+        """Y [T, D, B, H] (layout 1: [B, T, D, H]) and the final states [D, B, H] (layout 1: [B, D, H]), each
+        only when the node uses it."""
+        ctx = self.ctx
+        used = [bool(name) for name in ctx.node.output]
+        results: list[Tensor | None] = []
+        per_step = [self.batch, self.hidden]
+        if used[0]:
+            steps = []
+            for t in range(self.steps):
+                dirs = [_reshape(ctx, ys[d][t], [1, 1, *per_step]) for d in range(self.directions)]
+                steps.append(self._concat(dirs, 1))
+            y = self._concat(steps, 0)
+            results.append(_transpose(ctx, y, [2, 0, 1, 3]) if self.layout else y)
+        else:
+            results.append(None)
+        for k in range(len(finals)):
+            if k + 1 < len(used) and used[k + 1]:
+                last = self._concat([_reshape(ctx, finals[k][d], [1, *per_step]) for d in range(self.directions)], 0)
+                results.append(_transpose(ctx, last, [1, 0, 2]) if self.layout else last)
+            elif k + 1 < len(ctx.node.output):
+                results.append(None)
+        return results
+
+    def _concat(self, parts: list[Tensor], axis: int) -> Tensor:
+        out = self.ctx.value(parts[0])
+        for p in parts[1:]:
+            out = gg.concat(out, self.ctx.value(p), axis=axis)
+        return out
+
+
+def _matmul(a: ir.Value, b: Tensor, ctx: NodeContext) -> ir.Value:
+    return gg.matmul(a, ctx.value(b))
+
+
+# --------------------------------------------------------------------------- the nodes
+
+_RNN_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size")
+
+
+@onnx_op("LSTM", since=7, inputs=(3, 8), outputs=(0, 3), attrs=(*_RNN_ATTRS, "input_forget"))
+@onnx_op("LSTM", since=14, inputs=(3, 8), outputs=(0, 3), attrs=(*_RNN_ATTRS, "input_forget", "layout"))
+def lstm(ctx: NodeContext) -> list[Tensor | None]:
+    """i = f(Xi + Hi + Pi*c), f = f(Xf + Hf + Pf*c), c~ = g(Xc + Hc), c = f*c + i*c~, o = f(Xo + Ho + Po*c),
+    h = o * h(c); gates in the order i, o, f, c (W, R, B), peepholes P [directions, 3 x hidden] in i, o, f."""
+    layer = Layer(ctx, 4, ("Sigmoid", "Tanh", "Tanh"), states=2)
+    couple = ctx.attr("input_forget", INT, 0)
+    if couple not in (0, 1):
+        raise ctx.error(f"attribute 'input_forget' must be 0 or 1, got {couple}")
+    peepholes = layer._optional(7, "P", [layer.directions, 3 * layer.hidden])
+    ys, hs, cs = [], [], []
+    for d in range(layer.directions):
+        f_act, g_act, h_act = layer.activations[d]
+        wb, rb = layer.bias(d, 0), layer.bias(d, 1)
+        bias = None if wb is None else gg.add(ctx.value(wb), ctx.value(rb))
+        projected = layer.projected(d, bias)
+        rt = layer.weights(layer.r, d)
+        peep = [None] * 3
+        if peepholes is not None:
+            for k in range(3):
+                row = _reshape(ctx, _box(ctx, peepholes, [d, k * layer.hidden], [1, layer.hidden]), [layer.hidden])
+                peep[k] = ctx.value(_expand(ctx, row, [layer.batch, layer.hidden]))
+        h, c = layer.state(0, d), layer.state(1, d)
+        outs = [None] * layer.steps
+        for t in layer.order(d):
+            gates = gg.add(layer.step_input(projected, t), _matmul(h, rt, ctx))
+            pre = [layer.clipped(layer.gate(gates, k)) for k in range(4)]  # i, o, f, c
+            if peep[0] is not None:
+                pre[0] = gg.add(pre[0], gg.mul(peep[0], c))
+                pre[2] = gg.add(pre[2], gg.mul(peep[2], c))
+            i = f_act(pre[0])
+            f = gg.sub(_splat(i, 1.0), i) if couple else f_act(pre[2])
+            c_new = gg.add(gg.mul(f, c), gg.mul(i, g_act(pre[3])))
+            o_pre = pre[1] if peep[1] is None else gg.add(pre[1], gg.mul(peep[1], c_new))
+            h_new = gg.mul(f_act(o_pre), h_act(c_new))
+            c, _ = layer.masked(t, c_new, c)
+            h, outs[t] = layer.masked(t, h_new, h)
+        ys.append(outs)
+        hs.append(h)
+        cs.append(c)
+    return layer.outputs(ys, [hs, cs])
+
+
+@onnx_op("GRU", since=7, inputs=(3, 6), outputs=(0, 2), attrs=(*_RNN_ATTRS, "linear_before_reset"))
+@onnx_op("GRU", since=14, inputs=(3, 6), outputs=(0, 2), attrs=(*_RNN_ATTRS, "linear_before_reset", "layout"))
+def gru(ctx: NodeContext) -> list[Tensor | None]:
+    """z = f(Xz + Hz), r = f(Xr + Hr), h~ = g(Xh + (r*h) Rh^T + Rbh) (linear_before_reset: g(Xh + r*(h Rh^T +
+    Rbh))), h = (1 - z) * h~ + z * h; gates in the order z, r, h."""
+    layer = Layer(ctx, 3, ("Sigmoid", "Tanh"), states=1)
+    before = ctx.attr("linear_before_reset", INT, 0)
+    if before not in (0, 1):
+        raise ctx.error(f"attribute 'linear_before_reset' must be 0 or 1, got {before}")
+    hid = layer.hidden
+    ys, hs = [], []
+    for d in range(layer.directions):
+        f_act, g_act = layer.activations[d]
+        wb, rb = layer.bias(d, 0), layer.bias(d, 1)
+        # Rb of z and r joins the projection; Rbh stays apart (it sits inside the reset with linear_before_reset)
+        bias, rbh = None, None
+        if wb is not None:
+            rb_zr = _box(ctx, rb, [0], [2 * hid])
+            zeros = ctx.const(np.zeros([hid], np.float32), name=f"{ctx.label}.zero_rbh")
+            bias = gg.add(ctx.value(wb), gg.concat(ctx.value(rb_zr), ctx.value(zeros), axis=0))
+            rbh = ctx.value(_expand(ctx, _box(ctx, rb, [2 * hid], [hid]), [layer.batch, hid]))
+        projected = layer.projected(d, bias)
+        rt = layer.weights(layer.r, d)  # [hidden, 3 x hidden]
+        rt_zr = _box(ctx, rt, [0, 0], [hid, 2 * hid])
+        rt_h = _box(ctx, rt, [0, 2 * hid], [hid, hid])
+        h = layer.state(0, d)
+        outs = [None] * layer.steps
+        for t in layer.order(d):
+            x = layer.step_input(projected, t)
+            zr = gg.add(ctx.value(_box(ctx, x, [0, 0], [layer.batch, 2 * hid])), _matmul(h, rt_zr, ctx))
+            z = f_act(layer.clipped(layer.gate(zr, 0)))
+            r = f_act(layer.clipped(layer.gate(zr, 1)))
+            xh = layer.gate(x, 2)
+            if before:
+                recurrent = _matmul(h, rt_h, ctx)
+                if rbh is not None:
+                    recurrent = gg.add(recurrent, rbh)
+                pre = gg.add(xh, gg.mul(r, recurrent))
+            else:
+                pre = gg.add(xh, _matmul(gg.mul(r, h), rt_h, ctx))
+                if rbh is not None:
+                    pre = gg.add(pre, rbh)
+            candidate = g_act(layer.clipped(pre))
+            h_new = gg.add(gg.mul(gg.sub(_splat(z, 1.0), z), candidate), gg.mul(z, h))
+            h, outs[t] = layer.masked(t, h_new, h)
+        ys.append(outs)
+        hs.append(h)
+    return layer.outputs(ys, [hs])
+
+
+@onnx_op("RNN", since=7, inputs=(3, 6), outputs=(0, 2), attrs=_RNN_ATTRS)
+@onnx_op("RNN", since=14, inputs=(3, 6), outputs=(0, 2), attrs=(*_RNN_ATTRS, "layout"))
+def rnn(ctx: NodeContext) -> list[Tensor | None]:
+    """h = f(X W^T + h R^T + Wb + Rb)."""
+    layer = Layer(ctx, 1, ("Tanh",), states=1)
+    ys, hs = [], []
+    for d in range(layer.directions):
+        (f_act,) = layer.activations[d]
+        wb, rb = layer.bias(d, 0), layer.bias(d, 1)
+        projected = layer.projected(d, None if wb is None else gg.add(ctx.value(wb), ctx.value(rb)))
+        rt = layer.weights(layer.r, d)
+        h = layer.state(0, d)
+        outs = [None] * layer.steps
+        for t in layer.order(d):
+            h_new = f_act(layer.clipped(gg.add(layer.step_input(projected, t), _matmul(h, rt, ctx))))
+            h, outs[t] = layer.masked(t, h_new, h)
+        ys.append(outs)
+        hs.append(h)
+    return layer.outputs(ys, [hs])
+
+
+__all__ = ["Layer", "gru", "lstm", "rnn"]
