@@ -40,6 +40,8 @@ class MatmulClass:
 
 def covers(name: str, m: int, n: int, k: int) -> bool:
     """Whether the shape class ``name`` takes an ``m x n x k`` contraction (first match wins, in table order)."""
+    if name == "row":
+        return m == 1
     if name == "matrix-vector":
         return m < 8
     if name == "large":
@@ -93,10 +95,11 @@ class KernelSpec:
         taps = 3 * self.depthwise_channels // self.lanes
         assert self.depthwise_accumulators + taps + 1 <= self.registers, self.isa
         for c in self.matmul:
-            # a matrix-vector tile has fewer than 8 rows, and its rows of B stream once each: FMAs may read them
-            # from memory; the other tiles keep a row of B in registers for every row of A
-            rows = min(c.mr, 7) if c.name == "matrix-vector" else c.mr
-            loads = 0 if c.name == "matrix-vector" else c.nr // self.lanes
+            # a row or matrix-vector tile has fewer than 8 rows, and its rows of B stream once each: FMAs may read
+            # them from memory; the other tiles keep a row of B in registers for every row of A
+            few = c.name in ("row", "matrix-vector")
+            rows = min(c.mr, 7) if few else c.mr
+            loads = 0 if few else c.nr // self.lanes
             assert c.nr % self.lanes == 0, (self.isa, c)
             assert rows * (c.nr // self.lanes) + loads + 1 <= self.registers, (self.isa, c)
         assert self.matmul and covers(self.matmul[-1].name, 1, 1, 1), self.isa
@@ -108,6 +111,8 @@ AVX512 = KernelSpec(
     conv_width=32, conv_accumulators=28, conv_row_tiles=(14, 8, 7, 4, 2, 1), conv_strided_row_tile=8,
     depthwise_channels=16, depthwise_row_tiles=(16, 14, 8, 7, 4, 2, 1), depthwise_accumulators=16, filter_block=32,
     matmul=(
+        MatmulClass("row", 1, 256, 1, 128,
+                    why="one row (batch 1): 8 zmm accumulators, as many as two FMA pipes of 4-cycle latency keep busy"),
         MatmulClass("matrix-vector", 8, 256, 8, 64,
                     why="few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
         MatmulClass("large", 128, 128, 8, 32, pack=True,
@@ -126,6 +131,7 @@ AVX2 = KernelSpec(
     conv_width=16, conv_accumulators=14, conv_row_tiles=(14, 8, 7, 6, 4, 3, 2, 1), conv_strided_row_tile=14,
     depthwise_channels=16, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=8, filter_block=16,
     matmul=(
+        MatmulClass("row", 1, 256, 1, 64, why="one row: 8 ymm accumulators, enough for two 4-cycle FMA pipes"),
         MatmulClass("matrix-vector", 8, 256, 8, 16,
                     why="few rows: up to 7 x 2 ymm accumulators and a broadcast, B's rows read by the FMAs"),
         MatmulClass("large", 120, 64, 6, 16, pack=True,
@@ -142,6 +148,7 @@ SSE = KernelSpec(
     conv_width=8, conv_accumulators=12, conv_row_tiles=(7, 6, 4, 3, 2, 1), conv_strided_row_tile=7,
     depthwise_channels=8, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=8, filter_block=8,
     matmul=(
+        MatmulClass("row", 1, 256, 1, 32, why="one row: 8 xmm accumulators"),
         MatmulClass("matrix-vector", 8, 256, 8, 8, why="few rows: up to 7 x 2 xmm accumulators and a broadcast"),
         MatmulClass("general", 60, 64, 6, 8, why="6x8 = 12 xmm accumulators, 2 rows of B and a broadcast"),
     ),
@@ -153,6 +160,7 @@ NEON = KernelSpec(
     conv_width=16, conv_accumulators=24, conv_row_tiles=(7, 6, 4, 3, 2, 1), conv_strided_row_tile=7,
     depthwise_channels=16, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=16, filter_block=16,
     matmul=(
+        MatmulClass("row", 1, 256, 1, 32, why="one row: 8 q accumulators"),
         MatmulClass("matrix-vector", 8, 256, 8, 16, why="few rows: up to 7 x 4 q accumulators and a broadcast"),
         MatmulClass("general", 48, 64, 6, 16,
                     why="6x16 = 24 q accumulators, 4 vectors of B and a broadcast: 29 of 32 registers"),
