@@ -4,6 +4,7 @@ reports every unsupported op and attribute at once, and the walk that builds one
 
 from __future__ import annotations
 
+import collections
 import math
 import os
 import re
@@ -20,7 +21,7 @@ from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
 from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
-from .folding import FOLD_MAX_ELEMENTS, FoldPlan, evaluate, plan_folding
+from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_folding
 from .model import (
     ELEMENT_TYPES,
     LoadedModel,
@@ -30,6 +31,8 @@ from .model import (
     load_model,
     node_where,
     resolve_shapes,
+    tensor_to_array,
+    topological_order,
 )
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
@@ -193,6 +196,9 @@ class NodeContext:
         self.label = label
         self.where = node_where(model_label, label, node.op_type)
         self._values = values
+        #: import a subgraph of this node (If's branches, Loop's body): ``import_graph(graph, bindings)`` -> its
+        #: outputs, its inputs bound to ``bindings`` and the enclosing values visible (set by the importer)
+        self.import_graph: Callable[[onnx.GraphProto, dict[str, Tensor]], list[Tensor]] | None = None
 
     @property
     def output_name(self) -> str:
@@ -386,6 +392,7 @@ class _Importer:
         opset = self.loaded.opset
         handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
         ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
+        ctx.import_graph = self._subgraph_importer(label, self.values)
         required = position in self.plan.required
         evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
         results = self._evaluate(ctx, handler, required) if evaluates else None
@@ -403,6 +410,45 @@ class _Importer:
             self.values[name] = result
         if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
             self.folded.append(label)
+
+    def _subgraph_importer(self, label: str, outer: Mapping[str, Tensor]):
+        """The ``import_graph`` of a node labelled ``label`` whose enclosing values are ``outer``."""
+        def import_graph(graph: onnx.GraphProto, bindings: dict[str, Tensor]) -> list[Tensor]:
+            return self._import_subgraph(graph, bindings, outer, label)
+
+        return import_graph
+
+    def _import_subgraph(self, graph: onnx.GraphProto, bindings: dict[str, Tensor], outer: Mapping[str, Tensor],
+                         label: str) -> list[Tensor]:
+        """Import the nodes of ``graph`` (a branch or a loop body) at the insertion point, its inputs bound to
+        ``bindings``, the enclosing graphs' values visible; its outputs. A node whose inputs are all known is
+        evaluated (as static evaluation would), any other built by its handler."""
+        opset = self.loaded.opset
+        values: collections.ChainMap[str, Tensor] = collections.ChainMap(dict(bindings), outer)
+        for t in graph.initializer:
+            values[t.name] = Const(tensor_to_array(t, f"{self.loaded.label}: {label}: initializer '{t.name}'"), t.name)
+        for node_label, node in topological_order(graph, f"{self.loaded.label}: {label}", values.keys()):
+            inner = f"{label}/{node_label}"
+            handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
+            ctx = NodeContext(node, inner, self.loaded.label, values, opset)
+            ctx.import_graph = self._subgraph_importer(inner, values)
+            inputs = [ctx.optional_input(i) for i in range(len(node.input))]
+            known = all(x is None or isinstance(x, Const) for x in inputs)
+            if known and can_evaluate(node, opset) and (handler is None or not handler.folds):
+                results = self._evaluate(ctx, handler, required=handler is None)
+            else:
+                results = None
+            if results is None:
+                if handler is None:
+                    raise ctx.unsupported(f"{node.op_type} is not supported (inside a subgraph)")
+                results = self._build(ctx, handler)
+            for name, result in zip(node.output, results, strict=True):
+                if name and result is not None:
+                    values[name] = result
+        missing = [o.name for o in graph.output if o.name not in values]
+        if missing:
+            raise ModelError(f"{self.loaded.label}: {label}: subgraph output '{missing[0]}' is not produced")
+        return [values[o.name] for o in graph.output]
 
     def _evaluates(self, ctx: NodeContext, handler: Handler | None, required: bool) -> bool:
         """Whether static evaluation computes this node: it must (no handler can build it, or an evaluated node

@@ -71,7 +71,7 @@ def _reference_op(op_type: str, opset: int) -> type | None:
         return None
 
 
-def _can_evaluate(node: onnx.NodeProto, opset: int) -> bool:
+def can_evaluate(node: onnx.NodeProto, opset: int) -> bool:
     # Subgraphs may read values of the enclosing graph, which a one-node evaluation does not have.
     return (node.domain in _DEFAULT_DOMAINS and node.op_type not in _NONDETERMINISTIC and not _has_subgraph(node)
             and _reference_op(node.op_type, opset) is not None)
@@ -101,7 +101,7 @@ def plan_folding(
             is_static = buildable(node)
         else:
             is_static = (node.domain in _DEFAULT_DOMAINS and node.op_type in SHAPE_OPS) or (
-                _can_evaluate(node, opset) and inputs_known)
+                can_evaluate(node, opset) and inputs_known)
         if is_static:
             static.add(position)
             known.update(o for o in node.output if o)

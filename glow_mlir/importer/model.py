@@ -240,13 +240,15 @@ def _load_external_data(proto: onnx.ModelProto, base_dir: Path | None, label: st
         t.data_location = TensorProto.DEFAULT
 
 
-def topological_order(graph: onnx.GraphProto, label: str) -> list[tuple[str, onnx.NodeProto]]:
+def topological_order(graph: onnx.GraphProto, label: str,
+                      outer: Iterable[str] = ()) -> list[tuple[str, onnx.NodeProto]]:
     """The nodes of ``graph`` in topological order, keeping the file's order where it is already
     valid (ONNX requires sorted nodes; unsorted acyclic graphs are accepted). Raises ModelError
-    for values nothing produces, values produced twice, and cycles."""
+    for values nothing produces, values produced twice, and cycles. ``outer``: the values of the enclosing graphs
+    a subgraph may read."""
     nodes = list(graph.node)
     labels = [n.name or f"{n.op_type}#{i}" for i, n in enumerate(nodes)]
-    available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    available = {i.name for i in graph.input} | {t.name for t in graph.initializer} | set(outer)
     problems: list[str] = []
     producer: dict[str, int] = {}
     for i, n in enumerate(nodes):

@@ -1,0 +1,162 @@
+"""If, Loop and Scan resolved at import, against onnx.reference: a known condition selects its branch (reading the
+enclosing graph's values), known trip counts unroll with loop-carried values and scan outputs, a body's own known
+condition ends a loop, Scan in both directions and on another axis, control flow nested; a condition or trip count
+computed at run time is a clean UnsupportedError."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir.api as glow
+from glow_mlir.errors import UnsupportedError
+
+RNG = np.random.default_rng(3)
+F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def vi(name: str, elem: int, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(nodes, inputs, outputs, inits=(), opset: int = 17) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "control", inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def check(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> glow.CompiledModel:
+    compiled = glow.compile(m, cache=False)
+    got = compiled.run(feeds)
+    for out, want in zip(m.graph.output, ReferenceEvaluator(m).run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[out.name], want, rtol=1e-5, atol=1e-6, err_msg=out.name)
+    return compiled
+
+
+def branches() -> tuple[onnx.GraphProto, onnx.GraphProto]:
+    """then: x * 2 + y; else: x - y (both read the enclosing x and y)."""
+    then = helper.make_graph([helper.make_node("Mul", ["x", "two"], ["t0"]), helper.make_node("Add", ["t0", "y"], ["t"])],
+                             "then", [], [vi("t", F32, [2, 3])], [numpy_helper.from_array(np.array(2, np.float32), "two")])
+    other = helper.make_graph([helper.make_node("Sub", ["x", "y"], ["e"])], "else", [], [vi("e", F32, [2, 3])])
+    return then, other
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_if_with_a_known_condition_is_its_branch(flag: bool) -> None:
+    then, other = branches()
+    nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.array(flag))),
+             helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)]
+    m = model(nodes, [vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
+    x, y = RNG.standard_normal((2, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    compiled = check(m, {"x": x, "y": y})
+    assert ('"glowgraph.mul"' in compiled.stage("import").text) == flag
+
+
+def test_if_on_a_shape_test_folds_as_exported_models_have_it() -> None:
+    # if x.shape[0] == 2: ... (torch.onnx export of a data-independent branch)
+    then, other = branches()
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
+             helper.make_node("Equal", ["d0", "two_i"], ["c"]),
+             helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)]
+    inits = [numpy_helper.from_array(np.array(0, np.int64), "zero"), numpy_helper.from_array(np.array(2, np.int64), "two_i")]
+    m = model(nodes, [vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])], inits)
+    check(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32), "y": RNG.standard_normal((2, 3)).astype(np.float32)})
+
+
+def test_if_on_a_runtime_condition_is_unsupported() -> None:
+    then, other = branches()
+    m = model([helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)],
+              [vi("c", BOOL, []), vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
+    with pytest.raises(UnsupportedError, match=r"node 'If#0' \(If\): a condition computed at run time"):
+        glow.compile(m, cache=False)
+
+
+def loop_body(stop_after: int | None = None) -> onnx.GraphProto:
+    """acc = acc + x * i; scan out acc; the condition i + 1 < stop_after (or the incoming one)."""
+    nodes = [helper.make_node("Cast", ["i"], ["fi"], to=F32),
+             helper.make_node("Mul", ["x", "fi"], ["xi"]),
+             helper.make_node("Add", ["acc", "xi"], ["acc_out"]),
+             helper.make_node("Identity", ["acc_out"], ["scan_out"])]
+    inits = []
+    if stop_after is None:
+        nodes.append(helper.make_node("Identity", ["cond"], ["cond_out"]))
+    else:
+        nodes += [helper.make_node("Add", ["i", "one"], ["next"]), helper.make_node("Less", ["next", "limit"], ["cond_out"])]
+        inits = [numpy_helper.from_array(np.array(1, np.int64), "one"),
+                 numpy_helper.from_array(np.array(stop_after, np.int64), "limit")]
+    return helper.make_graph(nodes, "body", [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [3])],
+                             [vi("cond_out", BOOL, []), vi("acc_out", F32, [3]), vi("scan_out", F32, [3])], inits)
+
+
+@pytest.mark.parametrize(("trip", "stop_after"), [(4, None), (6, 3), (None, 5)])
+def test_loop_unrolls_a_known_trip_count(trip: int | None, stop_after: int | None) -> None:
+    inits = [numpy_helper.from_array(np.array(True), "keep_going")]
+    inputs = ["", "keep_going", "acc0"]
+    if trip is not None:
+        inits.append(numpy_helper.from_array(np.array(trip, np.int64), "M"))
+        inputs[0] = "M"
+    node = helper.make_node("Loop", inputs, ["acc", "history"], body=loop_body(stop_after))
+    m = model([node], [vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3]), vi("history", F32, None)], inits)
+    check(m, {"x": RNG.standard_normal(3).astype(np.float32), "acc0": RNG.standard_normal(3).astype(np.float32)})
+
+
+def test_loop_with_a_runtime_trip_count_is_unsupported() -> None:
+    node = helper.make_node("Loop", ["M", "", "acc0"], ["acc", "history"], body=loop_body())
+    m = model([node], [vi("M", I64, []), vi("x", F32, [3]), vi("acc0", F32, [3])],
+              [vi("acc", F32, [3]), vi("history", F32, None)])
+    with pytest.raises(UnsupportedError, match="a trip count computed at run time"):
+        glow.compile(m, cache=False)
+
+
+@pytest.mark.parametrize(("in_axis", "in_dir", "out_dir"), [(0, 0, 0), (1, 1, 0), (0, 0, 1)])
+def test_scan_running_sum(in_axis: int, in_dir: int, out_dir: int) -> None:
+    body = helper.make_graph([helper.make_node("Add", ["s", "row"], ["s_out"]),
+                              helper.make_node("Mul", ["s_out", "row"], ["y"])], "body",
+                             [vi("s", F32, [2]), vi("row", F32, [2])], [vi("s_out", F32, [2]), vi("y", F32, [2])])
+    shape = [5, 2] if in_axis == 0 else [2, 5]
+    node = helper.make_node("Scan", ["s0", "xs"], ["s", "ys"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[in_axis], scan_input_directions=[in_dir], scan_output_directions=[out_dir])
+    m = model([node], [vi("s0", F32, [2]), vi("xs", F32, shape)], [vi("s", F32, [2]), vi("ys", F32, None)])
+    s0, xs = RNG.standard_normal(2).astype(np.float32), RNG.standard_normal(shape).astype(np.float32)
+    if not (in_dir or out_dir):
+        check(m, {"s0": s0, "xs": xs})
+        return
+    # onnx.reference implements forward directions only: the spec's loop in numpy
+    rows = xs if in_axis == 0 else xs.T
+    rows = rows[::-1] if in_dir else rows
+    state, ys = s0.copy(), []
+    for row in rows:
+        state = state + row
+        ys.append(state * row)
+    ys = np.stack(ys[::-1] if out_dir else ys)
+    got = glow.compile(m, cache=False).run({"s0": s0, "xs": xs})
+    np.testing.assert_allclose(got["s"], state, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["ys"], ys, rtol=1e-5, atol=1e-6)
+
+
+def test_if_nested_in_a_loop_body() -> None:
+    # the body picks x or -x by the parity of the (known) iteration number
+    then = helper.make_graph([helper.make_node("Identity", ["x"], ["p"])], "then", [], [vi("p", F32, [3])])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["n"])], "else", [], [vi("n", F32, [3])])
+    body = helper.make_graph([helper.make_node("Mod", ["i", "two"], ["r"]),
+                              helper.make_node("Equal", ["r", "zero"], ["even"]),
+                              helper.make_node("If", ["even"], ["term"], then_branch=then, else_branch=other),
+                              helper.make_node("Add", ["acc", "term"], ["acc_out"]),
+                              helper.make_node("Identity", ["cond"], ["cond_out"])], "body",
+                             [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [3])],
+                             [vi("cond_out", BOOL, []), vi("acc_out", F32, [3])],
+                             [numpy_helper.from_array(np.array(2, np.int64), "two"),
+                              numpy_helper.from_array(np.array(0, np.int64), "zero")])
+    inits = [numpy_helper.from_array(np.array(5, np.int64), "M")]
+    m = model([helper.make_node("Loop", ["M", "", "acc0"], ["acc"], body=body)],
+              [vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3])], inits)
+    x, acc0 = RNG.standard_normal(3).astype(np.float32), RNG.standard_normal(3).astype(np.float32)
+    # +x, -x, +x, -x, +x; onnx.reference runs no iteration when the condition input is left out (the spec: run M
+    # times), so the expectation is written out
+    got = glow.compile(m, cache=False).run({"x": x, "acc0": acc0})["acc"]
+    np.testing.assert_allclose(got, acc0 + x, rtol=1e-6, atol=1e-6)
