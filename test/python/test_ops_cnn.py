@@ -538,3 +538,58 @@ def test_conv_transpose_bad_attributes() -> None:
                                   [numpy_helper.from_array(rand(*w_shape), "w")])
         with pytest.raises(ModelError, match=message):
             glow.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), cache=False)
+
+
+# --------------------------------------------------------------------------- opsets before 7
+
+
+@pytest.mark.parametrize(("op", "b_shape", "attrs"), [
+    ("Add", [2, 3, 4, 5], {}),  # same shapes, no broadcast
+    ("Sub", [5], {"broadcast": 1}),  # B matches A's last dim
+    ("Mul", [3], {"broadcast": 1, "axis": 1}),  # B matches A's dim 1 (a per-channel scale)
+    ("Div", [3, 4], {"broadcast": 1, "axis": 1}),
+    ("Add", [], {"broadcast": 1}),  # a scalar B
+])
+@pytest.mark.parametrize("opset", [1, 6])
+def test_legacy_broadcast_of_binary_ops(op: str, b_shape: list[int], attrs: dict, opset: int) -> None:
+    a = rand(2, 3, 4, 5)
+    b = (np.abs(rand(*b_shape)) + 0.5).astype(np.float32) if b_shape else np.array(1.5, np.float32)
+    if opset == 1:
+        attrs = {**attrs, "consumed_inputs": [0, 0]}
+    graph = helper.make_graph([helper.make_node(op, ["a", "b"], ["y"], **attrs)], "legacy",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, a.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    axis = attrs.get("axis", a.ndim - b.ndim)
+    aligned = b.reshape([1] * axis + list(b.shape) + [1] * (a.ndim - axis - b.ndim)) if b.ndim else b
+    want = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](a, aligned)
+    np.testing.assert_allclose(glow.compile(model, cache=False).run({"a": a})["y"], want, rtol=1e-6, atol=1e-6)
+
+
+def test_legacy_broadcast_that_does_not_match_is_an_error() -> None:
+    graph = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"], broadcast=1, axis=2)], "legacy",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(rand(3), "b")])
+    with pytest.raises(ModelError, match="does not match A 2x3x4 from axis 2"):
+        glow.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)]), cache=False)
+
+
+def test_opset_1_activations_and_batch_norm_with_consumed_inputs() -> None:
+    x = rand(1, 3, 4, 4)
+    params = [numpy_helper.from_array(v, n) for n, v in (("s", rand(3)), ("b", rand(3)), ("m", rand(3)),
+                                                          ("v", RNG.uniform(0.5, 2, 3).astype(np.float32)))]
+    nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["bn", "", "", "", ""], is_test=1,
+                              consumed_inputs=[0, 0, 0, 1, 1], epsilon=1e-3),
+             helper.make_node("Relu", ["bn"], ["r"], consumed_inputs=[0]),
+             helper.make_node("LeakyRelu", ["r"], ["l"], alpha=0.2, consumed_inputs=[0]),
+             helper.make_node("Exp", ["l"], ["y"], consumed_inputs=[0])]
+    graph = helper.make_graph(nodes, "legacy", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], params)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 5)])
+    s, b, m, v = (numpy_helper.to_array(p) for p in params)
+    bn = (x - m[None, :, None, None]) / np.sqrt(v[None, :, None, None] + 1e-3) * s[None, :, None, None] \
+        + b[None, :, None, None]
+    want = np.exp(np.maximum(bn, 0))
+    np.testing.assert_allclose(glow.compile(model, cache=False).run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)

@@ -340,16 +340,23 @@ def global_average_pool(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- normalization
 
 
+@onnx_op("BatchNormalization", since=1, inputs=(5, 5), outputs=(1, 5),
+         attrs=("consumed_inputs", "epsilon", "is_test", "momentum", "spatial"))
+@onnx_op("BatchNormalization", since=6, inputs=(5, 5), outputs=(1, 5), attrs=("epsilon", "is_test", "momentum", "spatial"))
 @onnx_op("BatchNormalization", since=7, inputs=(5, 5), attrs=("epsilon", "momentum", "spatial"))
 @onnx_op("BatchNormalization", since=9, inputs=(5, 5), attrs=("epsilon", "momentum"))
 @onnx_op("BatchNormalization", since=14, inputs=(5, 5), attrs=("epsilon", "momentum", "training_mode"))
-def batch_normalization(ctx: NodeContext) -> Tensor:
+def batch_normalization(ctx: NodeContext) -> Tensor | list[Tensor | None]:
     """Inference batch normalization over channel dim 1 with constant scale, B, mean and var. A 4-D input is
     normalized in NHWC (channel_axis 3) so that it sits in the NHWC chain of the convolution it follows."""
     x = ctx.input(0)
     _float32(ctx, x)
     if ctx.attr("training_mode", INT, 0) != 0:
         raise ctx.unsupported("training_mode=1 is not supported (inference only)")
+    if ctx.opset < 7 and ctx.attr("is_test", INT, 0) != 1:
+        raise ctx.unsupported("is_test=0 (training, before opset 7) is not supported (inference only)")
+    if ctx.opset < 7 and any(ctx.node.output[1:]):
+        raise ctx.unsupported("the running statistics outputs (training, before opset 7) are not supported")
     if ctx.attr("spatial", INT, 1) != 1:
         raise ctx.unsupported("spatial=0 (per-element statistics) is not supported")
     shape = shape_of(x)
@@ -368,9 +375,11 @@ def batch_normalization(ctx: NodeContext) -> Tensor:
     if epsilon < 0:
         raise ctx.error(f"attribute 'epsilon' {epsilon} must not be negative")
     if len(shape) != 4:
-        return gg.batch_norm(ctx.value(x), *params, epsilon=epsilon, channel_axis=1)
-    y = gg.batch_norm(_nhwc(ctx, x), *params, epsilon=epsilon, channel_axis=3)
-    return _nchw(ctx, y, 2)
+        y = gg.batch_norm(ctx.value(x), *params, epsilon=epsilon, channel_axis=1)
+    else:
+        y = _nchw(ctx, gg.batch_norm(_nhwc(ctx, x), *params, epsilon=epsilon, channel_axis=3), 2)
+    # before opset 7 the node may list the (unused) running statistics outputs
+    return y if len(ctx.node.output) == 1 else [y, *(None for _ in ctx.node.output[1:])]
 
 
 @onnx_op("LRN", since=1, inputs=(1, 1), attrs=("alpha", "beta", "bias", "size"))

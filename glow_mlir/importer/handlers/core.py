@@ -156,6 +156,58 @@ def matmul(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- elementwise
 
 
+def _legacy_binary(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+    """Before opset 7: B equals A's shape, or with ``broadcast=1`` matches A's dims from ``axis`` on (default: its
+    last dims), a scalar B any A; made explicit as a reshape and a broadcast of B. ``consumed_inputs`` (opsets 1-5)
+    was a memory hint and changes nothing."""
+    a, b = ctx.input(0), ctx.input(1)
+    sa, sb = shape_of(a), shape_of(b)
+    if not ctx.attr("broadcast", INT, 0):
+        if sa != sb:
+            raise ctx.error(f"B {fmt_shape(sb)} must have A's shape {fmt_shape(sa)} without broadcast=1")
+        return build(ctx.value(a), ctx.value(b))
+    if math.prod(sb) == 1:  # a scalar (or one-element) B
+        return build(ctx.value(a), _expand(ctx, _reshape(ctx, b, [1] * len(sa)), sa))
+    axis = ctx.attr("axis", INT, len(sa) - len(sb))
+    if axis < 0:
+        axis += len(sa)
+    if not 0 <= axis <= len(sa) - len(sb) or sa[axis:axis + len(sb)] != sb:
+        raise ctx.error(f"B {fmt_shape(sb)} does not match A {fmt_shape(sa)} from axis {axis} (legacy broadcast)")
+    aligned = _reshape(ctx, b, [1] * axis + sb + [1] * (len(sa) - axis - len(sb)))
+    return build(ctx.value(a), _expand(ctx, aligned, sa))
+
+
+_LEGACY_BINARY = ("axis", "broadcast", "consumed_inputs")
+
+
+@onnx_op("Add", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
+@onnx_op("Add", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
+def add_legacy(ctx: NodeContext) -> Tensor:
+    """A + B with the legacy broadcast."""
+    return _legacy_binary(ctx, gg.add)
+
+
+@onnx_op("Sub", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
+@onnx_op("Sub", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
+def sub_legacy(ctx: NodeContext) -> Tensor:
+    """A - B with the legacy broadcast."""
+    return _legacy_binary(ctx, gg.sub)
+
+
+@onnx_op("Mul", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
+@onnx_op("Mul", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
+def mul_legacy(ctx: NodeContext) -> Tensor:
+    """A * B with the legacy broadcast."""
+    return _legacy_binary(ctx, gg.mul)
+
+
+@onnx_op("Div", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
+@onnx_op("Div", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
+def div_legacy(ctx: NodeContext) -> Tensor:
+    """A / B with the legacy broadcast."""
+    return _legacy_binary(ctx, gg.div)
+
+
 @onnx_op("Add", since=7, inputs=(2, 2))
 def add(ctx: NodeContext) -> Tensor:
     """A + B, numpy broadcasting."""
@@ -180,18 +232,21 @@ def div(ctx: NodeContext) -> Tensor:
     return _binary(ctx, gg.div)
 
 
+@onnx_op("Relu", since=1, inputs=(1, 1), attrs=("consumed_inputs",))
 @onnx_op("Relu", since=6, inputs=(1, 1))
 def relu(ctx: NodeContext) -> Tensor:
     """max(X, 0)."""
     return gg.relu(ctx.operand(0))
 
 
+@onnx_op("Sigmoid", since=1, inputs=(1, 1), attrs=("consumed_inputs",))
 @onnx_op("Sigmoid", since=6, inputs=(1, 1))
 def sigmoid(ctx: NodeContext) -> Tensor:
     """1 / (1 + exp(-X))."""
     return gg.sigmoid(ctx.operand(0))
 
 
+@onnx_op("Tanh", since=1, inputs=(1, 1), attrs=("consumed_inputs",))
 @onnx_op("Tanh", since=6, inputs=(1, 1))
 def tanh(ctx: NodeContext) -> Tensor:
     """tanh(X)."""

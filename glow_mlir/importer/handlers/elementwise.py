@@ -64,6 +64,8 @@ def _unary(op_type: str, since: int, build: Callable[[ir.Value], ir.Value], doc:
     handler.__name__ = op_type.lower()
     handler.__doc__ = doc
     onnx_op(op_type, since=since, inputs=(1, 1))(handler)
+    if since == 6:  # opsets 1-5: the same op with consumed_inputs, a memory hint that changes nothing
+        onnx_op(op_type, since=1, inputs=(1, 1), attrs=("consumed_inputs",))(handler)
 
 
 _unary("Exp", 6, gg.exp, "e ** X.")
@@ -130,6 +132,7 @@ def softsign(ctx: NodeContext) -> Tensor:
     return gg.div(x, gg.add(_splat(x, 1.0), gg.abs_(x)))
 
 
+@onnx_op("Reciprocal", since=1, inputs=(1, 1), attrs=("consumed_inputs",))
 @onnx_op("Reciprocal", since=6, inputs=(1, 1))
 def reciprocal(ctx: NodeContext) -> Tensor:
     """1 / X, as Div(1, X)."""
@@ -250,6 +253,7 @@ def cast(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- activations
 
 
+@onnx_op("LeakyRelu", since=1, inputs=(1, 1), attrs=("alpha", "consumed_inputs"))
 @onnx_op("LeakyRelu", since=6, inputs=(1, 1), attrs=("alpha",))
 def leaky_relu(ctx: NodeContext) -> Tensor:
     """X < 0 ? alpha * X : X."""
@@ -266,12 +270,14 @@ def prelu(ctx: NodeContext) -> Tensor:
     return gg.prelu(ctx.value(x), _expand(ctx, slope, shape))
 
 
+@onnx_op("Elu", since=1, inputs=(1, 1), attrs=("alpha", "consumed_inputs"))
 @onnx_op("Elu", since=6, inputs=(1, 1), attrs=("alpha",))
 def elu(ctx: NodeContext) -> Tensor:
     """X < 0 ? alpha * (exp(X) - 1) : X."""
     return gg.elu(ctx.operand(0), alpha=ctx.attr("alpha", FLOAT, 1.0))
 
 
+@onnx_op("Selu", since=1, inputs=(1, 1), attrs=("alpha", "gamma", "consumed_inputs"))
 @onnx_op("Selu", since=6, inputs=(1, 1), attrs=("alpha", "gamma"))
 def selu(ctx: NodeContext) -> Tensor:
     """gamma * (X < 0 ? alpha * (exp(X) - 1) : X), as Mul(Elu(X, alpha), gamma)."""
@@ -280,6 +286,7 @@ def selu(ctx: NodeContext) -> Tensor:
     return _scale(ctx, gg.elu(ctx.operand(0), alpha=alpha), gamma)
 
 
+@onnx_op("HardSigmoid", since=1, inputs=(1, 1), attrs=("alpha", "beta", "consumed_inputs"))
 @onnx_op("HardSigmoid", since=6, inputs=(1, 1), attrs=("alpha", "beta"))
 def hard_sigmoid(ctx: NodeContext) -> Tensor:
     """max(0, min(1, alpha * X + beta))."""
@@ -316,18 +323,21 @@ def _pairwise(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value])
     return functools.reduce(step, inputs)
 
 
+@onnx_op("Sum", since=1, inputs=(1, _ANY), attrs=("consumed_inputs",))
 @onnx_op("Sum", since=6, inputs=(1, _ANY))
 def sum_(ctx: NodeContext) -> Tensor:
     """Elementwise sum of the inputs, numpy broadcasting."""
     return _pairwise(ctx, gg.add)
 
 
+@onnx_op("Max", since=1, inputs=(1, _ANY), attrs=("consumed_inputs",))
 @onnx_op("Max", since=6, inputs=(1, _ANY))
 def max_(ctx: NodeContext) -> Tensor:
     """Elementwise maximum of the inputs."""
     return _pairwise(ctx, gg.max_)
 
 
+@onnx_op("Min", since=1, inputs=(1, _ANY), attrs=("consumed_inputs",))
 @onnx_op("Min", since=6, inputs=(1, _ANY))
 def min_(ctx: NodeContext) -> Tensor:
     """Elementwise minimum of the inputs."""
