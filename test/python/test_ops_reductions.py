@@ -259,6 +259,49 @@ def test_arg_min_of_int64_extremes():
         check(make("ArgMin", {"x": x}, 13, axis=1, select_last_index=last), {"x": x})
 
 
+def _top_k_model(x: np.ndarray, k: int, opset: int = 11, **attrs) -> onnx.ModelProto:
+    elem = _ONNX_TYPES[x.dtype]
+    inputs = ["x"] if opset < 10 else ["x", "k"]
+    node = helper.make_node("TopK", inputs, ["values", "indices"], **({"k": k} if opset < 10 else {}), **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", elem, x.shape)],
+                              [helper.make_tensor_value_info("values", elem, None),
+                               helper.make_tensor_value_info("indices", TensorProto.INT64, None)],
+                              [] if opset < 10 else [numpy_helper.from_array(np.array([k], np.int64), "k")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize(("x", "k", "opset", "attrs"), [
+    (TIES, 3, 11, {}),  # ties: the lower index first
+    (TIES, 2, 11, {"axis": 1, "largest": 0}),
+    (TIES, 5, 11, {"axis": -1}),  # all of them
+    (TIES, 2, 1, {"axis": 0}),  # k as an attribute
+    (X3, 2, 10, {"axis": 1}),
+])
+def test_top_k(x: np.ndarray, k: int, opset: int, attrs: dict):
+    model = _top_k_model(x, k, opset, **attrs)
+    got = glow.compile(model).run({"x": x})
+    values, indices = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(got["values"], values)
+    np.testing.assert_array_equal(got["indices"], indices)
+
+
+def test_top_k_of_int64_extremes():
+    x = np.array([[5, np.iinfo(np.int64).min, 0, np.iinfo(np.int64).max, -3]], np.int64)
+    for largest in (1, 0):
+        model = _top_k_model(x, 3, largest=largest)
+        got = glow.compile(model).run({"x": x})
+        values, indices = ReferenceEvaluator(model).run(None, {"x": x})
+        np.testing.assert_array_equal(got["values"], values)
+        np.testing.assert_array_equal(got["indices"], indices)
+
+
+def test_top_k_bad_k():
+    with pytest.raises(ModelError, match="K 9 must be between 0 and the axis' size 5"):
+        glow.compile(_top_k_model(TIES, 9))
+
+
 @pytest.mark.parametrize(("opset", "axis"), [(11, 1), (11, 0), (13, -1), (13, 1)])
 def test_hardmax(opset: int, axis: int):
     # before opset 13 Hardmax sees the input as 2-D from axis on (one 1 per row of the flattened trailing dims);

@@ -8,6 +8,7 @@ Composed from nodes that exist:
   ReduceSumSquare(x)   -> ReduceSum(Mul(x, x));  ReduceLogSum(x) -> Log(ReduceSum(x))
   ReduceLogSumExp(x)   -> m + Log(ReduceSum(Exp(x - m))), m = ReduceMax(x) (the plain formula where m is infinite)
   ArgMin(x)            -> ArgMax(-x) for floats, ArgMax(-1 - x) for integers (no overflow at the minimum)
+  TopK(x, k)           -> k rounds of ArgMax and ReduceMax, the chosen element masked to the lowest value
   Hardmax(x)           -> Select(CmpEQ(ArgMax(x), the index along the axis), 1, 0)
   InstanceNorm(x, s, b)-> LayerNorm over the dims from 2 on, then x * s[c] + b[c]
 """
@@ -198,6 +199,78 @@ def arg_min(ctx: NodeContext) -> Tensor:
         reversed_ = gg.sub(gg.splat(value=-1, result_types=[v.type]), v)
     y = gg.arg_max(reversed_, axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
     return _kept(ctx, y, shape, [axis])
+
+
+#: the most elements TopK selects (each costs a pass over the input)
+MAX_TOP_K = 256
+
+
+def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
+    """The k largest (or smallest) elements along axis and their int64 indices, in order, ties to the lower index:
+    k rounds of ArgMax, the maximum, and the chosen element masked out (to the type's lowest value)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _NUMERIC)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, -1), len(shape))
+    n = shape[axis]
+    if not 0 <= k <= n:
+        raise ctx.error(f"K {k} must be between 0 and the axis' size {n}")
+    if k > MAX_TOP_K:
+        raise ctx.unsupported(f"K {k} above {MAX_TOP_K} is not supported (each selected element costs a pass)")
+    if k == 0:
+        raise ctx.unsupported("K 0 (empty outputs) is not supported")
+    largest = _flag(ctx, "largest", 1)
+    _flag(ctx, "sorted", 1)  # sorted or not, the elements come out in order
+    v = ctx.value(x)
+    floating = dtype_of(v).kind == "f"
+    if largest:
+        work = v
+    else:  # order-reversed, exactly (see ArgMin)
+        work = gg.neg(v) if floating else gg.sub(gg.splat(value=-1, result_types=[v.type]), v)
+    lowest = float("-inf") if floating else int(np.iinfo(dtype_of(v)).min)
+    kept = [1 if i == axis else d for i, d in enumerate(shape)]
+    position = np.arange(n, dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    positions = _expand(ctx, ctx.const(position, name=f"{ctx.label}.position"), shape)
+    floor = gg.splat(value=lowest, result_types=[v.type])
+    values, indices = [], []
+    for _ in range(k):
+        index = _reshape(ctx, gg.arg_max(work, axis=axis, select_last=0), kept)
+        best = _reshape(ctx, gg.reduce_max(work, axes=[axis]), kept)
+        values.append(best)
+        indices.append(index)
+        work = gg.select(gg.cmp_eq(_expand(ctx, index, shape), positions), floor, work)
+
+    def joined(parts: list[Tensor]) -> ir.Value:
+        out = ctx.value(parts[0])
+        for p in parts[1:]:
+            out = gg.concat(out, ctx.value(p), axis=axis)
+        return out
+
+    top = joined(values)
+    if not largest:  # back to the input's values
+        top = gg.neg(top) if floating else gg.sub(gg.splat(value=-1, result_types=[top.type]), top)
+    return [top, joined(indices)]
+
+
+@onnx_op("TopK", since=1, inputs=(1, 1), outputs=(2, 2), attrs=("axis", "k"))
+def top_k_1(ctx: NodeContext) -> list[Tensor]:
+    """The k (attribute) largest elements along axis and their indices."""
+    k = ctx.attr("k", INT, None)
+    if k is None:
+        raise ctx.error("attribute 'k' is required")
+    return _top_k(ctx, k)
+
+
+@onnx_op("TopK", since=10, inputs=(2, 2), outputs=(2, 2), attrs=("axis",))
+@onnx_op("TopK", since=11, inputs=(2, 2), outputs=(2, 2), attrs=("axis", "largest", "sorted"))
+def top_k(ctx: NodeContext) -> list[Tensor]:
+    """The K (a constant input) largest or smallest elements along axis and their indices."""
+    spec = ctx.constant_input(1, "K").reshape(-1)
+    if spec.size != 1 or spec.dtype.kind not in "iu":
+        raise ctx.error(f"the K input must hold one integer, got {spec.size} of {spec.dtype}")
+    return _top_k(ctx, int(spec[0]))
 
 
 @onnx_op("Hardmax", since=1, inputs=(1, 1), attrs=("axis",))
