@@ -8,6 +8,7 @@ import collections
 import math
 import os
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -27,6 +28,7 @@ from .model import (
     LoadedModel,
     TensorSpec,
     ValueType,
+    declared_types,
     fmt_shape,
     load_model,
     node_where,
@@ -38,6 +40,10 @@ from .model import (
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
 NAME_ATTR = gg.NAME_ATTR
+
+class DeclaredShapeWarning(UserWarning):
+    """A value's shape as the model declares it differs from the one its inputs give (the computed one is used)."""
+
 
 # --------------------------------------------------------------------------- values
 
@@ -358,6 +364,10 @@ class _Importer:
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
         self.folded: list[str] = []
         self.graph_outputs = {o.name for o in loaded.proto.graph.output}
+        self.declared = declared_types(loaded.proto.graph)
+        #: whether ONNX's inferred shapes can be held against ours: not after a wrong declared shape, which its
+        #: inference carries on to the values computed from it
+        self.inferred_shapes_trusted = True
 
     def run(self) -> ImportedModel:
         loaded = self.loaded
@@ -514,16 +524,25 @@ class _Importer:
 
     def _check_inferred(self, ctx: NodeContext, name: str, result: Tensor) -> None:
         """Compare what the handler built with the type the model declares or ONNX shape inference
-        gives, so a disagreement with our shape rules is reported at the node, not found at run time."""
+        gives, so a disagreement with our shape rules is reported at the node, not found at run time. A shape the
+        model merely declares (value_info, a graph output) and gets wrong is a warning, as onnxruntime has it: the
+        computed shape is used; a wrong element type stays an error."""
+        shape, got = shape_of(result), dtype_of(result)
+
+        def differs(expected: ValueType) -> bool:
+            dims = expected[1]
+            return len(dims) != len(shape) or any(d is not None and d != s for d, s in zip(dims, shape, strict=True))
+
+        declared = self.declared.get(name)
+        if declared is not None and (declared[0] is None or declared[0] == got) and differs(declared):
+            warnings.warn(f"{ctx.where}: output '{name}' is declared {fmt_shape(declared[1])} {declared[0] or got} "
+                          f"but computes to {fmt_shape(shape)} {got}; going on with {fmt_shape(shape)}",
+                          DeclaredShapeWarning, stacklevel=2)
+            self.inferred_shapes_trusted = False
         if name not in self.inferred:
             return
         dtype, dims = self.inferred[name]
-        shape, got = shape_of(result), dtype_of(result)
-        if (
-            len(dims) != len(shape)
-            or any(d is not None and d != s for d, s in zip(dims, shape, strict=True))
-            or (dtype is not None and dtype != got)
-        ):
+        if (self.inferred_shapes_trusted and differs((dtype, dims))) or (dtype is not None and dtype != got):
             raise ctx.error(
                 f"output '{name}' is {fmt_shape(shape)} {got} here, but the model's declared or "
                 f"inferred type is {fmt_shape(dims)} {dtype}"

@@ -343,6 +343,18 @@ def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def declared_types(graph: onnx.GraphProto) -> dict[str, ValueType]:
+    """The types the model itself declares for its intermediate values and outputs (value_info, graph outputs), where
+    they give an element type and a shape."""
+    types: dict[str, ValueType] = {}
+    for vi in [*graph.value_info, *graph.output]:
+        tt = vi.type.tensor_type
+        if vi.type.HasField("tensor_type") and tt.HasField("shape"):
+            dims = tuple(d if isinstance(d, int) and d > 0 else None for d in _dims(tt.shape))
+            types[vi.name] = (ELEMENT_TYPES.get(tt.elem_type), dims)
+    return types
+
+
 def _dims(shape: onnx.TensorShapeProto) -> list[int | str | None]:
     """Dims of a shape: an int when static, the symbolic name or None when not."""
     return [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in shape.dim]

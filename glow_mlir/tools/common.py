@@ -5,15 +5,22 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+import warnings
 from typing import Callable
 
 from ..errors import GlowError
 
 
 def run_tool(name: str, main: Callable[[list[str]], int], argv: list[str] | None = None) -> int:
-    """Run a tool's ``main``; a GlowError becomes ``name: error: ...`` and exit code 1.
-    An internal error is reported in one line too (set GLOW_DEBUG=1 for the traceback)."""
+    """Run a tool's ``main``; a GlowError becomes ``name: error: ...`` and exit code 1, a warning (a model that
+    declares a wrong shape) ``name: warning: ...``. An internal error is reported in one line too (set GLOW_DEBUG=1
+    for the traceback)."""
     argv = sys.argv[1:] if argv is None else argv
+
+    def one_line(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001 - the hook's
+        print(f"{name}: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = one_line  # a model's own inconsistencies are the user's to read, not a stack location
     try:
         return main(argv)
     except GlowError as e:

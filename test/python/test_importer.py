@@ -509,13 +509,24 @@ def test_verify_failure_is_a_model_error(ctx, monkeypatch):
         import_model(unary_model("Relu"), ctx)
 
 
-def test_inferred_shape_disagreement_names_the_node(ctx):
+def test_a_wrongly_declared_shape_is_a_warning_and_the_computed_one_is_used(ctx):
+    # onnxruntime and onnx.reference run such models (onnxruntime warns): so does the importer
     m = model([node("Relu", ["x"], ["t"], "r1"), node("Relu", ["t"], ["y"], "r2")], [vi("x", [2, 3])], [vi("y", None)])
     m.graph.value_info.append(vi("t", [5, 5]))
+    with pytest.warns(builder.DeclaredShapeWarning,
+                      match=r"^g: node 'r1' \(Relu\): output 't' is declared 5x5 float32 but computes to 2x3 float32; "
+                            r"going on with 2x3$"):
+        imported = import_model(m, ctx)
+    assert imported.outputs[0].shape == (2, 3)
+
+
+def test_a_wrongly_declared_element_type_is_an_error(ctx):
+    m = model([node("Relu", ["x"], ["t"], "r1"), node("Relu", ["t"], ["y"], "r2")], [vi("x", [2, 3])], [vi("y", None)])
+    m.graph.value_info.append(helper.make_tensor_value_info("t", TensorProto.INT64, [2, 3]))
     with pytest.raises(
         ModelError,
         match=r"^g: node 'r1' \(Relu\): output 't' is 2x3 float32 here, but the model's "
-        r"declared or inferred type is 5x5 float32$",
+        r"declared or inferred type is 2x3 int64$",
     ):
         import_model(m, ctx)
 

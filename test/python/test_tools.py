@@ -199,3 +199,16 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "llvm.func @f" in done.stdout
+
+
+def test_a_wrongly_declared_shape_is_a_one_line_warning(tmp_path):
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])], "decl",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              value_info=[helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+    path = tmp_path / "decl.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    done = run_tool("glow-compile", "-model", str(path), "--no-cache", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == (f"glow-compile: warning: {path}: node 'Relu#0' (Relu): output 't' is declared 3 "
+                                   "float32 but computes to 2 float32; going on with 2")
