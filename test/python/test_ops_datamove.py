@@ -668,3 +668,10 @@ def test_cum_sum_of_floats_within_rounding() -> None:
                  [const("axis", np.array(1, np.int64))], opset=14)
     got = glow.compile(model).run({"x": x})["y"]
     np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x})[0], rtol=1e-5, atol=1e-5)
+
+
+def test_slice_with_a_repeated_axis_takes_the_later_entry():
+    # the spec forbids repeating an axis; onnx.reference takes the later entry (onnxruntime refuses the model)
+    m = make([node("Slice", ["x", "s", "e", "a"])], [vi("x", [4, 6])], ["y"],
+             [const("s", [0, 1, 2]), const("e", [2, 5, 6]), const("a", [0, 1, 1])])
+    assert check(m).run(feeds_for(m))["y"].shape == (2, 4)

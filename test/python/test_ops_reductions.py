@@ -393,14 +393,19 @@ def test_bad_nodes_give_one_line_errors(model: onnx.ModelProto, error: type, mes
         glow.compile(model)
 
 
-def test_used_layer_normalization_statistics_are_unsupported():
-    norm = helper.make_node("LayerNormalization", ["x", "scale"], ["y", "mean"], name="ln")
-    graph = helper.make_graph([norm], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4]),
-                               helper.make_tensor_value_info("mean", TensorProto.FLOAT, [2, 1])],
-                              initializer=[numpy_helper.from_array(SCALE[0], "scale")])
+@pytest.mark.parametrize(("axis", "outputs"), [(-1, ["y", "mean"]), (1, ["y", "mean", "inv_std"]),
+                                             (0, ["y", "", "inv_std"])])
+def test_layer_normalization_statistics_outputs(axis: int, outputs: list[str]):
+    x = f32(2, 3, 4)
+    normalized = x.shape[axis:]
+    norm = helper.make_node("LayerNormalization", ["x", "scale"], outputs, name="ln", axis=axis, epsilon=1e-3)
+    graph = helper.make_graph([norm], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o],
+                              initializer=[numpy_helper.from_array(f32(*normalized), "scale")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(UnsupportedError, match=r"^g: node 'ln' \(LayerNormalization\): output #1 'mean' is used, "
-                                               r"but this output is not supported$"):
-        glow.compile(model)
+    got = glow.compile(model).run({"x": x})
+    for name, want in zip([o for o in outputs if o], ReferenceEvaluator(model).run(None, {"x": x}), strict=True):
+        assert got[name].shape == want.shape, name
+        np.testing.assert_allclose(got[name], want, rtol=RTOL, atol=ATOL, err_msg=name)
+
 

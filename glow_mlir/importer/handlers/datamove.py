@@ -226,7 +226,9 @@ def slice_(ctx: NodeContext) -> Tensor:
     if 0 in steps:
         raise ctx.error(f"steps {steps} must not hold 0")
     box_starts, sizes, box_steps = [0] * len(shape), list(shape), [1] * len(shape)
-    for a, start, end, step in zip(_axes(ctx, axes, len(shape)), starts, ends, steps):
+    # an axis named twice: the spec forbids it and onnxruntime refuses it, onnx.reference takes the later entry; so
+    # does this (the model runs as its reference does)
+    for a, start, end, step in zip([_axis(ctx, a, len(shape)) for a in axes], starts, ends, steps):
         box_starts[a], sizes[a] = _slice_bounds(shape[a], start, end, step)
         box_steps[a] = step
     return _box(ctx, x, box_starts, sizes, box_steps)

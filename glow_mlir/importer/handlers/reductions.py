@@ -361,8 +361,9 @@ def _affine(ctx: NodeContext, i: int, what: str, normalized: list[int]) -> ir.Va
 
 @onnx_op("LayerNormalization", since=17, inputs=(2, 3), attrs=("axis", "epsilon", "stash_type"), outputs=(1, 3))
 def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
-    """(x - mean) / sqrt(variance + epsilon) * scale + bias over the dims from axis on (default -1). Only Y is
-    computed: the Mean and InvStdDev outputs must be unused."""
+    """(x - mean) / sqrt(variance + epsilon) * scale + bias over the dims from axis on (default -1), one kernel;
+    the Mean and InvStdDev outputs, when used, are computed beside it from reductions (shape: x's up to axis, 1s
+    after)."""
     x = ctx.input(0)
     ctx.check_element_type(x, "input", _FLOAT)
     shape = shape_of(x)
@@ -378,8 +379,22 @@ def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
         bias = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.bias"))
     else:
         bias = _affine(ctx, 2, "bias", normalized)
-    y = gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
-    return [y, *(None for _ in ctx.node.output[1:])]
+    epsilon = ctx.attr("epsilon", FLOAT, 1e-5)
+    y = gg.layer_norm(ctx.value(x), scale, bias, axis=axis, epsilon=epsilon)
+    results: list[Tensor | None] = [y, None, None][:len(ctx.node.output)]
+    if ctx.has_output(1) or ctx.has_output(2):
+        axes = list(range(axis, len(shape)))
+        kept = [*shape[:axis], *([1] * len(axes))]
+        mean = _reshape(ctx, gg.reduce_mean(ctx.value(x), axes=axes), kept)
+        centered = gg.sub(ctx.value(x), ctx.value(_expand(ctx, mean, shape)))
+        variance = gg.reduce_mean(gg.mul(centered, centered), axes=axes)
+        eps = gg.splat(value=float(epsilon), result_types=[variance.type])
+        one = gg.splat(value=1.0, result_types=[variance.type])
+        inv_std = _reshape(ctx, gg.div(one, gg.sqrt(gg.add(variance, eps))), kept)
+        for i, value in ((1, mean), (2, inv_std)):
+            if ctx.has_output(i):
+                results[i] = value
+    return results
 
 
 @onnx_op("InstanceNormalization", since=6, inputs=(3, 3), attrs=("epsilon",))
