@@ -53,3 +53,12 @@ def test_sgemm_compares_with_openblas_kernel_of_the_target_isa() -> None:
     line = bench.bench_sgemm(64, 2, "haswell")
     assert "avx2 (haswell)" in line and "OPENBLAS_CORETYPE=Haswell" in line and "% of peak" in line
     assert float(line.split("max rel. error ")[1]) < 1e-4
+
+
+def test_recurrent_benchmark_prints_a_checked_row(capsys) -> None:
+    pytest.importorskip("onnxruntime")
+    from glow_mlir import bench_recurrent
+
+    assert bench_recurrent.main(["--ops", "GRU", "--steps", "3", "--hidden", "8", "--batch", "2", "--runs", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("| layer |") and rows[2].startswith("| GRU | 3 | 2 | 8 | 1 |")
