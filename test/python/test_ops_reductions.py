@@ -310,6 +310,21 @@ def test_hardmax(opset: int, axis: int):
     check(make("Hardmax", {"x": TIES}, opset, axis=axis), {"x": TIES}, reference=reference)
 
 
+@pytest.mark.parametrize(("opset", "groups"), [(18, 2), (21, 3), (21, 6), (18, 1)])
+def test_group_normalization(opset: int, groups: int):
+    x = f32(2, 6, 3, 4)
+    per = 6 if opset >= 21 else groups
+    check(make("GroupNormalization", {"x": x}, opset, {"s": f32(per), "b": f32(per)}, num_groups=groups,
+               epsilon=1e-3), {"x": x})
+
+
+@pytest.mark.parametrize("axes", [None, [1], [0, 1, 2, 3]])
+def test_mean_variance_normalization(axes: list[int] | None):
+    x = f32(2, 3, 4, 5)
+    attrs = {} if axes is None else {"axes": axes}
+    check(make("MeanVarianceNormalization", {"x": x}, 13, **attrs), {"x": x})
+
+
 def test_instance_normalization():
     x = f32(2, 3, 4, 5)
     check(make("InstanceNormalization", {"x": x}, 17, {"s": f32(3), "b": f32(3)}, epsilon=1e-3), {"x": x})

@@ -11,6 +11,8 @@ Composed from nodes that exist:
   TopK(x, k)           -> k rounds of ArgMax and ReduceMax, the chosen element masked to the lowest value
   Hardmax(x)           -> Select(CmpEQ(ArgMax(x), the index along the axis), 1, 0)
   InstanceNorm(x, s, b)-> LayerNorm over the dims from 2 on, then x * s[c] + b[c]
+  GroupNorm(x, s, b)   -> LayerNorm of x viewed as [N, groups, rest], then the per-channel (or per-group) affine
+  MVN(x)               -> (x - mean) / sqrt(variance + 1e-9) from ReduceMean
 """
 
 from __future__ import annotations
@@ -419,3 +421,55 @@ def instance_normalization(ctx: NodeContext) -> Tensor:
     zeros = ctx.value(ctx.const(np.zeros(normalized, np.float32), name=f"{ctx.label}.zeros"))
     y = gg.layer_norm(ctx.value(x), ones, zeros, axis=2, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
     return gg.add(gg.mul(y, affine[0]), affine[1])
+
+
+@onnx_op("GroupNormalization", since=18, inputs=(3, 3), attrs=("epsilon", "num_groups"))
+@onnx_op("GroupNormalization", since=21, inputs=(3, 3), attrs=("epsilon", "num_groups", "stash_type"))
+def group_normalization(ctx: NodeContext) -> Tensor:
+    """x [N, C, D...] normalized over each group of C / num_groups channels and the spatial dims: a layer_norm of
+    x viewed as [N, groups, C / groups x D...], then scale and bias per channel (opset 21) or per group (opset 18)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if len(shape) < 3:
+        raise ctx.error(f"the input must be [N, C, D1, ...] (rank 3 or more), got {fmt_shape(shape)}")
+    groups = ctx.attr("num_groups", INT, None)
+    n, c = shape[0], shape[1]
+    if groups is None or groups < 1 or c % groups:
+        raise ctx.error(f"attribute 'num_groups' must divide the {c} channels, got {groups}")
+    if ctx.attr("stash_type", INT, 1) != 1:
+        raise ctx.unsupported("stash_type other than 1 (float32 statistics) is not supported")
+    per = c if ctx.opset >= 21 else groups  # the affine parameters: per channel from opset 21, per group before
+    affine = []
+    for i, what in ((1, "scale"), (2, "bias")):
+        t = ctx.input(i)
+        ctx.check_element_type(t, what, _FLOAT)
+        if shape_of(t) != [per]:
+            raise ctx.error(f"{what} must have shape [{per}], got {fmt_shape(shape_of(t))}")
+        if per == groups and groups != c:  # one value per group: repeated over its channels
+            t = _reshape(ctx, _expand(ctx, _reshape(ctx, t, [groups, 1]), [groups, c // groups]), [c])
+        affine.append(_expand(ctx, _reshape(ctx, t, [1, c, *([1] * (len(shape) - 2))]), shape))
+    inner = (c // groups) * math.prod(shape[2:])
+    grouped = _reshape(ctx, x, [n, groups, inner])
+    ones = ctx.value(ctx.const(np.ones([inner], np.float32), name=f"{ctx.label}.ones"))
+    zeros = ctx.value(ctx.const(np.zeros([inner], np.float32), name=f"{ctx.label}.zeros"))
+    y = gg.layer_norm(ctx.value(grouped), ones, zeros, axis=2, epsilon=ctx.attr("epsilon", FLOAT, 1e-5))
+    y = _reshape(ctx, y, shape)
+    return gg.add(gg.mul(ctx.value(y), ctx.value(affine[0])), ctx.value(affine[1]))
+
+
+@onnx_op("MeanVarianceNormalization", since=9, inputs=(1, 1), attrs=("axes",))
+def mean_variance_normalization(ctx: NodeContext) -> Tensor:
+    """(x - mean) / sqrt(variance + 1e-9) over the axes (default [0, 2, 3]), from reductions."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    axes = _axes(ctx, ctx.attr("axes", INTS, [0, 2, 3]), len(shape))
+    kept = [1 if i in axes else d for i, d in enumerate(shape)]
+    v = ctx.value(x)
+    mean = _expand(ctx, _reshape(ctx, gg.reduce_mean(v, axes=axes), kept), shape)
+    centered = gg.sub(v, ctx.value(mean))
+    variance = _reshape(ctx, gg.reduce_mean(gg.mul(centered, centered), axes=axes), kept)
+    eps = gg.splat(value=1e-9, result_types=[ctx.value(variance).type])
+    std = _expand(ctx, gg.sqrt(gg.add(ctx.value(variance), eps)), shape)
+    return gg.div(centered, ctx.value(std))
