@@ -76,11 +76,6 @@ class KernelSpec:
     l1: int = DEFAULT_CACHES["l1d"]
     l2: int = DEFAULT_CACHES["l2"]
 
-    @property
-    def wide(self) -> int:
-        """A parallel innermost dim this wide or less is one vector op (4 registers: several independent ones)."""
-        return 4 * self.lanes
-
     def matmul_class(self, m: int, n: int, k: int) -> MatmulClass:
         return next(c for c in self.matmul if covers(c.name, m, n, k))
 

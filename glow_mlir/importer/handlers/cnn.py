@@ -132,30 +132,57 @@ def _kernel(ctx: NodeContext, nd: int) -> list[int]:
 # --------------------------------------------------------------------------- convolution
 
 
-@onnx_op("Conv", since=1, inputs=(2, 3), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"))
-def conv(ctx: NodeContext) -> Tensor:
-    """Y = conv(X, W) + B with groups (depthwise included), strides, pads or auto_pad, and dilations; the filter
-    [F, C/group, KH, KW] becomes HWCF; a missing B is zeros."""
+@dataclass
+class ConvOperands:
+    """What Conv and ConvTranspose read alike: float32 X, W and optional B, the spatial rank, both shapes, group."""
+
+    x: Tensor
+    w: Tensor
+    b: Tensor | None
+    nd: int
+    xs: list[int]
+    ws: list[int]
+    group: int
+
+    def kernel(self, ctx: NodeContext) -> list[int]:
+        """The weights' kernel, which the kernel_shape attribute may only repeat."""
+        kernel = self.ws[2:]
+        if ctx.attr("kernel_shape", INTS, kernel) != kernel:
+            raise ctx.error(f"attribute 'kernel_shape' {ctx.attr('kernel_shape', INTS, kernel)} differs from the "
+                            f"weights' kernel {kernel}")
+        return kernel
+
+    def bias(self, ctx: NodeContext, f: int) -> Tensor:
+        """B, one entry per output channel, or zeros when absent."""
+        if self.b is None:
+            return ctx.const(np.zeros([f], np.float32))
+        if shape_of(self.b) != [f]:
+            raise ctx.error(f"the bias {fmt_shape(shape_of(self.b))} must have one entry per output channel ({f})")
+        return self.b
+
+
+def _conv_operands(ctx: NodeContext) -> ConvOperands:
     x, w, b = ctx.input(0), ctx.input(1), ctx.optional_input(2)
     _float32(ctx, x, w, *([b] if b is not None else []))
     nd = _spatial_rank(ctx, x)
     xs, ws = shape_of(x), shape_of(w)
     if len(ws) != len(xs):
         raise ctx.error(f"the weights {fmt_shape(ws)} must have the rank of the input {fmt_shape(xs)}")
-    group = ctx.attr("group", INT, 1)
+    return ConvOperands(x, w, b, nd, xs, ws, ctx.attr("group", INT, 1))
+
+
+@onnx_op("Conv", since=1, inputs=(2, 3), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"))
+def conv(ctx: NodeContext) -> Tensor:
+    """Y = conv(X, W) + B with groups (depthwise included), strides, pads or auto_pad, and dilations; the filter
+    [F, C/group, KH, KW] becomes HWCF; a missing B is zeros."""
+    ops = _conv_operands(ctx)
+    x, w, nd, xs, ws, group = ops.x, ops.w, ops.nd, ops.xs, ops.ws, ops.group
     f, c = ws[0], xs[1]
     if group < 1 or c % group or f % group or ws[1] != c // group:
         raise ctx.error(f"weights {fmt_shape(ws)} do not fit the input {fmt_shape(xs)} with group {group}: "
                         "expected F x C/group x kernel, with C and F divisible by group")
-    kernel = ws[2:]
-    if ctx.attr("kernel_shape", INTS, kernel) != kernel:
-        raise ctx.error(f"attribute 'kernel_shape' {ctx.attr('kernel_shape', INTS, kernel)} differs from the "
-                        f"weights' kernel {kernel}")
-    window = _window(ctx, xs[2:], kernel)
-    if b is None:
-        b = ctx.const(np.zeros([f], np.float32))
-    elif shape_of(b) != [f]:
-        raise ctx.error(f"the bias {fmt_shape(shape_of(b))} must have one entry per output channel ({f})")
+    window = _window(ctx, xs[2:], ops.kernel(ctx))
+    b = ops.bias(ctx, f)
     if nd == 1:
         w = _reshape(ctx, w, [*ws, 1])
     hwcf = _transpose(ctx, w, (2, 3, 1, 0))
@@ -166,7 +193,6 @@ def conv(ctx: NodeContext) -> Tensor:
 def _zeros_between(ctx: NodeContext, x: Tensor, strides: Sequence[int]) -> Tensor:
     """An NCHW ``x`` with ``stride - 1`` zeros after every element along each spatial dim (the trailing ones kept:
     the caller's pad crops them): [N, C, H, W] -> [N, C, H * sh, W * sw]."""
-    shape = shape_of(x)
     y = x
     for d, s in enumerate(strides):
         if s == 1:
@@ -177,7 +203,6 @@ def _zeros_between(ctx: NodeContext, x: Tensor, strides: Sequence[int]) -> Tenso
         zeros = ctx.const(np.zeros([*cur[:axis + 1], s - 1, *cur[axis + 1:]], np.float32), name=f"{ctx.label}.zeros{d}")
         joined = gg.concat(ctx.value(spread), ctx.value(zeros), axis=axis + 1)
         y = _reshape(ctx, joined, [*cur[:axis], cur[axis] * s, *cur[axis + 1:]])
-    assert len(shape_of(y)) == len(shape)
     return y
 
 
@@ -190,22 +215,14 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
     give the pads as the spec says), then a stride-1 convolution with the filter flipped in space and its in and out
     channels swapped per group ([C, F/group, KH, KW] -> [F, C/group, KH, KW]). Costs stride^2 times the
     transposed convolution's multiply-adds (the inserted zeros are multiplied too)."""
-    x, w, b = ctx.input(0), ctx.input(1), ctx.optional_input(2)
-    _float32(ctx, x, w, *([b] if b is not None else []))
-    nd = _spatial_rank(ctx, x)
-    xs, ws = shape_of(x), shape_of(w)
-    if len(ws) != len(xs):
-        raise ctx.error(f"the weights {fmt_shape(ws)} must have the rank of the input {fmt_shape(xs)}")
-    group = ctx.attr("group", INT, 1)
+    ops = _conv_operands(ctx)
+    x, w, nd, xs, ws, group = ops.x, ops.w, ops.nd, ops.xs, ops.ws, ops.group
     c = xs[1]
     if group < 1 or c % group or ws[0] != c:
         raise ctx.error(f"weights {fmt_shape(ws)} do not fit the input {fmt_shape(xs)} with group {group}: "
                         "expected C x F/group x kernel, with C divisible by group")
     f = ws[1] * group
-    kernel = ws[2:]
-    if ctx.attr("kernel_shape", INTS, kernel) != kernel:
-        raise ctx.error(f"attribute 'kernel_shape' {ctx.attr('kernel_shape', INTS, kernel)} differs from the "
-                        f"weights' kernel {kernel}")
+    kernel = ops.kernel(ctx)
     strides = _ints(ctx, "strides", nd, 1, 1)
     dilations = _ints(ctx, "dilations", nd, 1, 1)
     extra = _ints(ctx, "output_padding", nd, 0, 0)
@@ -237,10 +254,7 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
     out = [t - pads[i] - pads[nd + i] for i, t in enumerate(full)]
     if any(o < 1 for o in out):
         raise ctx.error(f"pads {pads} leave no output (the full output is {full})")
-    if b is None:
-        b = ctx.const(np.zeros([f], np.float32))
-    elif shape_of(b) != [f]:
-        raise ctx.error(f"the bias {fmt_shape(shape_of(b))} must have one entry per output channel ({f})")
+    b = ops.bias(ctx, f)
     # the filter as a convolution's: per group [C/g, F/g, k...] -> [F/g, C/g, k...], flipped in space (graph ops:
     # a constant filter folds at import)
     rank = 3 + nd

@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 from onnx import AttributeProto
 
-from ...dialects import glowgraph as gg
 from ..builder import Const, NodeContext, Tensor, onnx_op, shape_of
-from .core import _reshape
+from .core import _concat_all, _reshape
 from .datamove import _box
 
 GRAPH, INT, INTS = AttributeProto.GRAPH, AttributeProto.INT, AttributeProto.INTS
@@ -48,11 +47,7 @@ def _stack(ctx: NodeContext, parts: list[Tensor], axis: int = 0) -> Tensor:
     if all(isinstance(p, Const) for p in parts):
         return ctx.const(np.stack([p.array for p in parts], axis=axis))
     shape = shape_of(parts[0])
-    grown = [ctx.value(_reshape(ctx, p, [*shape[:axis], 1, *shape[axis:]])) for p in parts]
-    out = grown[0]
-    for p in grown[1:]:
-        out = gg.concat(out, p, axis=axis)
-    return out
+    return _concat_all(ctx, [_reshape(ctx, p, [*shape[:axis], 1, *shape[axis:]]) for p in parts], axis)
 
 
 def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor]) -> list[Tensor]:

@@ -64,7 +64,22 @@ def _scale(ctx: NodeContext, x: Tensor, factor: float) -> Tensor:
         return x
     if isinstance(x, Const):
         return ctx.const((x.array * factor).astype(x.array.dtype), name=x.name)
-    return gg.mul(x, gg.splat(value=factor, result_types=[x.type]))
+    return gg.mul(x, _splat(x, factor))
+
+
+def _splat(x: ir.Value, value: float) -> ir.Value:
+    """``value`` filling a tensor of ``x``'s type."""
+    return gg.splat(value=value, result_types=[x.type])
+
+
+def _concat_all(ctx: NodeContext, parts: Sequence[Tensor], axis: int) -> Tensor:
+    """``parts`` joined along ``axis`` as a chain of binary concats (one part: itself)."""
+    if len(parts) == 1:
+        return parts[0]
+    result = ctx.value(parts[0])
+    for x in parts[1:]:
+        result = gg.concat(result, ctx.value(x), axis=axis)
+    return result
 
 
 def _broadcast_shape(ctx: NodeContext, *shapes: Sequence[int]) -> list[int]:
@@ -177,35 +192,20 @@ def _legacy_binary(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Va
     return build(ctx.value(a), _expand(ctx, aligned, sa))
 
 
-_LEGACY_BINARY = ("axis", "broadcast", "consumed_inputs")
+def _register_legacy(op_type: str, build: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """``op_type`` at opsets 1-5 (with consumed_inputs) and 6 (without), as :func:`_legacy_binary` of ``build``."""
+
+    def handler(ctx: NodeContext) -> Tensor:
+        return _legacy_binary(ctx, build)
+
+    handler.__name__ = f"{op_type.lower()}_legacy"
+    handler.__doc__ = f"{op_type} with the legacy broadcast."
+    onnx_op(op_type, since=1, inputs=(2, 2), attrs=("axis", "broadcast", "consumed_inputs"))(handler)
+    onnx_op(op_type, since=6, inputs=(2, 2), attrs=("axis", "broadcast"))(handler)
 
 
-@onnx_op("Add", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
-@onnx_op("Add", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
-def add_legacy(ctx: NodeContext) -> Tensor:
-    """A + B with the legacy broadcast."""
-    return _legacy_binary(ctx, gg.add)
-
-
-@onnx_op("Sub", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
-@onnx_op("Sub", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
-def sub_legacy(ctx: NodeContext) -> Tensor:
-    """A - B with the legacy broadcast."""
-    return _legacy_binary(ctx, gg.sub)
-
-
-@onnx_op("Mul", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
-@onnx_op("Mul", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
-def mul_legacy(ctx: NodeContext) -> Tensor:
-    """A * B with the legacy broadcast."""
-    return _legacy_binary(ctx, gg.mul)
-
-
-@onnx_op("Div", since=1, inputs=(2, 2), attrs=_LEGACY_BINARY)
-@onnx_op("Div", since=6, inputs=(2, 2), attrs=("axis", "broadcast"))
-def div_legacy(ctx: NodeContext) -> Tensor:
-    """A / B with the legacy broadcast."""
-    return _legacy_binary(ctx, gg.div)
+for _op, _build in (("Add", gg.add), ("Sub", gg.sub), ("Mul", gg.mul), ("Div", gg.div)):
+    _register_legacy(_op, _build)
 
 
 @onnx_op("Add", since=7, inputs=(2, 2))

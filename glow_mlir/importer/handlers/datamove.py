@@ -32,7 +32,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
-from .core import INT, INTS, TENSOR, _broadcast_shape, _expand, _reshape
+from .core import INT, INTS, TENSOR, _broadcast_shape, _concat_all, _expand, _reshape, _splat
 
 #: element types data movement carries
 MOVABLE = tuple(np.dtype(t) for t in (np.float32, np.int64, np.int32, np.bool_))
@@ -135,10 +135,7 @@ def _concat(ctx: NodeContext, default_axis: int | None) -> Tensor:
     parts = [x for x in xs if shape_of(x)[axis] > 0]  # ONNX allows empty inputs; they add nothing
     if not parts or 0 in out:
         return _empty(ctx, out, dtype_of(xs[0]))
-    result = ctx.value(parts[0]) if len(parts) > 1 else parts[0]
-    for x in parts[1:]:
-        result = gg.concat(result, ctx.value(x), axis=axis)
-    return result
+    return _concat_all(ctx, parts, axis)
 
 
 @onnx_op("Concat", since=1, inputs=(1, None), attrs=("axis",))
@@ -447,8 +444,7 @@ def one_hot(ctx: NodeContext) -> Tensor:
     if dtype_of(indices) != np.int64:
         idx = gg.cast(idx, to=mlir_type(np.dtype(np.int64)))
     # negative indices count from depth: idx + depth where idx < 0
-    zero = gg.splat(value=0, result_types=[idx.type])
-    idx = gg.select(gg.cmp_lt(idx, zero), gg.add(idx, gg.splat(value=depth, result_types=[idx.type])), idx)
+    idx = gg.select(gg.cmp_lt(idx, _splat(idx, 0)), gg.add(idx, _splat(idx, depth)), idx)
     spread = _expand(ctx, _reshape(ctx, idx, [*shape[:axis], 1, *shape[axis:]]), out)
     position = np.arange(depth, dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(rank)])
     hit = gg.cmp_eq(spread, _expand(ctx, ctx.const(position, name=f"{ctx.label}.position"), out))

@@ -31,17 +31,12 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import ELEMENT_TYPES, fmt_shape, type_name
-from .core import _binary, _broadcast_shape, _expand, _scale
+from .core import _binary, _broadcast_shape, _expand, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
 
 #: no upper bound on the inputs of a variadic op
 _ANY = 1 << 31
-
-
-def _splat(x: ir.Value, value: float) -> ir.Value:
-    """``value`` filling a tensor of ``x``'s type."""
-    return gg.splat(value=value, result_types=[x.type])
 
 
 def _float_input(ctx: NodeContext, i: int) -> ir.Value:

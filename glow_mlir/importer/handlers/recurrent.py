@@ -25,7 +25,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import _expand, _reshape, _transpose
+from .core import _concat_all, _expand, _reshape, _splat, _transpose
 from .datamove import _box
 
 FLOAT, INT, STRING, FLOATS, STRINGS = (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING,
@@ -34,10 +34,6 @@ DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
 
 
 # --------------------------------------------------------------------------- activations
-
-
-def _splat(like: ir.Value, value: float) -> ir.Value:
-    return gg.splat(value=float(value), result_types=[like.type])
 
 
 def _activation(ctx: NodeContext, name: str, alpha: float | None, beta: float | None) -> Callable[[ir.Value], ir.Value]:
@@ -225,28 +221,19 @@ class Layer:
             steps = []
             for t in range(self.steps):
                 dirs = [_reshape(ctx, ys[d][t], [1, 1, *per_step]) for d in range(self.directions)]
-                steps.append(self._concat(dirs, 1))
-            y = self._concat(steps, 0)
+                steps.append(_concat_all(ctx, dirs, 1))
+            y = _concat_all(ctx, steps, 0)
             results.append(_transpose(ctx, y, [2, 0, 1, 3]) if self.layout else y)
         else:
             results.append(None)
         for k in range(len(finals)):
             if k + 1 < len(used) and used[k + 1]:
-                last = self._concat([_reshape(ctx, finals[k][d], [1, *per_step]) for d in range(self.directions)], 0)
+                last = _concat_all(ctx, [_reshape(ctx, finals[k][d], [1, *per_step]) for d in range(self.directions)],
+                                   0)
                 results.append(_transpose(ctx, last, [1, 0, 2]) if self.layout else last)
             elif k + 1 < len(ctx.node.output):
                 results.append(None)
         return results
-
-    def _concat(self, parts: list[Tensor], axis: int) -> Tensor:
-        out = self.ctx.value(parts[0])
-        for p in parts[1:]:
-            out = gg.concat(out, self.ctx.value(p), axis=axis)
-        return out
-
-
-def _matmul(a: ir.Value, b: Tensor, ctx: NodeContext) -> ir.Value:
-    return gg.matmul(a, ctx.value(b))
 
 
 # --------------------------------------------------------------------------- the nodes
@@ -279,7 +266,7 @@ def lstm(ctx: NodeContext) -> list[Tensor | None]:
         h, c = layer.state(0, d), layer.state(1, d)
         outs = [None] * layer.steps
         for t in layer.order(d):
-            gates = gg.add(layer.step_input(projected, t), _matmul(h, rt, ctx))
+            gates = gg.add(layer.step_input(projected, t), gg.matmul(h, ctx.value(rt)))
             pre = [layer.clipped(layer.gate(gates, k)) for k in range(4)]  # i, o, f, c
             if peep[0] is not None:
                 pre[0] = gg.add(pre[0], gg.mul(peep[0], c))
@@ -326,17 +313,17 @@ def gru(ctx: NodeContext) -> list[Tensor | None]:
         outs = [None] * layer.steps
         for t in layer.order(d):
             x = layer.step_input(projected, t)
-            zr = gg.add(ctx.value(_box(ctx, x, [0, 0], [layer.batch, 2 * hid])), _matmul(h, rt_zr, ctx))
+            zr = gg.add(ctx.value(_box(ctx, x, [0, 0], [layer.batch, 2 * hid])), gg.matmul(h, ctx.value(rt_zr)))
             z = f_act(layer.clipped(layer.gate(zr, 0)))
             r = f_act(layer.clipped(layer.gate(zr, 1)))
             xh = layer.gate(x, 2)
             if before:
-                recurrent = _matmul(h, rt_h, ctx)
+                recurrent = gg.matmul(h, ctx.value(rt_h))
                 if rbh is not None:
                     recurrent = gg.add(recurrent, rbh)
                 pre = gg.add(xh, gg.mul(r, recurrent))
             else:
-                pre = gg.add(xh, _matmul(gg.mul(r, h), rt_h, ctx))
+                pre = gg.add(xh, gg.matmul(gg.mul(r, h), ctx.value(rt_h)))
                 if rbh is not None:
                     pre = gg.add(pre, rbh)
             candidate = g_act(layer.clipped(pre))
@@ -361,7 +348,7 @@ def rnn(ctx: NodeContext) -> list[Tensor | None]:
         h = layer.state(0, d)
         outs = [None] * layer.steps
         for t in layer.order(d):
-            h_new = f_act(layer.clipped(gg.add(layer.step_input(projected, t), _matmul(h, rt, ctx))))
+            h_new = f_act(layer.clipped(gg.add(layer.step_input(projected, t), gg.matmul(h, ctx.value(rt)))))
             h, outs[t] = layer.masked(t, h_new, h)
         ys.append(outs)
         hs.append(h)

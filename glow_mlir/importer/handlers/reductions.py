@@ -26,7 +26,7 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import FLOAT, INT, INTS, _broadcast_shape, _expand, _reshape
+from .core import FLOAT, INT, INTS, _broadcast_shape, _concat_all, _expand, _reshape, _splat
 
 _FLOAT = (np.dtype(np.float32),)
 _NUMERIC = (np.dtype(np.float32), np.dtype(np.int64))
@@ -183,6 +183,12 @@ def arg_max(ctx: NodeContext) -> Tensor:
     return _kept(ctx, y, shape, [axis])
 
 
+def _order_reversed(v: ir.Value) -> ir.Value:
+    """``v`` with its order reversed exactly (its own inverse): -v for floats, -1 - v for integers (where -v would
+    overflow at the most negative value)."""
+    return gg.neg(v) if dtype_of(v).kind == "f" else gg.sub(_splat(v, -1), v)
+
+
 @onnx_op("ArgMin", since=1, inputs=(1, 1), attrs=("axis", "keepdims"))
 @onnx_op("ArgMin", since=12, inputs=(1, 1), attrs=("axis", "keepdims", "select_last_index"))
 def arg_min(ctx: NodeContext) -> Tensor:
@@ -194,12 +200,7 @@ def arg_min(ctx: NodeContext) -> Tensor:
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
     axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
-    v = ctx.value(x)
-    if dtype_of(v).kind == "f":
-        reversed_ = gg.neg(v)
-    else:
-        reversed_ = gg.sub(gg.splat(value=-1, result_types=[v.type]), v)
-    y = gg.arg_max(reversed_, axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
+    y = gg.arg_max(_order_reversed(ctx.value(x)), axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
     return _kept(ctx, y, shape, [axis])
 
 
@@ -226,16 +227,12 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
     largest = _flag(ctx, "largest", 1)
     _flag(ctx, "sorted", 1)  # sorted or not, the elements come out in order
     v = ctx.value(x)
-    floating = dtype_of(v).kind == "f"
-    if largest:
-        work = v
-    else:  # order-reversed, exactly (see ArgMin)
-        work = gg.neg(v) if floating else gg.sub(gg.splat(value=-1, result_types=[v.type]), v)
-    lowest = float("-inf") if floating else int(np.iinfo(dtype_of(v)).min)
+    work = v if largest else _order_reversed(v)
+    lowest = float("-inf") if dtype_of(v).kind == "f" else int(np.iinfo(dtype_of(v)).min)
     kept = [1 if i == axis else d for i, d in enumerate(shape)]
     position = np.arange(n, dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(len(shape))])
     positions = _expand(ctx, ctx.const(position, name=f"{ctx.label}.position"), shape)
-    floor = gg.splat(value=lowest, result_types=[v.type])
+    floor = _splat(v, lowest)
     values, indices = [], []
     for _ in range(k):
         index = _reshape(ctx, gg.arg_max(work, axis=axis, select_last=0), kept)
@@ -244,16 +241,9 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
         indices.append(index)
         work = gg.select(gg.cmp_eq(_expand(ctx, index, shape), positions), floor, work)
 
-    def joined(parts: list[Tensor]) -> ir.Value:
-        out = ctx.value(parts[0])
-        for p in parts[1:]:
-            out = gg.concat(out, ctx.value(p), axis=axis)
-        return out
-
-    top = joined(values)
-    if not largest:  # back to the input's values
-        top = gg.neg(top) if floating else gg.sub(gg.splat(value=-1, result_types=[top.type]), top)
-    return [top, joined(indices)]
+    top = ctx.value(_concat_all(ctx, values, axis))
+    # smallest: the reversal undone (it is its own inverse)
+    return [top if largest else _order_reversed(top), _concat_all(ctx, indices, axis)]
 
 
 @onnx_op("TopK", since=1, inputs=(1, 1), outputs=(2, 2), attrs=("axis", "k"))
@@ -293,7 +283,7 @@ def _hardmax(ctx: NodeContext, x: ir.Value, axis: int) -> ir.Value:
     kept = _reshape(ctx, first, [1 if i == axis else d for i, d in enumerate(shape)])
     index = np.arange(shape[axis], dtype=np.int64).reshape([-1 if i == axis else 1 for i in range(len(shape))])
     hit = gg.cmp_eq(_expand(ctx, kept, shape), _expand(ctx, ctx.const(index, name=f"{ctx.label}.index"), shape))
-    return gg.select(hit, gg.splat(value=1.0, result_types=[x.type]), gg.splat(value=0.0, result_types=[x.type]))
+    return gg.select(hit, _splat(x, 1.0), _splat(x, 0.0))
 
 
 # --------------------------------------------------------------------------- softmax
@@ -390,9 +380,8 @@ def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
         mean = _reshape(ctx, gg.reduce_mean(ctx.value(x), axes=axes), kept)
         centered = gg.sub(ctx.value(x), ctx.value(_expand(ctx, mean, shape)))
         variance = gg.reduce_mean(gg.mul(centered, centered), axes=axes)
-        eps = gg.splat(value=float(epsilon), result_types=[variance.type])
-        one = gg.splat(value=1.0, result_types=[variance.type])
-        inv_std = _reshape(ctx, gg.div(one, gg.sqrt(gg.add(variance, eps))), kept)
+        std = gg.sqrt(gg.add(variance, _splat(variance, float(epsilon))))
+        inv_std = _reshape(ctx, gg.div(_splat(variance, 1.0), std), kept)
         for i, value in ((1, mean), (2, inv_std)):
             if ctx.has_output(i):
                 results[i] = value
@@ -470,6 +459,5 @@ def mean_variance_normalization(ctx: NodeContext) -> Tensor:
     mean = _expand(ctx, _reshape(ctx, gg.reduce_mean(v, axes=axes), kept), shape)
     centered = gg.sub(v, ctx.value(mean))
     variance = _reshape(ctx, gg.reduce_mean(gg.mul(centered, centered), axes=axes), kept)
-    eps = gg.splat(value=1e-9, result_types=[ctx.value(variance).type])
-    std = _expand(ctx, gg.sqrt(gg.add(ctx.value(variance), eps)), shape)
+    std = _expand(ctx, gg.sqrt(gg.add(ctx.value(variance), _splat(ctx.value(variance), 1e-9))), shape)
     return gg.div(centered, ctx.value(std))

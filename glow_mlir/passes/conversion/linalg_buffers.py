@@ -13,6 +13,8 @@ from math import prod
 
 from mlir import ir
 
+from .ir_to_linalg.common import row_major_strides
+
 #: the planned region that holds the activations (``glowir.arguments`` of a lowered program names its arguments)
 ACTIVATIONS = "activations"
 #: ops that may sit between ops that fuse or share a kernel: no memory effects, so those ops may run where the last is
@@ -77,20 +79,12 @@ def footprint(value: ir.Value) -> Footprint | None:
     if op.name == "memref.reinterpret_cast" and len(op.operands) == 1:
         strides, offset = t.get_strides_and_offset()
         base = footprint(op.operands[0])
-        contiguous = strides == _row_major(t.shape)
+        contiguous = strides == row_major_strides(t.shape)
         if base is None or not contiguous or offset == ir.ShapedType.get_dynamic_stride_or_offset():
             return None
         start = base.start + offset * (size // max(1, prod(t.shape)))
         return Footprint(base.root, start, start + size)
     return None
-
-
-def _row_major(shape: list[int]) -> list[int]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return strides[::-1]
 
 
 def same_or_disjoint(a: ir.Value, b: ir.Value) -> bool:
