@@ -24,12 +24,13 @@ from ...dialects import glowgraph as gg
 from ..builder import Const, NodeContext, Tensor, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
 
-FLOAT, INT, INTS, FLOATS, TENSOR = (
+FLOAT, INT, INTS, FLOATS, TENSOR, STRING = (
     AttributeProto.FLOAT,
     AttributeProto.INT,
     AttributeProto.INTS,
     AttributeProto.FLOATS,
     AttributeProto.TENSOR,
+    AttributeProto.STRING,
 )
 
 # --------------------------------------------------------------------------- helpers

@@ -1,5 +1,6 @@
-"""Data movement and shapes: Concat, Split, Slice, Gather, Squeeze, Unsqueeze, Expand, Tile, Shape, Size,
-ConstantOfShape, Range, Dropout, CumSum, Trilu and OneHot (Reshape, Flatten, Transpose and Identity are in ``core``).
+"""Data movement and shapes: Concat, Split, Slice, Gather, Squeeze, Unsqueeze, Expand, Tile, DepthToSpace,
+SpaceToDepth, Shape, Size, ConstantOfShape, Range, Dropout, CumSum, Trilu and OneHot (Reshape, Flatten, Transpose and
+Identity are in ``core``; GatherElements, GatherND and the scatters in ``indexing``).
 
 Shape chains of known tensors never reach these handlers: static evaluation computes them first (``folding``).
 The handlers build the graph for tensors known only at run time; the ones registered with ``folds=True`` make
@@ -10,6 +11,7 @@ becomes what:
 
 - Squeeze, Unsqueeze -> reshape; Expand -> broadcast; Tile -> reshape, broadcast, reshape (x[a, b] tiled by
   [r, s] is x viewed as [1, a, 1, b], broadcast to [r, a, s, b], viewed as [r*a, s*b]: no node of its own);
+  DepthToSpace, SpaceToDepth -> reshape, transpose, reshape (the numpy definitions of the spec);
 - Slice, Split -> slice (a strided box); Gather with constant indices in arithmetic progression -> slice and
   reshape, any other Gather -> gather; Concat -> a chain of binary concats;
 - Shape, Size, ConstantOfShape, Range -> known tensors; Dropout -> its input (inference), its mask all true;
@@ -32,7 +34,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
-from .core import INT, INTS, TENSOR, _broadcast_shape, _concat_all, _expand, _reshape, _splat
+from .core import INT, INTS, STRING, TENSOR, _broadcast_shape, _concat_all, _expand, _reshape, _splat, _transpose
 
 #: element types data movement carries
 MOVABLE = tuple(np.dtype(t) for t in (np.float32, np.int64, np.int32, np.bool_))
@@ -323,6 +325,50 @@ def tile(ctx: NodeContext) -> Tensor:
     spread = [d for s, r in zip(shape, repeats) for d in ([s] if r == 1 else [1, s])]
     big = [d for s, r in zip(shape, repeats) for d in ([s] if r == 1 else [r, s])]
     return _reshape(ctx, _expand(ctx, _reshape(ctx, x, spread), big), out)
+
+
+def _block_size(ctx: NodeContext, x: Tensor) -> tuple[list[int], int, str]:
+    """The NCHW shape of ``x`` (rank 4), the ``blocksize`` attribute (positive) and ``mode`` (DCR or CRD)."""
+    shape = shape_of(x)
+    if len(shape) != 4:
+        raise ctx.error(f"the input must have rank 4 (NCHW), got {fmt_shape(shape)}")
+    block = ctx.attr("blocksize", INT, None)
+    if block is None or block < 1:
+        raise ctx.error(f"attribute 'blocksize' must be a positive integer, got {block}")
+    mode = ctx.attr("mode", STRING, b"DCR").decode("utf-8", "replace")
+    if mode not in ("DCR", "CRD"):
+        raise ctx.error(f"attribute 'mode' must be 'DCR' or 'CRD', got '{mode}'")
+    return shape, block, mode
+
+
+@onnx_op("DepthToSpace", since=1, inputs=(1, 1), attrs=("blocksize",))
+@onnx_op("DepthToSpace", since=11, inputs=(1, 1), attrs=("blocksize", "mode"))
+def depth_to_space(ctx: NodeContext) -> Tensor:
+    """Channels moved into blocksize x blocksize spatial blocks: [N, C, H, W] -> [N, C/b^2, H*b, W*b]. DCR (the
+    default) reads the channel as (row, column, depth), CRD as (depth, row, column)."""
+    x = _data(ctx, 0, "input")
+    (n, c, h, w), b, mode = _block_size(ctx, x)
+    if c % (b * b):
+        raise ctx.error(f"the {c} channels do not divide into blocks of {b} x {b}")
+    if mode == "DCR":
+        split, perm = [n, b, b, c // (b * b), h, w], [0, 3, 4, 1, 5, 2]
+    else:
+        split, perm = [n, c // (b * b), b, b, h, w], [0, 1, 4, 2, 5, 3]
+    return _reshape(ctx, _transpose(ctx, _reshape(ctx, x, split), perm), [n, c // (b * b), h * b, w * b])
+
+
+@onnx_op("SpaceToDepth", since=1, inputs=(1, 1), attrs=("blocksize",))
+@onnx_op("SpaceToDepth", since=28, inputs=(1, 1), attrs=("blocksize", "mode"))
+def space_to_depth(ctx: NodeContext) -> Tensor:
+    """blocksize x blocksize spatial blocks moved into the channels: [N, C, H, W] -> [N, C*b^2, H/b, W/b], the inverse
+    of DepthToSpace in the same mode (DCR, the default: the block position outside the depth; CRD: inside)."""
+    x = _data(ctx, 0, "input")
+    (n, c, h, w), b, mode = _block_size(ctx, x)
+    if h % b or w % b:
+        raise ctx.error(f"the spatial dims {h} x {w} do not divide into blocks of {b} x {b}")
+    perm = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    blocks = _transpose(ctx, _reshape(ctx, x, [n, c, h // b, b, w // b, b]), perm)
+    return _reshape(ctx, blocks, [n, c * b * b, h // b, w // b])
 
 
 @onnx_op("Shape", since=1, inputs=(1, 1), folds=True)
