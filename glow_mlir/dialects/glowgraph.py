@@ -120,6 +120,19 @@ def _gather(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
     return np.take(data, indices, axis=axis)
 
 
+def _scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, reduction: str) -> np.ndarray:
+    out = data.copy()
+    k = indices.shape[-1]
+    dims = np.array(data.shape[:k], dtype=np.int64)
+    combine = {"none": lambda old, new: new, "add": np.add, "mul": np.multiply, "max": np.maximum,
+               "min": np.minimum}[reduction]
+    for at, update in zip(indices.reshape(-1, k).astype(np.int64), updates.reshape(-1, *data.shape[k:])):
+        at = np.where(at < 0, at + dims, at)
+        if np.all((at >= 0) & (at < dims)):  # an index outside its dim writes nothing
+            out[tuple(at)] = combine(out[tuple(at)], update)
+    return out
+
+
 # --- reductions, softmax, normalization and batched matmul: helpers ---
 
 
@@ -288,6 +301,12 @@ OPS: list[OpDef] = [
     OpDef("gather", "result[a.., j.., b..] = data[a.., indices[j..], b..], the index on dim `axis`; a negative "
           "index counts from the end.", (Operand("data"), Operand("indices")), (Attr("axis", "i64"),),
           infer=S.gather, instr="gather", traits=_PURE, evaluate=_np(_gather)),
+    OpDef("scatter_nd", "data with updates written at the indices: indices[j.., :] (k entries) address data's first k "
+          "dims, and result[indices[j..]] = updates[j..], or that element combined with it by `reduction` (add, mul, "
+          "max, min), in the order of j (a later write wins). A negative index counts from the end; an index outside "
+          "its dim writes nothing.", (Operand("data"), Operand("indices"), Operand("updates")),
+          (Attr("reduction", "str"),), infer=S.scatter_nd, instr="scatter_nd", traits=_PURE,
+          evaluate=_np(_scatter_nd)),
 
     # --- reductions, softmax, normalization and batched matmul ---
     *(_reduce(n, f"{doc} over the axes, which leave the shape (keepdims is a reshape).", fn)

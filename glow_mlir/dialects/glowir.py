@@ -149,6 +149,9 @@ OPS: list[OpDef] = [
           check=S.insert_tensor, traits=_INSTR),
     _instr("gather", "dest = gather(data, indices) along axis (a negative index counts from the end).",
            ("data", "indices"), S.gather, (Attr("axis", "i64"),)),
+    _instr("scatter_nd", "dest = data, then updates written at the indices (or combined by reduction) in order; an "
+           "index outside its dim writes nothing.", ("data", "indices", "updates"), S.scatter_nd,
+           (Attr("reduction", "str"),)),
 
     # --- reductions, softmax, normalization and batched matmul ---
     *(_instr(f"reduce_{n}", f"dest = the {n} of src over the axes (dest has src's shape without them).", ("src",),

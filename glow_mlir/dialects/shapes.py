@@ -465,6 +465,32 @@ def gather(info: OpInfo) -> list[ir.Type]:
     return [tensor_like(info.operand_types[0], data[:axis] + indices + data[axis + 1:])]
 
 
+#: how scatter_nd combines an update with the element it lands on
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def scatter_nd(info: OpInfo) -> list[ir.Type]:
+    """ScatterND(data, indices[..., k], updates) {reduction} -> data's type: indices address data's first k dims,
+    updates has the indices' dims but the last, then data's dims from k on; i1 data takes reduction none only."""
+    _movable(info, 0)
+    data, indices, updates = info.shape(0), info.shape(1), info.shape(2)
+    if str(info.elem(1)) not in ("i32", "i64"):
+        raise VerifyError(f"indices must be i32 or i64, got {info.elem(1)}")
+    if not indices or not 0 <= indices[-1] <= len(data):
+        raise VerifyError(f"indices {_fmt(indices)} must have rank 1 or more and a last dim of at most the data's "
+                          f"rank {len(data)}")
+    want = indices[:-1] + data[indices[-1]:]
+    if updates != want or info.elem(2) != info.elem(0):
+        raise VerifyError(f"updates {_fmt(updates)} {info.elem(2)} must be {_fmt(want)} {info.elem(0)}: the indices' "
+                          f"dims but the last, then the data's dims from {indices[-1]} on")
+    reduction = info.attrs["reduction"]
+    if reduction not in SCATTER_REDUCTIONS:
+        raise VerifyError(f"reduction must be one of {', '.join(SCATTER_REDUCTIONS)}, got '{reduction}'")
+    if reduction != "none" and _is_bool(info.elem(0)):
+        raise VerifyError(f"reduction '{reduction}' needs numeric data, got i1")
+    return [info.operand_types[0]]
+
+
 def extract_tensor(info: OpInfo) -> None:
     """ExtractTensor(dest, src) {offsets, steps}: dest = the strided box of src at offsets (steps default to 1)."""
     _movable(info, 0)

@@ -99,3 +99,55 @@ func.func @gather_scalar_index() attributes {glowir.inputs = ["d", "i"], glowir.
   "glowir.gather"(%y, %d, %i) {axis = 0 : i64} : (memref<4xi64>, memref<3x4xi64>, memref<i64>) -> ()
   return
 }
+
+// -----
+
+// scatter_nd: dest = data (a copy), then loops, not a linalg op (two updates may land on one element): for each
+// index row, its entries made non-negative (i < 0: i + n) and checked inside their dims with one unsigned compare;
+// inside, the slice of updates combined with dest (reduction add on floats: addf) element by element.
+
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK-SAME:  (%[[D:.+]]: memref<4x3xf32>, %[[I:.+]]: memref<2x1xi64>, %[[U:.+]]: memref<2x3xf32>, %[[Y:.+]]: memref<4x3xf32>)
+// CHECK:       linalg.copy {{.*}} ins(%[[D]] : memref<4x3xf32>) outs(%[[Y]] : memref<4x3xf32>)
+// CHECK:       scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
+// CHECK-DAG:   %[[N:.+]] = arith.constant 4 : index
+// CHECK:       %[[RAW:.+]] = memref.load %[[I]][%[[J]], %{{.+}}] : memref<2x1xi64>
+// CHECK:       %[[CAST:.+]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:       %[[NEG:.+]] = arith.cmpi slt, %[[CAST]], %{{.+}} : index
+// CHECK:       %[[WRAP:.+]] = arith.addi %[[CAST]], %[[N]] : index
+// CHECK:       %[[AT:.+]] = arith.select %[[NEG]], %[[WRAP]], %[[CAST]] : index
+// CHECK:       %[[IN:.+]] = arith.cmpi ult, %[[AT]], %[[N]] : index
+// CHECK:       %[[OK:.+]] = arith.andi %{{.+}}, %[[IN]] : i1
+// CHECK:       scf.if %[[OK]] {
+// CHECK:       scf.for %[[C:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:       %[[OLD:.+]] = memref.load %[[Y]][%[[AT]], %[[C]]] : memref<4x3xf32>
+// CHECK:       %[[NEW:.+]] = memref.load %[[U]][%[[J]], %[[C]]] : memref<2x3xf32>
+// CHECK:       %[[SUM:.+]] = arith.addf %[[OLD]], %[[NEW]] : f32
+// CHECK:       memref.store %[[SUM]], %[[Y]][%[[AT]], %[[C]]] : memref<4x3xf32>
+func.func @scatter_nd() attributes {glowir.inputs = ["d", "i", "u"], glowir.outputs = ["y"]} {
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4x3xf32>
+  %i = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<2x1xi64>
+  %u = "glowir.weight_var"() {mutability = "mutable", name = "u"} : () -> memref<2x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4x3xf32>
+  "glowir.scatter_nd"(%y, %d, %i, %u) {reduction = "add"} : (memref<4x3xf32>, memref<4x3xf32>, memref<2x1xi64>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Integer data and full coordinates (k = rank): max is maxsi, no loop over a slice.
+
+// CHECK-LABEL: func.func @scatter_nd_elements
+// CHECK:       scf.for
+// CHECK:       scf.if
+// CHECK-NOT:   scf.for
+// CHECK:       arith.maxsi %{{.+}}, %{{.+}} : i32
+// CHECK:       memref.store
+func.func @scatter_nd_elements() attributes {glowir.inputs = ["d", "i", "u"], glowir.outputs = ["y"]} {
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4x3xi32>
+  %i = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<5x2xi32>
+  %u = "glowir.weight_var"() {mutability = "mutable", name = "u"} : () -> memref<5xi32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4x3xi32>
+  "glowir.scatter_nd"(%y, %d, %i, %u) {reduction = "max"} : (memref<4x3xi32>, memref<4x3xi32>, memref<5x2xi32>, memref<5xi32>) -> ()
+  return
+}

@@ -102,3 +102,35 @@ func.func @gather_result(%d: tensor<5x4xf32>, %i: tensor<2x3xi64>) -> tensor<6x4
   %0 = "glowgraph.gather"(%d, %i) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
 }
+
+// -----
+
+func.func @scatter_nd_updates(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{updates 2x4 f32 must be 2x3 f32: the indices' dims but the last, then the data's dims from 1 on}}
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @scatter_nd_too_many_index_entries(%d: tensor<4x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{indices 2x3 must have rank 1 or more and a last dim of at most the data's rank 2}}
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "none"} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @scatter_nd_reduction(%d: tensor<4xf32>, %i: tensor<1x1xi64>, %u: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{reduction must be one of none, add, mul, max, min, got 'sum'}}
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "sum"} : (tensor<4xf32>, tensor<1x1xi64>, tensor<1xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_bool_add(%d: tensor<4xi1>, %i: tensor<1x1xi64>, %u: tensor<1xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{reduction 'add' needs numeric data, got i1}}
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "add"} : (tensor<4xi1>, tensor<1x1xi64>, tensor<1xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}

@@ -47,6 +47,22 @@ func.func @gather(%d: tensor<5x4xf32>, %i: tensor<2x3xi64>, %j: tensor<i32>, %t:
 
 // -----
 
+// ScatterND: indices [..., k] address data's first k dims; updates have the indices' dims but the last, then the
+// data's dims from k on; the result has the data's type. i1 data takes reduction none.
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK-SAME: (%[[D:.+]]: tensor<4x3xf32>, %[[I:.+]]: tensor<2x1xi64>, %[[U:.+]]: tensor<2x3xf32>, %[[E:.+]]: tensor<2x2xi32>, %[[V:.+]]: tensor<2xf32>, %[[M:.+]]: tensor<4x3xi1>, %[[W:.+]]: tensor<2x3xi1>)
+// CHECK: "glowgraph.scatter_nd"(%[[D]], %[[I]], %[[U]]) {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK: "glowgraph.scatter_nd"(%[[D]], %[[E]], %[[V]]) {reduction = "max"} : (tensor<4x3xf32>, tensor<2x2xi32>, tensor<2xf32>) -> tensor<4x3xf32>
+// CHECK: "glowgraph.scatter_nd"(%[[M]], %[[I]], %[[W]]) {reduction = "none"} : (tensor<4x3xi1>, tensor<2x1xi64>, tensor<2x3xi1>) -> tensor<4x3xi1>
+func.func @scatter_nd(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>, %e: tensor<2x2xi32>, %v: tensor<2xf32>, %m: tensor<4x3xi1>, %w: tensor<2x3xi1>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xi1>) {
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "none"} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %1 = "glowgraph.scatter_nd"(%d, %e, %v) {reduction = "max"} : (tensor<4x3xf32>, tensor<2x2xi32>, tensor<2xf32>) -> tensor<4x3xf32>
+  %2 = "glowgraph.scatter_nd"(%m, %i, %w) {reduction = "none"} : (tensor<4x3xi1>, tensor<2x1xi64>, tensor<2x3xi1>) -> tensor<4x3xi1>
+  return %0, %1, %2 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xi1>
+}
+
+// -----
+
 // Constant folding evaluates the data movement nodes like numpy (negative gather indices count from the end).
 // RUN: glow-opt %s --split-input-file --glowgraph-constant-fold | FileCheck %s --check-prefix=FOLD
 // FOLD-LABEL: func.func @fold
@@ -64,4 +80,19 @@ func.func @fold(%x: tensor<5xi64>, %y: tensor<2xi64>) -> (tensor<5xi64>, tensor<
   %4 = "glowgraph.add"(%y, %1) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   %5 = "glowgraph.add"(%y, %2) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   return %3, %4, %5 : tensor<5xi64>, tensor<2xi64>, tensor<2xi64>
+}
+
+// -----
+
+// Folding a scatter_nd applies the updates in order: a negative index counts from the end, a later write wins,
+// an index outside its dim writes nothing.
+// FOLD-LABEL: func.func @fold_scatter
+// FOLD: "glowgraph.constant"() {value = dense<[7, 2, 9, 4]> : tensor<4xi64>}
+func.func @fold_scatter(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %d = "glowgraph.constant"() {value = dense<[1, 2, 3, 4]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %i = "glowgraph.constant"() {value = dense<[[0], [-2], [2], [4]]> : tensor<4x1xi64>} : () -> tensor<4x1xi64>
+  %u = "glowgraph.constant"() {value = dense<[7, 8, 9, 10]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %0 = "glowgraph.scatter_nd"(%d, %i, %u) {reduction = "none"} : (tensor<4xi64>, tensor<4x1xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = "glowgraph.add"(%x, %0) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %1 : tensor<4xi64>
 }

@@ -58,3 +58,15 @@ func.func @gather_out_shape() {
   "glowir.gather"(%d, %x, %i) {axis = 0 : i64} : (memref<2x4xf32>, memref<4x6xf32>, memref<2xi64>) -> ()
   return
 }
+
+// -----
+
+func.func @scatter_nd_out_shape() {
+  %x = "glowir.alloc_activation"() : () -> memref<4x6xf32>
+  %i = "glowir.alloc_activation"() : () -> memref<2x1xi64>
+  %u = "glowir.alloc_activation"() : () -> memref<2x6xf32>
+  %d = "glowir.alloc_activation"() : () -> memref<4x5xf32>
+  // expected-error @+1 {{@out buffer memref<4x5xf32> does not match the type memref<4x6xf32> computed from the @in operands}}
+  "glowir.scatter_nd"(%d, %x, %i, %u) {reduction = "add"} : (memref<4x5xf32>, memref<4x6xf32>, memref<2x1xi64>, memref<2x6xf32>) -> ()
+  return
+}

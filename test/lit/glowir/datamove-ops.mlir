@@ -28,3 +28,19 @@ func.func @program() attributes {glowir.inputs = ["x", "i"], glowir.outputs = ["
   "glowir.gather"(%g, %x, %i) {axis = 0 : i64} : (memref<2x6xf32>, memref<4x6xf32>, memref<2xi32>) -> ()
   return
 }
+
+// scatter_nd writes dest whole: data copied, then the updates at the indices (@out, not @inout).
+// CHECK-LABEL: func.func @scatter
+// CHECK: %[[D:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4x6xf32>
+// CHECK: %[[I:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<2x1xi32>
+// CHECK: %[[U:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "u"} : () -> memref<2x6xf32>
+// CHECK: %[[Y:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4x6xf32>
+// CHECK: "glowir.scatter_nd"(%[[Y]], %[[D]], %[[I]], %[[U]]) {reduction = "mul"} : (memref<4x6xf32>, memref<4x6xf32>, memref<2x1xi32>, memref<2x6xf32>) -> ()
+func.func @scatter() attributes {glowir.inputs = ["d", "i", "u"], glowir.outputs = ["y"]} {
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4x6xf32>
+  %i = "glowir.weight_var"() {mutability = "mutable", name = "i"} : () -> memref<2x1xi32>
+  %u = "glowir.weight_var"() {mutability = "mutable", name = "u"} : () -> memref<2x6xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4x6xf32>
+  "glowir.scatter_nd"(%y, %d, %i, %u) {reduction = "mul"} : (memref<4x6xf32>, memref<4x6xf32>, memref<2x1xi32>, memref<2x6xf32>) -> ()
+  return
+}

@@ -59,6 +59,10 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   gather(d, data, idx){axis}  -> linalg.generic over d reading idx[j..]:
                                  d[a.., j.., b..] = memref.load data[a.., i, b..],
                                  i = idx[j..] (+ the axis size when negative), clamped into the axis
+  scatter_nd(d, data, idx, u){reduction}
+                              -> linalg.copy(data -> d); scf.for loops over idx's rows (in order: updates may
+                                 collide), each row's k entries made non-negative and checked inside their dims
+                                 (scf.if: outside writes nothing), then d[row, r..] = u[j, r..] (or combined)
   reduce_<kind>(d, s){axes}   -> linalg.fill(neutral -> d); linalg.reduce(s -> d) over axes (sum 0, max -inf,
                                  min +inf, prod 1; integers their extremes)
   reduce_l2(d, s){axes}       -> linalg.fill(0 -> d); generic d += s * s; generic d = sqrt(d)
@@ -80,8 +84,8 @@ them and logic, select and cast read them, with no arithmetic on them.
 The lowerings live by family, each module with its rows of the table: ``basic`` (buffers, copies, matmul, broadcasts,
 transposes, binary arithmetic, activations), ``cnn`` (convolution, pooling, LRN, pad), ``arithmetic`` (elementwise
 math, comparisons, logic, casts), ``reductions`` (reductions, softmax, layer_norm, batch_matmul, arg_max),
-``datamove`` (extract, insert, gather); ``common`` holds what they share and ``program`` the pass that merges the
-tables (:data:`LOWERINGS`, :data:`SCRATCH`) and rewrites each program.
+``datamove`` (extract, insert, gather, scatter_nd); ``common`` holds what they share and ``program`` the pass that
+merges the tables (:data:`LOWERINGS`, :data:`SCRATCH`) and rewrites each program.
 
 Legality is declared: a glowir op with no row, or one left anywhere after the rewrite (outside the entry block of
 a program, see :func:`.ir_program.is_program`), is an error naming the op.

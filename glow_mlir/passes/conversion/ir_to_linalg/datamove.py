@@ -1,11 +1,11 @@
-"""Data movement: boxes extracted from and inserted into a tensor, and gather."""
+"""Data movement: boxes extracted from and inserted into a tensor, gather and scatter_nd."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import arith, linalg, memref
+from mlir.dialects import arith, linalg, memref, scf
 
 from .common import Lowering, Operands, _memref, elementwise
 
@@ -50,9 +50,65 @@ def _gather(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.indices], body, [idx_map])
 
 
+def _loops(bounds: Sequence[int], body: Callable[[list[ir.Value]], None]) -> None:
+    """``body(ivs)`` in a nest of scf.for loops over 0 <= ivs[d] < bounds[d], outermost first (no loop: once)."""
+    if not bounds:
+        body([])
+        return
+    index = ir.IndexType.get()
+    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, bounds[0]), arith.constant(index, 1))
+    with ir.InsertionPoint(loop.body):
+        _loops(bounds[1:], lambda ivs: body([loop.induction_variable, *ivs]))
+        scf.YieldOp([])
+
+
+def _combine(reduction: str, float_type: bool) -> Callable[[ir.Value, ir.Value], ir.Value]:
+    """How scatter_nd merges an update ``new`` into the element ``old`` it lands on."""
+    if reduction == "none":
+        return lambda old, new: new
+    ops = {"add": (arith.addf, arith.addi), "mul": (arith.mulf, arith.muli), "max": (arith.maximumf, arith.maxsi),
+           "min": (arith.minimumf, arith.minsi)}[reduction]
+    return ops[0] if float_type else ops[1]
+
+
+def _scatter_nd(op: ir.OpView, new: Operands) -> None:
+    """dest = data; then, in order, for each index tuple of k entries that lies in data's first k dims (negative
+    ones counted from the end), the slice of updates at that position stored (or combined) into dest. Loops, not a
+    linalg op: two updates may land on one element, so the iterations are neither parallel nor reorderable."""
+    linalg.copy(new.data, outs=[new.dest])
+    dest, indices = _memref(new.dest), _memref(new.indices)
+    k, outer = indices.shape[-1], list(indices.shape[:-1])
+    combine = _combine(ir.StringAttr(op.attributes["reduction"]).value,
+                       isinstance(_memref(op.dest).element_type, ir.FloatType))
+    index = ir.IndexType.get()
+
+    def scatter(js: list[ir.Value]) -> None:
+        zero = arith.constant(index, 0)
+        at, inside = [], arith.constant(ir.IntegerType.get_signless(1), 1)
+        for c in range(k):
+            n = arith.constant(index, dest.shape[c])
+            i = arith.index_cast(index, memref.load(new.indices, [*js, arith.constant(index, c)]))
+            i = arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, zero), arith.addi(i, n), i)
+            # 0 <= i < n in one unsigned comparison: a negative i is a huge unsigned one
+            inside = arith.andi(inside, arith.cmpi(arith.CmpIPredicate.ult, i, n))
+            at.append(i)
+        guard = scf.IfOp(inside)
+        with ir.InsertionPoint(guard.then_block):
+            def store(rest: list[ir.Value]) -> None:
+                place = [*at, *rest]
+                value = combine(memref.load(new.dest, place), memref.load(new.updates, [*js, *rest]))
+                memref.store(value, new.dest, place)
+
+            _loops(dest.shape[k:], store)
+            scf.YieldOp([])
+
+    _loops(outer, scatter)
+
+
 #: this family's rows of the lowering table (:data:`.program.LOWERINGS`)
 LOWERINGS: dict[str, Lowering] = {
     "extract_tensor": _extract_tensor,
     "insert_tensor": _insert_tensor,
     "gather": _gather,
+    "scatter_nd": _scatter_nd,
 }

@@ -1,0 +1,231 @@
+"""Indexed data movement: GatherElements, GatherND, ScatterND, ScatterElements and Scatter.
+
+The gathers have no node of their own: each element they read is one element of the data, so they become one
+``gather`` (axis 0) on the data viewed flat, at a flat index computed from the indices:
+
+- GatherElements(data, idx, axis): flat[p] = sum over d != axis of p[d] * stride[d], plus idx[p] * stride[axis];
+- GatherND(data, idx[..., k], batch_dims b): data viewed as [prod(dims 0 .. b+k-1), dims from b+k on] and
+  flat[j] = sum over d < b of j[d] * stride[d] (the batch) plus sum over c < k of idx[j, c] * stride[b + c];
+
+strides are those of the data's leading dims. Known indices give a known flat index (checked in range at import);
+run-time ones are computed in the graph in int64 (casts, selects, multiplies, a sum over the last axis), each index
+made non-negative (i < 0: i + n) and clamped into its dim, as ``gather`` does with what it gets.
+
+The scatters are one ``scatter_nd`` node: ScatterND is that node (from opset 16 with a reduction), and
+ScatterElements (and Scatter, its name at opsets 9 and 10) is a scatter_nd whose indices are the full coordinates of
+each update: the update's own position on every dim but ``axis``, the given index on it ([*updates' shape, rank],
+known coordinates a constant, run-time ones a concat of constant blocks and the indices). scatter_nd counts a negative
+index from the end and writes nothing for one outside its dim; known indices out of range are an error at import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from mlir import ir
+
+from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import INT, STRING, _concat_all, _expand, _reshape
+from .datamove import INDEX, _axis, _data, _empty
+
+I64 = np.dtype(np.int64)
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _indices(ctx: NodeContext, i: int = 1) -> Tensor:
+    x = ctx.input(i)
+    ctx.check_element_type(x, "indices input", INDEX)
+    return x
+
+
+def _strides(shape: Sequence[int]) -> list[int]:
+    """Row-major element strides of ``shape``."""
+    return [math.prod(shape[d + 1:]) for d in range(len(shape))]
+
+
+def _known(ctx: NodeContext, indices: np.ndarray, dims: Sequence[int] | int) -> np.ndarray:
+    """Known ``indices`` (int64) made non-negative against ``dims`` (one per entry of the last axis, or one for
+    all); an index outside [-n, n) is an error."""
+    n = np.asarray(dims, dtype=np.int64)
+    idx = indices.astype(np.int64)
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        size = int(n if n.ndim == 0 else n[where[-1]])
+        raise ctx.error(f"index {int(idx[tuple(where)])} is out of range for a dim of size {size}")
+    return np.where(idx < 0, idx + n, idx)
+
+
+def _i64(v: ir.Value) -> ir.Value:
+    return v if dtype_of(v) == I64 else gg.cast(v, to=mlir_type(I64))
+
+
+def _fixed(ctx: NodeContext, idx: ir.Value, dims: np.ndarray) -> ir.Value:
+    """Run-time int64 ``idx`` made non-negative (i < 0: i + n) and clamped into [0, n - 1]; ``dims`` (n) is one value
+    for all, or one per entry of idx's last axis."""
+    shape = shape_of(idx)
+
+    def full(values: np.ndarray, what: str) -> ir.Value:
+        if values.ndim == 0:
+            return gg.splat(value=int(values), result_types=[idx.type])
+        return _expand(ctx, ctx.const(values.astype(np.int64), name=f"{ctx.label}.{what}"), shape)
+
+    n, zero = full(dims, "dims"), full(np.array(0), "zero")
+    idx = gg.select(gg.cmp_lt(idx, zero), gg.add(idx, n), idx)
+    return gg.min_(gg.max_(idx, zero), full(dims - 1, "last"))
+
+
+def _positions(shape: Sequence[int], dims: Sequence[int], strides: Sequence[int]) -> np.ndarray:
+    """An int64 array of ``shape``: sum over the d in ``dims`` of the position along d times ``strides[d]``."""
+    out = np.zeros(shape, np.int64)
+    for d in dims:
+        out += (np.arange(shape[d], dtype=np.int64) * strides[d]).reshape([-1 if e == d else 1
+                                                                           for e in range(len(shape))])
+    return out
+
+
+# --------------------------------------------------------------------------- gathers
+
+
+@onnx_op("GatherElements", since=11, inputs=(2, 2), attrs=("axis",))
+def gather_elements(ctx: NodeContext) -> Tensor:
+    """out[p] = data[p with p[axis] replaced by indices[p]], indices of data's rank, no larger than data on the
+    other dims; a negative index counts from the end. A gather of the flat data at a flat index."""
+    data, indices = _data(ctx), _indices(ctx)
+    shape, ishape = shape_of(data), shape_of(indices)
+    r = len(shape)
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), r)
+    if len(ishape) != r or any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
+        raise ctx.error(f"indices {fmt_shape(ishape)} must have the rank of data {fmt_shape(shape)} and no larger dims "
+                        f"but on axis {axis}")
+    if 0 in ishape:
+        return _empty(ctx, ishape, dtype_of(data))
+    strides = _strides(shape)
+    base = _positions(ishape, [d for d in range(r) if d != axis], strides)
+    if isinstance(indices, Const):
+        flat = ctx.const(base + _known(ctx, indices.array, shape[axis]) * strides[axis], name=f"{ctx.label}.flat")
+    else:
+        idx = _fixed(ctx, _i64(ctx.value(indices)), np.array(shape[axis]))
+        scaled = gg.mul(idx, gg.splat(value=strides[axis], result_types=[idx.type])) if strides[axis] != 1 else idx
+        flat = gg.add(scaled, ctx.value(ctx.const(base, name=f"{ctx.label}.base")))
+    return gg.gather(ctx.value(_reshape(ctx, data, [math.prod(shape)])), ctx.value(flat), axis=0)
+
+
+@onnx_op("GatherND", since=11, inputs=(2, 2))
+@onnx_op("GatherND", since=12, inputs=(2, 2), attrs=("batch_dims",))
+def gather_nd(ctx: NodeContext) -> Tensor:
+    """out[j..] = data[j[:b].., indices[j..]..]: the last dim of indices (k entries) addresses data's dims b to b+k-1
+    after the b batch dims that data and indices share; out is indices' dims but the last, then data's dims from
+    b+k on. A gather of data viewed as [prod(dims before b+k), the rest] at a flat index."""
+    data, indices = _data(ctx), _indices(ctx)
+    shape, ishape = shape_of(data), shape_of(indices)
+    b = ctx.attr("batch_dims", INT, 0)
+    if not ishape or b < 0 or b >= min(len(shape), len(ishape)) or shape[:b] != ishape[:b]:
+        raise ctx.error(f"batch_dims {b} must be below the ranks of data {fmt_shape(shape)} and indices "
+                        f"{fmt_shape(ishape)}, whose first {b} dims agree")
+    k = ishape[-1]
+    if k > len(shape) - b:
+        raise ctx.error(f"indices address {k} dims, more than data {fmt_shape(shape)} has after {b} batch dims")
+    out = ishape[:-1] + shape[b + k:]
+    if 0 in out:
+        return _empty(ctx, out, dtype_of(data))
+    lead = shape[:b + k]
+    strides = np.array(_strides(lead)[b:], np.int64)
+    base = _positions(ishape[:-1], range(b), _strides(lead))
+    if isinstance(indices, Const):
+        flat = ctx.const(base + (_known(ctx, indices.array, shape[b:b + k]) * strides).sum(-1),
+                         name=f"{ctx.label}.flat")
+    elif k == 0:
+        flat = ctx.const(base, name=f"{ctx.label}.flat")
+    else:
+        idx = _fixed(ctx, _i64(ctx.value(indices)), np.array(shape[b:b + k]))
+        scaled = gg.mul(idx, _expand(ctx, ctx.const(strides, name=f"{ctx.label}.strides"), ishape))
+        flat = gg.reduce_sum(scaled, axes=[len(ishape) - 1])
+        if b:
+            flat = gg.add(flat, ctx.value(ctx.const(base, name=f"{ctx.label}.base")))
+    view = _reshape(ctx, data, [math.prod(lead), *shape[b + k:]])
+    return gg.gather(ctx.value(view), ctx.value(flat), axis=0)
+
+
+# --------------------------------------------------------------------------- scatters
+
+#: the reductions each opset of ScatterND and ScatterElements knows (none before 16)
+_REDUCTIONS = {16: ("none", "add", "mul"), 18: ("none", "add", "mul", "max", "min")}
+
+
+def _reduction(ctx: NodeContext, data: Tensor) -> str:
+    allowed = _REDUCTIONS[18 if ctx.opset >= 18 else 16]
+    reduction = ctx.attr("reduction", STRING, b"none").decode("utf-8", "replace")
+    if reduction not in allowed:
+        raise ctx.error(f"attribute 'reduction' must be one of {', '.join(allowed)} at opset {ctx.opset}, got "
+                        f"'{reduction}'")
+    if reduction != "none" and dtype_of(data) == np.bool_:
+        raise ctx.unsupported(f"reduction '{reduction}' on bool data is not supported")
+    return reduction
+
+
+def _updates(ctx: NodeContext, data: Tensor, shape: Sequence[int]) -> Tensor:
+    updates = ctx.input(2)
+    if dtype_of(updates) != dtype_of(data) or shape_of(updates) != list(shape):
+        raise ctx.error(f"updates {fmt_shape(shape_of(updates))} {dtype_of(updates)} must be {fmt_shape(shape)} "
+                        f"{dtype_of(data)}")
+    return updates
+
+
+def _scatter(ctx: NodeContext, data: Tensor, coordinates: Tensor, updates: Tensor, reduction: str) -> Tensor:
+    if 0 in shape_of(updates):  # nothing to write
+        return data
+    return gg.scatter_nd(ctx.value(data), ctx.value(coordinates), ctx.value(updates), reduction=reduction)
+
+
+@onnx_op("ScatterND", since=11, inputs=(3, 3))
+@onnx_op("ScatterND", since=16, inputs=(3, 3), attrs=("reduction",))
+def scatter_nd(ctx: NodeContext) -> Tensor:
+    """data with updates[j..] written at data[indices[j..]] (the last dim of indices, k entries, addresses data's
+    first k dims), or combined with what is there by ``reduction`` (add, mul; max, min from opset 18)."""
+    data, indices = _data(ctx), _indices(ctx)
+    shape, ishape = shape_of(data), shape_of(indices)
+    if not ishape or ishape[-1] > len(shape):
+        raise ctx.error(f"indices {fmt_shape(ishape)} must have rank 1 or more and address at most the "
+                        f"{len(shape)} dims of data")
+    reduction = _reduction(ctx, data)
+    k = ishape[-1]
+    updates = _updates(ctx, data, ishape[:-1] + shape[k:])
+    if isinstance(indices, Const):
+        indices = ctx.const(_known(ctx, indices.array, shape[:k]), name=f"{ctx.label}.indices")
+    return _scatter(ctx, data, indices, updates, reduction)
+
+
+@onnx_op("Scatter", since=9, inputs=(3, 3), attrs=("axis",))
+@onnx_op("ScatterElements", since=11, inputs=(3, 3), attrs=("axis",))
+@onnx_op("ScatterElements", since=16, inputs=(3, 3), attrs=("axis", "reduction"))
+def scatter_elements(ctx: NodeContext) -> Tensor:
+    """data with updates[p] written at data[p with p[axis] replaced by indices[p]] (or combined by ``reduction``
+    from opset 16), indices and updates of one shape and of data's rank: a scatter_nd at the full coordinates."""
+    data, indices = _data(ctx), _indices(ctx)
+    shape, ishape = shape_of(data), shape_of(indices)
+    r = len(shape)
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), r)
+    if len(ishape) != r or any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
+        raise ctx.error(f"indices {fmt_shape(ishape)} must have the rank of data {fmt_shape(shape)} and no larger dims "
+                        f"but on axis {axis}")
+    reduction = _reduction(ctx, data)
+    updates = _updates(ctx, data, ishape)
+    if 0 in ishape:
+        return data
+    grid = np.stack(np.meshgrid(*(np.arange(n, dtype=np.int64) for n in ishape), indexing="ij"), axis=-1)
+    if isinstance(indices, Const):
+        grid[..., axis] = _known(ctx, indices.array, shape[axis])
+        coordinates: Tensor = ctx.const(grid, name=f"{ctx.label}.coordinates")
+    else:
+        parts = [ctx.const(grid[..., :axis], name=f"{ctx.label}.before"),
+                 _reshape(ctx, _i64(ctx.value(indices)), [*ishape, 1]),
+                 ctx.const(grid[..., axis + 1:], name=f"{ctx.label}.after")]
+        coordinates = _concat_all(ctx, [p for p in parts if shape_of(p)[-1]], axis=r)
+    return _scatter(ctx, data, coordinates, updates, reduction)
