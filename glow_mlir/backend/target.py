@@ -27,6 +27,7 @@ from .tools_paths import llvm_tool
 SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 #: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
+DEFAULT_L1_WAYS = 8
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Target:
     int8_dot: tuple[str, ...] = ()
     caches: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_CACHES))
     host: bool = False
+    #: ways of the L1 data cache (8 on current x86 and most ARM cores unless sysfs says otherwise)
+    l1_ways: int = DEFAULT_L1_WAYS
 
     @property
     def lanes(self) -> int:
@@ -70,7 +73,7 @@ class Target:
         caches = " ".join(f"{k.upper()} {v >> 10} KiB" for k, v in self.caches.items())
         return (f"{self.cpu} ({self.triple}{', host' if self.host else ''}): {self.isa}, {self.vector_registers} x "
                 f"{self.vector_bits}-bit vector registers ({self.lanes} f32 lanes), FMA {'yes' if self.fma else 'no'}, "
-                f"int8 dot {dot}, {caches}")
+                f"int8 dot {dot}, {caches} (L1D {self.l1_ways}-way)")
 
 
 def _x86(triple: str) -> bool:
@@ -124,6 +127,19 @@ def _int8_dot(features: str) -> tuple[str, ...]:
     return tuple(n for n in ("avx512vnni", "avxvnni", "dotprod", "i8mm") if n in enabled)
 
 
+def _l1_ways() -> int:
+    """Ways of CPU 0's L1 data cache from sysfs (the default where absent)."""
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(root.glob("index*")) if root.is_dir() else []:
+        try:
+            if ((index / "level").read_text().strip() == "1"
+                    and (index / "type").read_text().strip() in ("Data", "Unified")):
+                return int((index / "ways_of_associativity").read_text().strip()) or DEFAULT_L1_WAYS
+        except (OSError, ValueError):
+            continue
+    return DEFAULT_L1_WAYS
+
+
 def _caches() -> dict[str, int]:
     """L1 data, L2 and L3 sizes of CPU 0 from sysfs (the defaults where absent)."""
     found = dict(DEFAULT_CACHES)
@@ -160,7 +176,7 @@ def host() -> Target:
     features = llvm_api.host_features()
     bits, fma = _probe(triple, cpu, features)
     return Target(triple, cpu, features, bits, _registers(triple, bits), fma,
-                  _int8_dot(features), _caches(), host=True)
+                  _int8_dot(features), _caches(), host=True, l1_ways=_l1_ways())
 
 
 def cannot_run(target: Target) -> str:

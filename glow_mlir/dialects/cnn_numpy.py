@@ -28,6 +28,21 @@ def _window_slices(x: np.ndarray, kernels: Sequence[int], strides: Sequence[int]
                             w0: w0 + (out[1] - 1) * strides[1] + 1: strides[1], :]
 
 
+def unpack_panels(w: np.ndarray) -> np.ndarray:
+    """Weights ``[K, N]`` from their panels ``[N/P, K, P]`` (``w[k, j*P+p] = packed[j, k, p]``); 2-D weights as they
+    are."""
+    if w.ndim != 3:
+        return w
+    panels, k, width = w.shape
+    return w.transpose(1, 0, 2).reshape(k, panels * width)
+
+
+def pack_panels(w: np.ndarray, width: int) -> np.ndarray:
+    """Weights ``[K, N]`` as panels of ``width`` columns, ``[N/width, K, width]``, each panel contiguous."""
+    k, n = w.shape
+    return np.ascontiguousarray(w.reshape(k, n // width, width).transpose(1, 0, 2))
+
+
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: Sequence[int], pads: Sequence[int],
            dilations: Sequence[int], group: int) -> np.ndarray:
     """y[n,oh,ow,g*Fg+f] = b + sum over kh, kw, c of x_padded[n, oh*sh+kh*dh, ow*sw+kw*dw, g*Cg+c] * w[kh,kw,c,g*Fg+f];

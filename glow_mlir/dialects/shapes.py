@@ -62,21 +62,31 @@ def constant(info: OpInfo) -> list[ir.Type]:
     return [ir.DenseElementsAttr(info.attrs["value"]).type]
 
 
+def _weights(info: OpInfo, i: int, what: str) -> tuple[int, int]:
+    """``[K, N]`` of a contraction's right operand: 2-D, or packed in panels of P columns, ``[N/P, K, P]`` (the CPU
+    backend's layout, made by cpu-pack-matmul-weights once the graph is optimized)."""
+    if len(info.shape(i)) == 3:
+        panels, k, width = _rank(info, i, 3, f"packed {what}")
+        return k, panels * width
+    k, n = _rank(info, i, 2, what)
+    return k, n
+
+
 def matmul(info: OpInfo) -> list[ir.Type]:
-    """MatMul(A[M,K], B[K,N]) -> [M,N]."""
+    """MatMul(A[M,K], B[K,N]) -> [M,N]; B may be packed in panels (:func:`_weights`)."""
     _float(info, 0, 1)
     m, k = _rank(info, 0, 2, "lhs")
-    k2, n = _rank(info, 1, 2, "rhs")
+    k2, n = _weights(info, 1, "rhs")
     if k != k2:
         raise VerifyError(f"inner dimensions differ: lhs {_fmt([m, k])}, rhs {_fmt([k2, n])}")
     return [tensor_like(info.operand_types[0], [m, n])]
 
 
 def fully_connected(info: OpInfo) -> list[ir.Type]:
-    """FullyConnected(X[N,K], W[K,M], B[M]) -> [N,M]."""
+    """FullyConnected(X[N,K], W[K,M], B[M]) -> [N,M]; W may be packed in panels (:func:`_weights`)."""
     _float(info, 0, 1, 2)
     n, k = _rank(info, 0, 2, "input")
-    k2, m = _rank(info, 1, 2, "weights")
+    k2, m = _weights(info, 1, "weights")
     (mb,) = _rank(info, 2, 1, "bias")
     if k != k2 or m != mb:
         raise VerifyError(f"shapes do not agree: input {_fmt([n, k])}, weights {_fmt([k2, m])}, bias {_fmt([mb])}")

@@ -48,6 +48,8 @@ NODE_LOWERING: list[Entry] = [
     ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
     ("cpu-pack-conv-filters", "constant convolution filters in the blocked layout of the CPU conv kernel, at compile "
      "time; after every graph rewrite, which all read filters as HWCF"),
+    ("cpu-pack-matmul-weights", "constant fully connected weights in the column panels of the CPU matmul kernel where "
+     "its tiles want them, at compile time; after every graph rewrite, which all read weights as [K, N]"),
     ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
     ("glowgraph-dce", "remove what lowering made dead"),
 ]

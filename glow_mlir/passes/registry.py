@@ -123,6 +123,7 @@ PASSES: dict[str, str] = {
     "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
     # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
     "cpu-pack-conv-filters": "glow_mlir.backend.kernels.passes:PackConvFilters",
+    "cpu-pack-matmul-weights": "glow_mlir.backend.kernels.passes:PackMatmulWeights",
     "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",

@@ -94,14 +94,27 @@ def test_one_row_takes_eight_accumulators() -> None:
 
 
 def test_avx2_tiles_fit_16_registers() -> None:
-    # 6x16 = 12 ymm accumulators + 2 rows of B + a broadcast
+    # 6x16 = 12 ymm accumulators + 2 rows of B + a broadcast; constant weights in 16-column panels (60 rows share
+    # them), a B known only at run time as it is (no copy per call)
     (piece,) = matmul.plan(60, 512, 784, AVX2)
-    assert (piece.tiles.mr, piece.tiles.nr) == (6, 16)
-    # 64 rows: 60 in 6-row tiles, 4 in one remainder strip
-    assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(60, 6), (4, 4)]
-    # 14 columns of one vector: 14 accumulators + the filter vector + the broadcast = 16 registers (7x16 would need 17)
-    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 8, 14, 8)
+    assert (piece.tiles.mr, piece.tiles.nr, piece.tiles.pack) == (6, 16, False)
+    assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 0
+    assert matmul.panel_width(60, 504, 784, AVX2) == 0  # N not whole panels
+    assert matmul.panel_width(64, 512, 784, AVX512) == 0 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
+    # 64 rows: 4x16 (8 accumulators, enough for the FMA pipes) in one island, not 60 rows of 6x16 and a strip of 4
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(64, 4)]
+    # 62 rows: no divisor keeps the pipes busy: 60 in 6-row tiles and a remainder strip of 2
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(62, 64, 64, AVX2)] == [(60, 6), (2, 2)]
+    # a piece of one vector keeps 8 rows on AVX-512 (5 x 1 would not keep the pipes busy): strips as before
+    assert [(p.rows, p.tiles.mr, p.tiles.nr) for p in matmul.plan(10, 16, 8, AVX512)] == [(8, 8, 16), (2, 2, 16)]
+    # OW 56: 4x16 (8 accumulators, 6 loads per 8 FMAs) over 14x8 (15 loads per 14 FMAs): fewest loads per FMA
+    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 32, 4, 16)
+    # OW 14: 14 columns of one vector: 14 accumulators + the filter vector + the broadcast = 16 registers (7x16
+    # would need 17, 2x16 has 4 accumulators: too few for the FMA pipes)
     assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 8, 14, 8)
+    # ... unless its 14 input pixels are 4 KiB apart (C = 1024): all in one L1 set of 8 ways
+    assert conv.set_streams(14, 4096, AVX2) == 14 and conv.set_streams(14, 2048, AVX2) == 7
+    assert conv.plan([1, 14, 14, 256], 1, AVX2, pixel_bytes=4096) == conv.ConvTiles(14, 8, 7, 8)
     # OW 7: seven columns of one vector (7 accumulators) beat one of two vectors
     assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8)
     assert conv.plan([1, 24, 24, 64], 1, AVX2) == conv.ConvTiles(24, 32, 6, 16)  # 6x16: 12 + 2 + 1
@@ -329,7 +342,7 @@ def test_a_fused_bias_is_not_staged_through_the_stack() -> None:
     # and two memcpy calls per register tile (8% of mobilenet_v2's time), unrolled it is 1-D vector stores
     n, h, w, c, kh, kw, co, s = 1, 14, 14, 32, 1, 1, 16, 1
     module = ir.Module.parse(CONV.format(n=n, h=h, w=w, c=c, kh=kh, kw=kw, co=co, s=s, oh=h, ow=w), make_context())
-    run_pipeline(module.operation, [e for e in cpu.codegen(1) if getattr(e, "name", None) != "convert-glowir-to-linalg"])
+    run_pipeline(module.operation, [e for e in cpu.codegen(1, "skylake-avx512") if getattr(e, "name", None) != "convert-glowir-to-linalg"])
     text = str(module)
     assert "vector<16xf32>" in text  # vectorized at all
     assert "llvm.alloca" not in text
@@ -430,12 +443,12 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
 def test_the_kernel_benchmark_runs_packed_and_odd_shapes() -> None:
     from glow_mlir import bench_kernels
 
-    for shape in (bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)),   # packed: 3 blocks
+    for shape in (bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)),   # packed: 96 / block blocks
                   bench_kernels.ConvShape(40, 9, 9, 24, 1, 1, 1, 1, (0, 0, 0, 0)),   # 16 + 8 filters
                   bench_kernels.ConvShape(24, 9, 9, 24, 3, 3, 24, 2, (1, 1, 1, 1))):  # depthwise 16 + 8, stride 2
         row = bench_kernels.bench_shape(shape, 1, 1, 0.001, None)
         assert row.max_error < 1e-5, row
-    assert "x3 blocks" in bench_kernels.bench_shape(
+    assert f"x{96 // isa.spec_of().filter_block} blocks" in bench_kernels.bench_shape(
         bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)), 1, 1, 0.001, None).key
 
 

@@ -114,6 +114,29 @@ def test_avx2_matmuls_match_numpy(mnk: tuple[int, int, int]) -> None:
 
 
 @needs_avx2
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m", [64, 62, 96])  # 4x16 tiles, 60 rows and a strip of 2, 6x16 tiles
+def test_avx2_weights_packed_at_compile_time_match_the_reference(m: int, threads: int) -> None:
+    # Gemm (a fully_connected with bias and relu) and a MatMul on constant weights, both packed in 16-column panels
+    k, n = 200, 96
+    w = (RNG.standard_normal((k, n)) * 0.1).astype(np.float32)
+    v = (RNG.standard_normal((n, n)) * 0.1).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"]), helper.make_node("Relu", ["g"], ["r"]),
+             helper.make_node("MatMul", ["r", "v"], ["y"])]
+    graph = helper.make_graph(nodes, "fc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(v, "v"),
+                               numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell", cache=False)
+    assert "x200x16xf32" in compiled.stage("lower").text  # the Gemm's weights in panels
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * k)
+
+
+@needs_avx2
 def test_avx2_machine_code_uses_ymm_registers_only(tmp_path) -> None:
     compiled = glow_mlir.compile(_conv_model((1, 32, 14, 14), 64, 3), threads=1, target_cpu="haswell", cache=False)
     obj = tmp_path / "conv.o"

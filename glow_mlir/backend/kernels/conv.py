@@ -8,11 +8,11 @@ hoisting of the accumulators out of the reduction loops BEFORE slices fold into 
 left the accumulator re-read on every step: 25-53 GFLOP/s instead of 105-115). The island over the buffers is the
 matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias written into it before stays.
 
-Register tiles come from a rule on the target's :class:`~.isa.KernelSpec`, not a search: ``Fr`` the spec's
-conv width (two vectors: 32 on AVX-512, 16 on AVX2), else half of it, else the piece's own width, and the largest
-``OWr`` of the spec's row tiles dividing OW that keeps ``OWr x Fr / lanes`` within its accumulators (AVX-512: 14, 8,
-7, 4, 2, 1 within 28 zmm); above stride 1 ``OWr`` stays at the spec's strided limit (AVX-512 stride-2 tiles of 14 or
-16 crashed inside the JIT code in the NOTES' probe). Depthwise convolutions: register tiles of ``OWr x`` the spec's
+Register tiles come from a rule on the target's :class:`~.isa.KernelSpec`, not a search (:func:`plan`): ``Fr`` the
+spec's conv width (two vectors: 32 on AVX-512, 16 on AVX2) or half of it, ``OWr`` one of the spec's row tiles
+dividing OW, within the registers, the L1's ways and the FMA pipes, with the fewest loads per FMA; above stride 1
+``OWr`` stays at the spec's strided limit (AVX-512 stride-2 tiles of 14 or 16 crashed inside the JIT code in the
+NOTES' probe). Depthwise convolutions: register tiles of ``OWr x`` the spec's
 depthwise channels with the whole filter row (NOTES, AVX-512: [16, 16] with KW 3 ran at 63 GFLOP/s, twice
 onnxruntime; channel tiles of 48 or 96 collapsed to 3-7). Dilated convolutions keep the generic lowering.
 
@@ -129,21 +129,42 @@ def channel_pieces(f: int, lanes: int) -> list[tuple[int, int]]:
     return vector_pieces(f, lanes)
 
 
-def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: bool = False) -> ConvTiles:
+def set_streams(rows: int, pixel_bytes: int, spec: KernelSpec) -> int:
+    """How many of ``rows`` input pixels ``pixel_bytes`` apart (one per output column of a register tile, broadcast
+    at each reduction step) fall into the same L1 set: with ``pixel_bytes`` a multiple of the way (C = 1024, or
+    C = 512 at stride 2: 4 KiB) all of them do, and beyond the cache's ways they evict each other at every step
+    (AVX2, 1x1 1024->256 at 14x14: 14x8 at 3.5x onnxruntime's time, 7x8 at 1.3x)."""
+    if pixel_bytes <= 0:
+        return 1
+    period = spec.l1_way_bytes // math.gcd(pixel_bytes, spec.l1_way_bytes)
+    return -(-rows // period)
+
+
+def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: bool = False,
+         pixel_bytes: int = 0) -> ConvTiles:
     """Tiles on ``spec`` for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of the lanes or a power of
     two below (a piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see
-    :func:`matches`)."""
+    :func:`matches`); ``pixel_bytes``: how far apart the input pixels of neighbouring output columns are.
+
+    The register tile ``OWr x Fr`` (``Fr / lanes`` vectors) is chosen among those whose accumulators, filter vectors
+    and one broadcast fit the registers, whose broadcast streams fit the L1's ways (:func:`set_streams`), and that
+    keep the FMA pipes busy (``spec.busy_accumulators``): the fewest loads per FMA, ``(OWr + Fr / lanes) / (OWr x
+    Fr / lanes)``, then the most accumulators (when no tile keeps the pipes busy: the most accumulators first). On AVX2 (Zen 3) at OW 56 and 28 that
+    is 4x16 (0.75 loads per FMA) where the most accumulators, 14x8 (1.07), ran 15% slower; AVX-512's tiles stay the
+    widest (14x32: 0.57)."""
     _, _, ow, f = output_shape
     width = spec.conv_width
     limit = spec.conv_strided_row_tile if stride > 1 else max(spec.conv_row_tiles)
-    # the register tile with the most accumulators within the budget, its filter vectors and the broadcast within the
-    # registers (ties: the wider, one broadcast feeding more FMAs): a narrower tile of more output columns beats a
-    # wide one of few (AVX2, OW 14: 14x8 at 114 GFLOP/s, not 2x16 at 65)
     widths = [t for t in (width, width // 2) if t >= spec.lanes and f % t == 0] or [f]
-    candidates = [(owr * -(-fr // spec.lanes), fr, owr) for fr in widths for owr in spec.conv_row_tiles
-                  if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
-                  and (owr + 1) * -(-fr // spec.lanes) + 1 <= spec.registers]
-    _, fr, owr = max(candidates)
+    fits = [(owr, fr, -(-fr // spec.lanes)) for fr in widths for owr in spec.conv_row_tiles
+            if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
+            and (owr + 1) * -(-fr // spec.lanes) + 1 <= spec.registers]
+    apart = [t for t in fits if set_streams(t[0], pixel_bytes, spec) < spec.l1_ways] or fits
+    busy = [t for t in apart if t[0] * t[2] >= spec.busy_accumulators]
+    if busy:  # the fewest loads per FMA, then the most accumulators, then the wider
+        owr, fr, _ = min(busy, key=lambda t: ((t[0] + t[2]) / (t[0] * t[2]), -t[0] * t[2], -t[1]))
+    else:  # none keeps the pipes busy: the most accumulators, then the fewest loads per FMA
+        owr, fr, _ = min(apart, key=lambda t: (-t[0] * t[2], (t[0] + t[2]) / (t[0] * t[2]), -t[1]))
     if weight_heavy and f > fr:
         return ConvTiles(ow, fr, owr, fr, filters_outer=True)
     fl = 2 * width if f % (2 * width) == 0 and fr == width else fr
@@ -186,15 +207,18 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         return None
     src, filt, dest = (list(t.shape) for t in types)
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
-        stride = max(int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR]))
-        return ConvPlan(((0, filt[-1], plan([*dest[:3], filt[-1]], stride, spec)),), blocked=True)
+        strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
+        tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
+        return ConvPlan(((0, filt[-1], tiles),), blocked=True)
     stride = max(_ints(op, "strides"))
+    pixel_bytes = 4 * src[-1] * _ints(op, "strides")[-1]
     # the filter outweighs the input: streaming every filter once per output row then costs more than the FMAs
     weight_heavy = np.prod(filt) > np.prod(src)
     pieces = []
     for start, size in channel_pieces(dest[-1], spec.lanes):
         shape = [*dest[:-1], size]
-        tiles = plan_depthwise(shape, stride, spec) if op.name == DEPTHWISE else plan(shape, stride, spec, weight_heavy)
+        tiles = (plan_depthwise(shape, stride, spec) if op.name == DEPTHWISE
+                 else plan(shape, stride, spec, weight_heavy, pixel_bytes))
         pieces.append((start, size, tiles))
     return ConvPlan(tuple(pieces))
 

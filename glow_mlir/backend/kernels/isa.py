@@ -19,23 +19,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..target import DEFAULT_CACHES, Target
+from ..target import DEFAULT_CACHES, DEFAULT_L1_WAYS, Target
 
 
 @dataclass(frozen=True)
 class MatmulClass:
     """A row of a matmul tile table: the contractions it covers (by name: the covering rule is code,
-    :func:`covers`), and the tiles it aims at: L1 ``m x n`` (the whole K), register ``mr x nr``, B packed in panels."""
+    :func:`covers`), and the tiles it aims at: L1 ``m x n`` (the whole K), register ``mr x nr``, B in panels."""
 
     name: str
     m: int
     n: int
     mr: int
     nr: int
+    #: B in column panels of ``nr``: constant weights packed at compile time (cpu-pack-matmul-weights)
     pack: bool = False
     why: str = ""
     #: the L1 tile of the reduction (0: the whole K)
     k: int = 0
+    #: a B known only at run time is copied into panels on every call too (into a buffer of its own)
+    copy: bool = False
 
 
 def covers(name: str, m: int, n: int, k: int) -> bool:
@@ -46,6 +49,8 @@ def covers(name: str, m: int, n: int, k: int) -> bool:
         return m < 8
     if name == "large":
         return m >= 128 and n >= 256 and k >= 256
+    if name == "panels":
+        return m >= 32
     return name == "general"
 
 
@@ -72,9 +77,17 @@ class KernelSpec:
     filter_block: int
     #: the matmul tile table, first covering row wins (the last must cover every shape)
     matmul: tuple[MatmulClass, ...] = field(default=())
-    #: L1 data and L2 cache bytes of the target (per core)
+    #: accumulators that keep every FMA pipe busy (pipes x FMA latency): a register tile below it waits on its FMAs
+    busy_accumulators: int = 8
+    #: L1 data and L2 cache bytes of the target (per core), and the L1's ways
     l1: int = DEFAULT_CACHES["l1d"]
     l2: int = DEFAULT_CACHES["l2"]
+    l1_ways: int = DEFAULT_L1_WAYS
+
+    @property
+    def l1_way_bytes(self) -> int:
+        """Bytes of one L1 way: addresses this far apart fall into the same set (4 KiB on current x86 cores)."""
+        return self.l1 // self.l1_ways
 
     def matmul_class(self, m: int, n: int, k: int) -> MatmulClass:
         return next(c for c in self.matmul if covers(c.name, m, n, k))
@@ -110,7 +123,7 @@ AVX512 = KernelSpec(
                     why="one row (batch 1): 8 zmm accumulators, as many as two FMA pipes of 4-cycle latency keep busy"),
         MatmulClass("matrix-vector", 8, 256, 8, 64,
                     why="few rows (batch-1 fully connected): wide rows of B, the tile's rows are the whole M"),
-        MatmulClass("large", 128, 128, 8, 32, pack=True,
+        MatmulClass("large", 128, 128, 8, 32, pack=True, copy=True,
                     why="B's rows are far apart (4 KiB at N = 1024: every row in the same cache sets), so its panels "
                         "are packed contiguous once per call; enough rows amortize the copy (1024^3: 140 -> 190-200 "
                         "GF/s)"),
@@ -129,9 +142,10 @@ AVX2 = KernelSpec(
         MatmulClass("row", 1, 256, 1, 64, why="one row: 8 ymm accumulators, enough for two 4-cycle FMA pipes"),
         MatmulClass("matrix-vector", 8, 256, 8, 16,
                     why="few rows: up to 7 x 2 ymm accumulators and a broadcast, B's rows read by the FMAs"),
-        MatmulClass("large", 120, 64, 6, 16, pack=True,
+        MatmulClass("panels", 64, 64, 6, 16, pack=True,
                     why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers; B packed in "
-                        "16-column panels"),
+                        "16-column panels once 32 rows or more share them (Zen 3, 64x784x512: 0.83 -> 0.63 ms, "
+                        "128x128x512 0.23 -> 0.21; 1024^3 as fast as unpacked 120x64)"),
         MatmulClass("general", 60, 64, 6, 16,
                     why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers"),
     ),
@@ -170,7 +184,8 @@ def for_target(target: Target) -> KernelSpec:
     """The kernels' spec for ``target``: its ISA class's tiles (the class follows from the vector width, so the
     lanes agree) and its cache sizes."""
     spec = replace(SSE, isa="scalar") if target.isa == "scalar" else SPECS[target.isa]
-    return replace(spec, l1=target.caches.get("l1d", spec.l1), l2=target.caches.get("l2", spec.l2))
+    return replace(spec, l1=target.caches.get("l1d", spec.l1), l2=target.caches.get("l2", spec.l2),
+                   l1_ways=target.l1_ways)
 
 
 def spec_of(cpu: str = "", triple: str = "") -> KernelSpec:

@@ -38,6 +38,7 @@ from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
 from . import transform as schedule
+from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
 from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
@@ -78,9 +79,17 @@ class Tiles:
 
 
 def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
-    """The target tiles of the first shape class of ``spec``'s table that covers ``m x n x k``."""
+    """The target tiles of the first shape class of ``spec``'s table that covers ``m x n x k``, for a B known only at
+    run time (packed when the class copies it into panels on every call)."""
     c = spec.matmul_class(m, n, k)
-    return Tiles(c.m, c.n, c.k, c.mr, c.nr, c.pack)
+    return Tiles(c.m, c.n, c.k, c.mr, c.nr, c.pack and c.copy)
+
+
+def panel_width(m: int, n: int, k: int, spec: KernelSpec) -> int:
+    """The panel width in which to pack constant weights ``[K, N]`` of an ``m x n x k`` contraction at compile time
+    (cpu-pack-matmul-weights), or 0 to keep them: the shape's class wants B in panels and N is whole panels."""
+    c = spec.matmul_class(m, n, k)
+    return c.nr if c.pack and n % c.nr == 0 and n > c.nr else 0
 
 
 def _fit(extent: int, reg: int, target: int) -> int:
@@ -127,19 +136,30 @@ class Piece:
     tiles: Tiles
 
 
+def register_rows(m: int, mr: int, nr: int, spec: KernelSpec) -> int:
+    """The rows of the register tile for ``m`` rows: ``mr``, else the most rows below it that divide ``m`` while
+    their accumulators keep the FMA pipes busy (one island, no remainder strip: AVX2 at M = 64, 4x16 rather than
+    60 rows of 6x16 and a strip of 4), else ``mr`` with a remainder strip."""
+    if m % mr == 0:
+        return mr
+    vectors = -(-nr // spec.lanes)
+    return next((r for r in range(mr - 1, 0, -1) if m % r == 0 and r * vectors >= spec.busy_accumulators), mr)
+
+
 def plan(m: int, n: int, k: int, spec: KernelSpec) -> list[Piece]:
     """The pieces that cover an ``m x n`` output with a reduction of ``k``, each with dividing tiles on ``spec``."""
     t = target_tiles(m, n, k, spec)
     k_tile = t.k if t.k and k % t.k == 0 else 0
     pieces = []
-    for r, rows, mr in _strips(m, t.mr):
-        for c, cols in vector_pieces(n, t.nr):
-            nr = min(cols, t.nr)
+    for c, cols in vector_pieces(n, t.nr):
+        nr = min(cols, t.nr)
+        for r, rows, mr in _strips(m, register_rows(m, t.mr, nr, spec)):
             l1_m, l1_n = _fit(rows, mr, t.m), _fit(cols, nr, t.n)
             # a remainder strip is one register tile wide: one panel, nothing to pack
             tiles = Tiles(l1_m, l1_n, k_tile, mr, nr, t.pack and nr == t.nr,
                           split=0 if rows // l1_m >= cols // l1_n else 1)
             pieces.append(Piece(r, rows, c, cols, tiles))
+    pieces.sort(key=lambda p: (p.row, p.col))
     return pieces
 
 
@@ -203,8 +223,21 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
     f32, nr = ir.F32Type.get(), tiles.nr
     packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
     linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
-    ta, tb = tensor_of(a), tensor_of(packed)
-    tc = tensor_of(_panels(c, nr), writable=True)
+    _panel_island(a, packed, _panels(c, nr), tiles)
+    memref.dealloc(packed)
+
+
+def matches_packed(op: ir.Operation) -> bool:
+    """Whether ``op`` is the generic of a matmul on weights packed in panels (convert-glowir-to-linalg's
+    ``packed_matmul``) on f32 buffers of static shape."""
+    return op.name == "linalg.generic" and PACKED_MATMUL_ATTR in op.attributes and _static_f32(op)
+
+
+def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles) -> None:
+    """``c[m, p, j] += a[m, k] * packed[p, k, j]`` as a tensor island on the three buffers (``c3``: the output as
+    ``[M, N / nr, nr]``), tagged with its tiles."""
+    f32 = ir.F32Type.get()
+    ta, tb, tc = tensor_of(a), tensor_of(packed), tensor_of(c3, writable=True)
     dims = [ir.AffineDimExpr.get(i) for i in range(4)]  # (m, p, j, k)
     maps = [ir.AffineMap.get(4, 0, [dims[i] for i in idx]) for idx in ((0, 3), (1, 3, 2), (0, 1, 2))]
     op = linalg.GenericOp([tc.type], [ta, tb], [tc], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
@@ -215,8 +248,27 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
         x, y, acc = block.arguments
         linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
     op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
-    bufferization.materialize_in_destination(None, op.result, tc.owner.operands[0], writable=True)
-    memref.dealloc(packed)
+    bufferization.materialize_in_destination(None, op.result, c3, writable=True)
+
+
+def make_packed_islands(op: ir.Operation, spec: KernelSpec) -> None:
+    """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
+    :func:`plan` cuts them, every piece all of the panels."""
+    a, packed, c3 = op.operands
+    (m, k), (panels, _, width) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
+    t = target_tiles(m, panels * width, k, spec)
+    strips = _strips(m, register_rows(m, t.mr, width, spec))
+    with ir.InsertionPoint(op), op.location:
+        for row, rows, mr in strips:
+            l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
+            tiles = Tiles(l1_m, l1_n, t.k if t.k and k % t.k == 0 else 0, mr, width, True,
+                          split=0 if rows // l1_m >= panels * width // l1_n else 1)
+            if len(strips) == 1:
+                _panel_island(a, packed, c3, tiles)
+            else:
+                _panel_island(memref.subview(a, [row, 0], [rows, k], [1, 1]), packed,
+                              memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles)
+    op.erase()
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
@@ -311,9 +363,13 @@ __all__ = [
     "Tiles",
     "flops",
     "make_islands",
+    "make_packed_islands",
     "match_islands",
     "matches",
+    "matches_packed",
+    "panel_width",
     "plan",
+    "register_rows",
     "schedule_tiles",
     "split_tiles",
     "target_tiles",

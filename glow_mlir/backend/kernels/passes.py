@@ -3,6 +3,7 @@
 In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 
     cpu-pack-conv-filters         constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
+    cpu-pack-matmul-weights       constant fully_connected weights -> column panels [N/P, K, P]
 
 In the codegen pipeline::
 
@@ -25,6 +26,7 @@ from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
+from ...dialects.cnn_numpy import pack_panels
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
 from . import approx, conv, epilogue, isa, matmul, vectorize
@@ -77,6 +79,38 @@ class PackConvFilters(TargetOptions, Pass):
 
 
 @dataclass(frozen=True)
+class PackMatmulWeights(TargetOptions, Pass):
+    """Lay out the constant weights ``[K, N]`` of the fully connected and matmul nodes whose tile class wants B in panels
+    (:func:`matmul.panel_width`) as ``[N / P, K, P]`` at compile time: each panel of P columns contiguous, so that the
+    register tile streams it without cache-set conflicts and nothing copies it at run time."""
+
+    name = "cpu-pack-matmul-weights"
+    summary = ("fully_connected and matmul weights known at compile time -> [N/P, K, P] column panels where the "
+               "matmul kernel wants them (after graph optimization, which reads weights as [K, N])")
+
+    def run(self, module: ir.Operation) -> None:
+        nodes: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name in ("glowgraph.fully_connected", "glowgraph.matmul"):
+                nodes.append(op)
+            return ir.WalkResult.ADVANCE
+
+        with module.context, module.location:
+            module.walk(visit)
+            spec = self.kernel_spec() if nodes else None
+            for op in nodes:
+                w = known(op.operands[1])
+                x = ir.RankedTensorType(op.operands[0].type)
+                if w is None or w.ndim != 2 or w.dtype != np.float32 or not x.has_static_shape:
+                    continue
+                width = matmul.panel_width(x.shape[0], w.shape[1], w.shape[0], spec)
+                if width:
+                    with ir.InsertionPoint(op):
+                        op.operands[1] = constant(pack_panels(w, width))
+
+
+@dataclass(frozen=True)
 class TileKernels(TargetOptions, Pass):
     """Rewrite each f32 contraction and convolution on memrefs into tensor islands and apply its kernel schedule."""
 
@@ -95,17 +129,23 @@ class TileKernels(TargetOptions, Pass):
         convolutions: list[tuple[ir.Operation, conv.ConvPlan]] = []
         spec = self.kernel_spec()
 
+        packed: list[ir.Operation] = []
+
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
                 contractions.append(op)
+            elif matmul.matches_packed(op):
+                packed.append(op)
             elif (plan := conv.matches(op, spec)) is not None:
                 convolutions.append((op, plan))
             return ir.WalkResult.ADVANCE
 
         with module.context, module.location:
             module.walk(visit)
-            if not contractions and not convolutions:
+            if not contractions and not convolutions and not packed:
                 return
+            for op in packed:  # its bias and activation stay in its kernel as vector loops
+                matmul.make_packed_islands(op, spec)
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None

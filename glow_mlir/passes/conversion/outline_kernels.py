@@ -25,7 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .ir_to_linalg import BLOCKED_CONV_ATTR
+from .ir_to_linalg import BLOCKED_CONV_ATTR, PACKED_MATMUL_ATTR
 from .linalg_buffers import (DEAD_INPUT_ATTR, PURE_OPS, captured, is_temporary, moves_to, remap, same_or_disjoint,
                              updates_in_place)
 
@@ -92,11 +92,12 @@ EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
 def head_dest(op: ir.Operation) -> ir.Value | None:
     """The buffer an epilogue head writes (the one its init and updates write), None if ``op`` is no head. A
     convolution on a packed filter (convert-glowir-to-linalg's blocked generic) writes its output viewed as
-    [N, OH, OW, F / B, B]: its buffer is the view's source."""
+    [N, OH, OW, F / B, B], a matmul on packed weights as [M, N / P, P]: its buffer is the view's source."""
     dest = op.operands[len(op.operands) - 1] if len(op.operands) else None  # heads have one output, the last
     if op.name in EPILOGUE_HEADS:
         return dest
-    if op.name == "linalg.generic" and BLOCKED_CONV_ATTR in op.attributes and isinstance(dest, ir.OpResult) \
+    packed = BLOCKED_CONV_ATTR in op.attributes or PACKED_MATMUL_ATTR in op.attributes
+    if op.name == "linalg.generic" and packed and isinstance(dest, ir.OpResult) \
             and dest.owner.operation.name == "memref.expand_shape":
         return dest.owner.operation.operands[0]
     return None

@@ -115,8 +115,8 @@ func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi6
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
 // CHECK:       %[[BV:.+]] = memref.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [256, 16, 32]
 // CHECK:       linalg.transpose ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>) permutation = [1, 0, 2]
-// CHECK:       bufferization.to_tensor %[[P]] restrict
 // CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
+// CHECK:       bufferization.to_tensor %[[P]] restrict
 // CHECK:       bufferization.to_tensor %[[CV]] restrict writable
 // CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
 // CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
@@ -506,6 +506,33 @@ func.func @unsliced_pieces(%x: memref<1x10x10x16xf32>, %f: memref<3x3x16x24xf32>
   ^bb0(%c: f32, %o: f32):
     %m = arith.mulf %o, %c : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// A matmul on weights packed at compile time (cpu-pack-matmul-weights; convert-glowir-to-linalg's tagged generic)
+// is one island on the panels as they are: nothing is copied, nothing allocated.
+// CHECK-LABEL: func.func @prepacked(
+// CHECK-NOT:   memref.alloc
+// CHECK-NOT:   linalg.transpose
+// CHECK:       bufferization.to_tensor %{{.+}} restrict writable : memref<64x4x32xf32>
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// BUF-LABEL:   func.func @prepacked(
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @prepacked(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %c: memref<64x128xf32>) {
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
   }
   return
 }

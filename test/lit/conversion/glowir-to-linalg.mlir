@@ -283,3 +283,26 @@ func.func @has_arguments(%arg0: memref<4xf32>) attributes {glowir.inputs = [], g
 
 // expected-error @below {{'glowir.alloc_activation' was left unconverted}}
 %stray = "glowir.alloc_activation"() {name = "stray"} : () -> memref<4xf32>
+
+// -----
+
+// Weights packed in column panels [N/P, K, P] (cpu-pack-matmul-weights): the bias broadcast, then one generic over
+// (m, panel, column, k) on dest viewed [M, N/P, P], tagged for the CPU matmul kernel.
+
+// CHECK-LABEL: func.func @fully_connected_packed
+// CHECK-SAME:  (%[[W:.+]]: memref<2x10x4xf32>, %[[B:.+]]: memref<8xf32>, %[[X:.+]]: memref<3x10xf32>, %[[Y:.+]]: memref<3x8xf32>)
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<8xf32>) outs(%[[Y]] : memref<3x8xf32>) dimensions = [0]
+// CHECK:       %[[YV:.+]] = memref.expand_shape %[[Y]] {{\[\[}}0], [1, 2]] output_shape [3, 2, 4]
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%[[X]], %[[W]] : memref<3x10xf32>, memref<2x10x4xf32>) outs(%[[YV]] : memref<3x2x4xf32>)
+// CHECK-SAME:  glow.packed_matmul
+// CHECK-NOT:   linalg.matmul
+// CHECK:       return
+func.func @fully_connected_packed() attributes {glowir.inputs = ["input_1"], glowir.outputs = ["output_1"]} {
+  %0 = "glowir.weight_var"() {mutability = "const", name = "weights", value = dense<0.5> : tensor<2x10x4xf32>} : () -> memref<2x10x4xf32>
+  %1 = "glowir.weight_var"() {mutability = "const", name = "bias", value = dense<1.0> : tensor<8xf32>} : () -> memref<8xf32>
+  %2 = "glowir.weight_var"() {mutability = "mutable", name = "input_1"} : () -> memref<3x10xf32>
+  %3 = "glowir.weight_var"() {mutability = "mutable", name = "output_1"} : () -> memref<3x8xf32>
+  "glowir.fully_connected"(%3, %2, %0, %1) : (memref<3x8xf32>, memref<3x10xf32>, memref<2x10x4xf32>, memref<8xf32>) -> ()
+  return
+}

@@ -27,6 +27,7 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   copy(d, s)                  -> linalg.copy(s -> d)
   splat(d){value}             -> linalg.fill(value -> d)
   fully_connected(d, x, w, b) -> linalg.broadcast(b -> d); linalg.matmul(x, w -> d), accumulating onto the bias
+                                 (weights packed in panels [N/P, K, P]: the generic of :func:`packed_matmul`)
   matmul(d, a, b)             -> linalg.fill(0 -> d); linalg.matmul(a, b -> d)
   batched_add(d, x, s)        -> linalg.generic d[n, i..] = x[n, i..] + s[i..]
   element_*(d, a, b)          -> linalg.generic d[i] = a[i] op b[i] (arith float ops, or signed integer ops)
@@ -93,10 +94,20 @@ a program, see :func:`.ir_program.is_program`), is an error naming the op.
 
 from __future__ import annotations
 
+from .basic import packed_matmul
 from .cnn import BLOCKED_CONV_ATTR, SHIFTED_POSITIONS, blocked_conv, lower_conv2d
-from .common import ALIGNMENT, BOOL_STORAGE_BITS, PREFIX, Operands, elementwise, row_major_strides, storage_type
+from .common import (
+    ALIGNMENT,
+    BOOL_STORAGE_BITS,
+    PACKED_MATMUL_ATTR,
+    PREFIX,
+    Operands,
+    elementwise,
+    row_major_strides,
+    storage_type,
+)
 from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert_program, scratch_types
 
-__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "LOWERINGS", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS",
-           "ConvertIRToLinalg", "Operands", "blocked_conv", "check_legal", "convert_program", "elementwise",
-           "lower_conv2d", "row_major_strides", "scratch_types", "storage_type"]
+__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "LOWERINGS", "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH",
+           "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv", "check_legal", "convert_program",
+           "elementwise", "lower_conv2d", "packed_matmul", "row_major_strides", "scratch_types", "storage_type"]

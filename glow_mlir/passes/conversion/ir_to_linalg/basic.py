@@ -10,11 +10,14 @@ from ...registry import PassError
 from .arithmetic import _divsi
 from .common import (
     ALIGNMENT,
+    PACKED_MATMUL_ATTR,
     Lowering,
     Operands,
     _arith_op,
     _binary,
     _constant,
+    _dims,
+    _expand,
     _is_bool,
     _memref,
     _relu,
@@ -76,15 +79,40 @@ def fused_activation(op: ir.OpView, dest: ir.Value) -> None:
     _update(dest, [], [], lambda x: arith.minimumf(arith.maximumf(x, low), high))
 
 
+def packed_matmul(a: ir.Value, packed: ir.Value, dest: ir.Value) -> None:
+    """``dest += a @ w`` with ``w`` packed in column panels, ``[N / P, K, P]`` (cpu-pack-matmul-weights), as one
+    linalg.generic over (m, j, p, k) on dest viewed as [M, N / P, P], tagged: the CPU kernel
+    (backend/kernels/matmul.py) tiles it as a matmul on B's panels, and without the kernel it still computes the
+    product."""
+    m, n = _memref(dest).shape
+    panels, _, width = _memref(packed).shape
+    dest3 = _expand(dest, [m, panels, width], [[0], [1, 2]])
+    maps = [_dims(0, 3, rank=4), _dims(1, 3, 2, rank=4), _dims(0, 1, 2, rank=4)]
+    op = linalg.GenericOp([], [a, packed], [dest3], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
+                          [linalg.IteratorType.parallel] * 3 + [linalg.IteratorType.reduction])
+    op.attributes[PACKED_MATMUL_ATTR] = ir.UnitAttr.get()
+    et = _memref(dest).element_type
+    block = op.regions[0].blocks.append(et, et, et)
+    with ir.InsertionPoint(block):
+        x, w, acc = block.arguments
+        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+
+
 def _fully_connected(op: ir.OpView, new: Operands) -> None:
     linalg.broadcast(new.bias, outs=[new.dest], dimensions=[0])
-    linalg.matmul(new.src, new.weights, outs=[new.dest])
+    if _memref(new.weights).rank == 3:
+        packed_matmul(new.src, new.weights, new.dest)
+    else:
+        linalg.matmul(new.src, new.weights, outs=[new.dest])
     fused_activation(op, new.dest)
 
 
 def _matmul(op: ir.OpView, new: Operands) -> None:
     linalg.fill(_constant(_memref(new.dest).element_type, 0.0), outs=[new.dest])
-    linalg.matmul(new.lhs, new.rhs, outs=[new.dest])
+    if _memref(new.rhs).rank == 3:
+        packed_matmul(new.lhs, new.rhs, new.dest)
+    else:
+        linalg.matmul(new.lhs, new.rhs, outs=[new.dest])
 
 
 def _batched_add(op: ir.OpView, new: Operands) -> None:

@@ -21,6 +21,7 @@ from .common import (
     Operands,
     _constant,
     _dims,
+    _expand,
     _memref,
     _update,
     elementwise,
@@ -28,15 +29,6 @@ from .common import (
 )
 from .datamove import _subview
 from .reductions import _reduce_into
-
-
-def _expand(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
-    """``value`` (a contiguous row-major buffer) viewed under a shape that splits some of its dims."""
-    src = _memref(value)
-    _, offset = src.get_strides_and_offset()
-    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
-    return memref.expand_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
-                               [list(r) for r in reassociation], [], list(shape))
 
 
 def _collapse(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import arith, linalg, math
+from mlir.dialects import arith, linalg, math, memref
 
 from ....dialects import glowir
 from ...registry import PassError
@@ -18,6 +18,8 @@ INF = float("inf")
 BOOL_STORAGE_BITS = 8
 #: marks the generic of a convolution on a packed filter (:func:`blocked_conv`) and holds its strides
 BLOCKED_CONV_ATTR = "glow.blocked_conv"
+#: marks the generic of a matmul on weights packed in column panels (:func:`.basic.packed_matmul`)
+PACKED_MATMUL_ATTR = "glow.packed_matmul"
 
 
 class Operands:
@@ -138,3 +140,12 @@ def _update(dest: ir.Value, ins: Sequence[ir.Value], in_maps: Sequence[ir.Affine
 
 def _dims(*positions: int, rank: int) -> ir.AffineMap:
     return ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(p) for p in positions])
+
+
+def _expand(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
+    """``value`` (a contiguous row-major buffer) viewed under a shape that splits some of its dims."""
+    src = _memref(value)
+    _, offset = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    return memref.expand_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
+                               [list(r) for r in reassociation], [], list(shape))

@@ -1,0 +1,49 @@
+// cpu-pack-matmul-weights: the constant weights [K, N] of a fully_connected or matmul whose tile class wants B in
+// column panels (AVX2: 32 rows or more, N whole panels of 16) are laid out [N/16, K, 16] at compile time; the
+// node's result type stays.
+// RUN: glow-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(cpu-pack-matmul-weights{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
+// RUN: glow-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(cpu-pack-matmul-weights{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
+
+// CHECK-LABEL: func.func @packed
+// CHECK: %[[W:.+]] = "glowgraph.constant"() {value = dense<1.000000e+00> : tensor<4x32x16xf32>}
+// CHECK: "glowgraph.fully_connected"(%{{.+}}, %[[W]], %{{.+}}) : (tensor<64x32xf32>, tensor<4x32x16xf32>, tensor<64xf32>) -> tensor<64x64xf32>
+// CHECK: %[[V:.+]] = "glowgraph.constant"() {value = dense<2.000000e+00> : tensor<4x32x16xf32>}
+// CHECK: "glowgraph.matmul"(%{{.+}}, %[[V]]) : (tensor<64x32xf32>, tensor<4x32x16xf32>) -> tensor<64x64xf32>
+// AVX512-LABEL: func.func @packed
+// AVX512-NOT: x{{[0-9]+}}x16xf32>
+// AVX512: return
+func.func @packed(%x: tensor<64x32xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<32x64xf32>} : () -> tensor<32x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %v = "glowgraph.constant"() {value = dense<2.0> : tensor<32x64xf32>} : () -> tensor<32x64xf32>
+  %0 = "glowgraph.fully_connected"(%x, %w, %b) : (tensor<64x32xf32>, tensor<32x64xf32>, tensor<64xf32>) -> tensor<64x64xf32>
+  %1 = "glowgraph.matmul"(%x, %v) : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// Negative: weights known only at run time, fewer than 32 rows (the copy does not pay), N not whole panels (40),
+// and a single panel (16) keep [K, N].
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: x{{[0-9]+}}x16xf32>
+// CHECK: return
+func.func @kept(%x: tensor<64x32xf32>, %s: tensor<8x32xf32>, %v: tensor<32x64xf32>) -> (tensor<64x64xf32>, tensor<8x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<32x64xf32>} : () -> tensor<32x64xf32>
+  %w40 = "glowgraph.constant"() {value = dense<1.0> : tensor<32x40xf32>} : () -> tensor<32x40xf32>
+  %w16 = "glowgraph.constant"() {value = dense<1.0> : tensor<32x16xf32>} : () -> tensor<32x16xf32>
+  %0 = "glowgraph.matmul"(%x, %v) : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
+  %1 = "glowgraph.matmul"(%s, %w) : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  %2 = "glowgraph.matmul"(%x, %w40) : (tensor<64x32xf32>, tensor<32x40xf32>) -> tensor<64x40xf32>
+  %3 = "glowgraph.matmul"(%x, %w16) : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<8x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>
+}
+
+// -----
+
+// Invalid: packed weights of 2 panels of 16 give 32 columns, not the 64 of the result type.
+func.func @invalid(%x: tensor<64x32xf32>, %w: tensor<2x32x16xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{result type tensor<64x64xf32> does not match the inferred type tensor<64x32xf32>}}
+  %0 = "glowgraph.matmul"(%x, %w) : (tensor<64x32xf32>, tensor<2x32x16xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
