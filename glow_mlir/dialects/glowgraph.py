@@ -94,6 +94,16 @@ def _mod(a: np.ndarray, b: np.ndarray, fmod: int) -> np.ndarray:
     return np.fmod(a, b) if fmod else np.mod(a, b)
 
 
+def _shift(x: np.ndarray, y: np.ndarray, left: bool) -> np.ndarray:
+    """ONNX BitShift on signed integers: a shift by a negative amount or by the width or more leaves only what the
+    sign extension gives (-1 for a right shift of a negative x, else 0); left shifts wrap."""
+    inside = (y >= 0) & (y < 8 * x.dtype.itemsize)
+    by = np.where(inside, y, 0).astype(x.dtype)
+    if left:
+        return np.where(inside, np.left_shift(x, by), 0).astype(x.dtype)
+    return np.where(inside, np.right_shift(x, by), np.where(x < 0, -1, 0)).astype(x.dtype)
+
+
 def _softplus(x: np.ndarray) -> np.ndarray:
     # log(1 + exp(x)) without overflow for large x, as the lowering computes it
     return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
@@ -261,6 +271,11 @@ OPS: list[OpDef] = [
     _same("pow", "lhs ** rhs (floats).", np.power, S.float_binary, _BIN, instr="element_pow"),
     _same("mod", "Remainder of lhs / rhs: fmod 1 takes the sign of lhs (C fmod), fmod 0 that of rhs (integers).",
           _mod, S.mod, _BIN, (Attr("fmod", "i64"),), instr="element_mod"),
+    _same("shift_left", "lhs << rhs (i32, i64; wrapping); 0 for a shift below 0 or of the width or more.",
+          lambda a, b: _shift(a, b, True), S.integer_binary, _BIN, instr="element_shift_left"),
+    _same("shift_right", "lhs >> rhs, arithmetic (i32, i64); a shift below 0 or of the width or more gives -1 for a "
+          "negative lhs, else 0.", lambda a, b: _shift(a, b, False), S.integer_binary, _BIN,
+          instr="element_shift_right"),
     _compare("cmp_eq", "lhs == rhs, an i1 tensor.", np.equal, S.same_as_first_bool),
     _compare("cmp_lt", "lhs < rhs, an i1 tensor (Greater is CmpLT with swapped operands).", np.less,
              S.ordered_compare),

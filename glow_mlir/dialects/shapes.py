@@ -383,6 +383,14 @@ def bool_unary(info: OpInfo) -> list[ir.Type]:
     return same_as_first(info)
 
 
+def integer_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary op on i32 or i64: both operands and the result of one type."""
+    types = same_as_first(info)
+    if str(info.elem(0)) not in ("i32", "i64"):
+        raise VerifyError(f"operands must have element type i32 or i64, got {info.elem(0)}")
+    return types
+
+
 def bool_binary(info: OpInfo) -> list[ir.Type]:
     """Binary logical op: both operands and the result i1 of one shape."""
     types = same_as_first(info)

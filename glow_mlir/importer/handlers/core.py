@@ -14,6 +14,7 @@ Any other node whose inputs are all known is evaluated before its handler is ask
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ from mlir import ir
 from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
-from ..builder import Const, NodeContext, Tensor, onnx_op, shape_of
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
 
 FLOAT, INT, INTS, FLOATS, TENSOR, STRING = (
@@ -167,6 +168,80 @@ def matmul(ctx: NodeContext) -> Tensor:
     rows = [m] if len(sa) > 1 else []
     cols = [n] if len(sb) > 1 else []
     return _reshape(ctx, y, [*batch, *rows, *cols])
+
+
+def _einsum_terms(ctx: NodeContext, equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
+    """The input terms and the output term of an Einsum ``equation`` on inputs of ``ranks``: letters only, one per
+    dim, none twice in a term; the implicit output is the letters found once, sorted."""
+    text = equation.replace(" ", "")
+    lhs, arrow, out = text.partition("->")
+    terms = lhs.split(",")
+    if "." in text:
+        raise ctx.unsupported(f"Einsum '{equation}': ellipsis (broadcast dims) is not supported")
+    if len(terms) != len(ranks):
+        raise ctx.error(f"equation '{equation}' has {len(terms)} input terms for {len(ranks)} inputs")
+    if len(ranks) > 2:
+        raise ctx.unsupported(f"Einsum '{equation}' of {len(ranks)} operands is not supported (one or two)")
+    if not arrow:
+        letters = "".join(terms)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    for term, rank in zip(terms, ranks):
+        if not set(term) <= set(string.ascii_letters) or len(term) != rank:
+            raise ctx.error(f"equation '{equation}': term '{term}' must name each of the {rank} dims with a letter")
+        if len(set(term)) != len(term):
+            raise ctx.unsupported(f"Einsum '{equation}': a letter repeated in one term (a diagonal) is not supported")
+    if len(set(out)) != len(out) or not set(out) <= set("".join(terms)):
+        raise ctx.error(f"equation '{equation}': the output term '{out}' must name distinct letters of the inputs")
+    return terms, out
+
+
+def _sum_out(x: ir.Value, term: str, keep: str) -> tuple[ir.Value, str]:
+    """``x`` (dims named by ``term``) summed over the letters not in ``keep``, and the term of what is left."""
+    axes = [d for d, c in enumerate(term) if c not in keep]
+    if not axes:
+        return x, term
+    return gg.reduce_sum(x, axes=axes), "".join(c for c in term if c in keep)
+
+
+@onnx_op("Einsum", since=12, inputs=(1, None), attrs=("equation",))
+def einsum(ctx: NodeContext) -> Tensor:
+    """Einstein summation of one or two operands, with letters only (no ellipsis, no letter twice in a term). One
+    operand: a sum over the letters the output drops, then a transpose. Two (float32): the letters of one operand
+    only that the output drops are summed first; then the letters of both and of the output are the batch, those of
+    both only are contracted, and the product is one (batch) matmul of the operands transposed to [batch, kept,
+    contracted] and [batch, contracted, kept], reshaped to the letters and transposed to the output's order."""
+    equation = ctx.attr("equation", STRING, b"").decode("utf-8", "replace")
+    xs = [ctx.input(i) for i in range(len(ctx.node.input))]
+    terms, out = _einsum_terms(ctx, equation, [len(shape_of(x)) for x in xs])
+    size: dict[str, int] = {}
+    allowed = [np.dtype(np.float32)] if len(xs) == 2 else [np.dtype(t) for t in (np.float32, np.int64, np.int32)]
+    for x, term in zip(xs, terms):
+        if dtype_of(x) not in allowed:
+            raise ctx.unsupported(f"Einsum '{equation}' of {len(xs)} {dtype_of(x)} operand(s) is not supported "
+                                  f"(supported: {', '.join(map(str, allowed))})")
+        for c, n in zip(term, shape_of(x)):
+            if size.setdefault(c, n) != n:
+                raise ctx.error(f"equation '{equation}': letter '{c}' names dims of sizes {size[c]} and {n}")
+    out_shape = [size[c] for c in out]
+    if any(0 in shape_of(x) for x in xs):  # an empty sum is 0
+        return ctx.const(np.zeros(out_shape, dtype_of(xs[0])))
+    if len(xs) == 1:
+        x, term = _sum_out(ctx.value(xs[0]), terms[0], out)
+        return _transpose(ctx, x, [term.index(c) for c in out])
+    (a, ta), (b, tb) = (_sum_out(ctx.value(x), t, out + other) for x, t, other in zip(xs, terms, terms[::-1]))
+    batch = [c for c in ta if c in tb and c in out]
+    contracted = [c for c in ta if c in tb and c not in out]
+    kept_a, kept_b = [c for c in ta if c not in tb], [c for c in tb if c not in ta]
+    m, k, n, nb = (math.prod(size[c] for c in group) for group in (kept_a, contracted, kept_b, batch))
+    lhs = _transpose(ctx, a, [ta.index(c) for c in batch + kept_a + contracted])
+    rhs = _transpose(ctx, b, [tb.index(c) for c in batch + contracted + kept_b])
+    if nb == 1:
+        y = gg.matmul(ctx.value(_reshape(ctx, lhs, [m, k])), ctx.value(_reshape(ctx, rhs, [k, n])))
+    else:
+        y = gg.batch_matmul(ctx.value(_reshape(ctx, lhs, [nb, m, k])), ctx.value(_reshape(ctx, rhs, [nb, k, n])))
+    letters = batch + kept_a + kept_b
+    y = _reshape(ctx, y, [size[c] for c in letters])
+    return _transpose(ctx, y, [letters.index(c) for c in out])
 
 
 # --------------------------------------------------------------------------- elementwise

@@ -11,6 +11,8 @@ nothing from seeing them whole:
   IsNaN(x)             -> Not(CmpEQ(x, x));  IsInf(x) -> CmpEQ(x, +inf) or CmpEQ(x, -inf), as its flags ask
   Softsign(x)          -> Div(x, Add(1, Abs(x)))
   Sum/Max/Min(a, b..)  -> pairwise Add/Max/Min, left to right; Mean -> Div(Sum, n)
+  Xor(a, b)            -> Not(CmpEQ(a, b))                    (on bools, unequal is exclusive or)
+  Mish(x)              -> Mul(x, Tanh(Softplus(x)))           (its ONNX definition)
 The activations that do get a node (leaky_relu, prelu, elu, hard_sigmoid, softplus, gelu) are named functions a
 backend may have a kernel for; node lowering expands them otherwise.
 
@@ -31,7 +33,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import ELEMENT_TYPES, fmt_shape, type_name
-from .core import _binary, _broadcast_shape, _expand, _scale, _splat
+from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
 
@@ -210,6 +212,30 @@ def or_(ctx: NodeContext) -> Tensor:
     return _binary(ctx, gg.or_)
 
 
+@onnx_op("Xor", since=1, inputs=(2, 2), attrs=("axis", "broadcast"))
+@onnx_op("Xor", since=7, inputs=(2, 2))
+def xor(ctx: NodeContext) -> Tensor:
+    """A xor B on bool tensors (numpy broadcasting; before opset 7, the legacy broadcast), as Not(A == B)."""
+    for i in (0, 1):
+        if dtype_of(ctx.input(i)) != np.bool_:
+            raise ctx.error(f"input #{i} must be a bool tensor, got {dtype_of(ctx.input(i))}")
+    return (_legacy_binary if ctx.opset < 7 else _binary)(ctx, lambda a, b: gg.not_(gg.cmp_eq(a, b)))
+
+
+@onnx_op("BitShift", since=11, inputs=(2, 2), attrs=("direction",))
+def bit_shift(ctx: NodeContext) -> Tensor:
+    """X shifted left or right (``direction``) by Y bits, numpy broadcasting, on int32 and int64 (the signed types
+    of opset 28; the unsigned ones are not supported): the right shift is arithmetic, the left one wraps, and a
+    shift by a negative amount or by the width or more leaves the sign extension alone (-1 for a right shift of a
+    negative X, else 0)."""
+    direction = ctx.attr("direction", STRING, None)
+    if direction not in (b"LEFT", b"RIGHT"):
+        raise ctx.error(f"attribute 'direction' must be 'LEFT' or 'RIGHT', got {direction!r}")
+    for i in (0, 1):
+        ctx.check_element_type(ctx.input(i), f"input #{i}", (np.int32, np.int64))
+    return _binary(ctx, gg.shift_left if direction == b"LEFT" else gg.shift_right)
+
+
 @onnx_op("Where", since=9, inputs=(3, 3))
 def where(ctx: NodeContext) -> Tensor:
     """condition ? X : Y, all three broadcast to one shape."""
@@ -293,6 +319,13 @@ def hard_swish(ctx: NodeContext) -> Tensor:
     """X * HardSigmoid(X) with alpha 1/6 and beta 1/2."""
     x = ctx.operand(0)
     return gg.mul(x, gg.hard_sigmoid(x, alpha=1 / 6, beta=0.5))
+
+
+@onnx_op("Mish", since=18, inputs=(1, 1))
+def mish(ctx: NodeContext) -> Tensor:
+    """X * tanh(softplus(X)), floats."""
+    x = _float_input(ctx, 0)
+    return gg.mul(x, gg.tanh(gg.softplus(x)))
 
 
 @onnx_op("Gelu", since=20, inputs=(1, 1), attrs=("approximate",))

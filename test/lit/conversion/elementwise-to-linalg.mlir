@@ -196,3 +196,35 @@ func.func @trig_math() attributes {glowir.inputs = ["x"], glowir.outputs = ["z"]
   "glowir.round"(%z, %z) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
   return
 }
+
+// -----
+
+// Shifts: one unsigned compare finds an amount below 0 or of the width or more (poison for LLVM's shifts); there
+// a left shift gives 0 and a right shift the sign extension alone (lhs >> width - 1).
+
+// CHECK-LABEL: func.func @shifts
+// CHECK:       ^bb0(%[[L:.+]]: i64, %[[R:.+]]: i64, %{{.+}}: i64):
+// CHECK-NEXT:  %[[W:.+]] = arith.constant 64 : i64
+// CHECK-NEXT:  %[[IN:.+]] = arith.cmpi ult, %[[R]], %[[W]] : i64
+// CHECK-NEXT:  %[[SHL:.+]] = arith.shli %[[L]], %[[R]] : i64
+// CHECK-NEXT:  %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:  %[[Y:.+]] = arith.select %[[IN]], %[[SHL]], %[[ZERO]] : i64
+// CHECK-NEXT:  linalg.yield %[[Y]] : i64
+// CHECK:       ^bb0(%[[L2:.+]]: i32, %[[R2:.+]]: i32, %{{.+}}: i32):
+// CHECK-NEXT:  %[[W2:.+]] = arith.constant 32 : i32
+// CHECK-NEXT:  %[[IN2:.+]] = arith.cmpi ult, %[[R2]], %[[W2]] : i32
+// CHECK-NEXT:  %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-NEXT:  %[[LAST:.+]] = arith.subi %[[W2]], %[[ONE]] : i32
+// CHECK-NEXT:  %[[SIGN:.+]] = arith.shrsi %[[L2]], %[[LAST]] : i32
+// CHECK-NEXT:  %[[SHR:.+]] = arith.shrsi %[[L2]], %[[R2]] : i32
+// CHECK-NEXT:  %[[Y2:.+]] = arith.select %[[IN2]], %[[SHR]], %[[SIGN]] : i32
+// CHECK-NEXT:  linalg.yield %[[Y2]] : i32
+func.func @shifts() attributes {glowir.inputs = ["a", "b"], glowir.outputs = ["c", "d"]} {
+  %a = "glowir.weight_var"() {mutability = "mutable", name = "a"} : () -> memref<4xi64>
+  %b = "glowir.weight_var"() {mutability = "mutable", name = "b"} : () -> memref<4xi32>
+  %c = "glowir.weight_var"() {mutability = "mutable", name = "c"} : () -> memref<4xi64>
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4xi32>
+  "glowir.element_shift_left"(%c, %a, %a) : (memref<4xi64>, memref<4xi64>, memref<4xi64>) -> ()
+  "glowir.element_shift_right"(%d, %b, %b) : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
+  return
+}

@@ -65,3 +65,22 @@ func.func @not_constant(%x: tensor<2xf32>) -> tensor<2xi1> {
   %1 = "glowgraph.not"(%0) : (tensor<2xi1>) -> tensor<2xi1>
   return %1 : tensor<2xi1>
 }
+
+// -----
+
+// Shifts fold as ONNX BitShift defines them on signed integers: a left shift wraps, a right shift is arithmetic,
+// and a negative amount or one of the width or more leaves the sign extension alone.
+// [1, -8, 5, -5] << [3, 1, 64, -1] = [8, -16, 0, 0]; >> [3, 1, 64, -1] = [0, -4, 0, -1].
+// CHECK-LABEL: func.func @shifts
+// CHECK-DAG:   "glowgraph.constant"() {value = dense<[8, -16, 0, 0]> : tensor<4xi64>}
+// CHECK-DAG:   "glowgraph.constant"() {value = dense<[0, -4, 0, -1]> : tensor<4xi64>}
+// CHECK-NOT:   glowgraph.shift
+func.func @shifts(%x: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>) {
+  %a = "glowgraph.constant"() {value = dense<[1, -8, 5, -5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %b = "glowgraph.constant"() {value = dense<[3, 1, 64, -1]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %0 = "glowgraph.shift_left"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = "glowgraph.shift_right"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %2 = "glowgraph.add"(%x, %0) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %3 = "glowgraph.add"(%x, %1) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %2, %3 : tensor<4xi64>, tensor<4xi64>
+}

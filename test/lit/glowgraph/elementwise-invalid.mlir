@@ -181,3 +181,19 @@ func.func @sin_of_integers(%a: tensor<2xi64>) -> tensor<2xi64> {
   %0 = "glowgraph.sin"(%a) : (tensor<2xi64>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+func.func @shift_of_floats(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operands must have element type i32 or i64, got f32}}
+  %0 = "glowgraph.shift_left"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @shift_of_mixed_types(%a: tensor<2xi64>, %b: tensor<2xi32>) -> tensor<2xi64> {
+  // expected-error @+1 {{expected 'tensor<2xi64>' but got 'tensor<2xi32>'}}
+  %0 = "glowgraph.shift_right"(%a, %b) : (tensor<2xi64>, tensor<2xi32>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

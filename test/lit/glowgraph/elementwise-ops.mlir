@@ -149,3 +149,16 @@ func.func @trig_math(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %11 = "glowgraph.round"(%10) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %11 : tensor<2x3xf32>
 }
+
+// -----
+
+// Shifts take i32 or i64 operands of one type.
+// CHECK-LABEL: func.func @shifts
+// CHECK-SAME: (%[[A:.+]]: tensor<4xi64>, %[[B:.+]]: tensor<2x3xi32>)
+// CHECK: "glowgraph.shift_left"(%[[A]], %[[A]]) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+// CHECK: "glowgraph.shift_right"(%[[B]], %[[B]]) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+func.func @shifts(%a: tensor<4xi64>, %b: tensor<2x3xi32>) -> (tensor<4xi64>, tensor<2x3xi32>) {
+  %0 = "glowgraph.shift_left"(%a, %a) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = "glowgraph.shift_right"(%b, %b) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %0, %1 : tensor<4xi64>, tensor<2x3xi32>
+}

@@ -61,3 +61,12 @@ func.func @round_of_integers() {
   "glowir.round"(%a, %a) : (memref<4xi64>, memref<4xi64>) -> ()
   return
 }
+
+// -----
+
+func.func @shift_of_floats() {
+  %a = "glowir.alloc_activation"() : () -> memref<4xf32>
+  // expected-error @+1 {{operands must have element type i32 or i64, got f32}}
+  "glowir.element_shift_right"(%a, %a, %a) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

@@ -87,6 +87,25 @@ def _mod(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.lhs, new.rhs], body)
 
 
+def _shift(left: bool) -> Lowering:
+    """``dest = lhs << rhs`` or ``lhs >> rhs`` (arithmetic). LLVM's shifts are poison by the width or more; ONNX
+    gives the sign extension alone there and for a negative amount (one unsigned compare finds both): 0, or lhs >>
+    (width - 1) on the right (-1 for a negative lhs)."""
+
+    def body(a: ir.Value, b: ir.Value) -> ir.Value:
+        width = _constant(a.type, ir.IntegerType(a.type).width)
+        inside = arith.cmpi(_IntPred.ult, b, width)
+        if left:
+            return arith.select(inside, arith.shli(a, b), _constant(a.type, 0))
+        sign = arith.shrsi(a, arith.subi(width, _constant(a.type, 1)))
+        return arith.select(inside, arith.shrsi(a, b), sign)
+
+    def lower(op: ir.OpView, new: Operands) -> None:
+        elementwise(new.dest, [new.lhs, new.rhs], body)  # the op table admits only i32 and i64
+
+    return lower
+
+
 def _compare(float_pred: arith.CmpFPredicate, int_pred: arith.CmpIPredicate) -> Lowering:
     """``dest = lhs pred rhs`` stored as a byte. Floats compare ordered (NaN is unequal and unordered, as in
     numpy); integers signed; i1 operands, stored as bytes 0 and 1, compare as those bytes."""
@@ -165,6 +184,8 @@ LOWERINGS: dict[str, Lowering] = {
     "abs": _numeric_unary(math.absf, math.absi),
     "element_pow": _pow,
     "element_mod": _mod,
+    "element_shift_left": _shift(left=True),
+    "element_shift_right": _shift(left=False),
     "element_cmp_eq": _compare(_FloatPred.OEQ, _IntPred.eq),
     "element_cmp_lt": _compare(_FloatPred.OLT, _IntPred.slt),
     "element_cmp_lte": _compare(_FloatPred.OLE, _IntPred.sle),
