@@ -115,7 +115,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     oh, ow = shape.out_hw
     hwcf = weights.transpose(2, 3, 1, 0)  # [F, C, KH, KW] -> [KH, KW, C, F]
     spec = isa.spec_of(target_cpu)
-    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec)
+    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec, [1, oh, ow, shape.f],
+                                                                 shape.stride, 4 * shape.c * shape.stride)
     filt = hwcf[:, :, 0, :] if shape.depthwise else conv_kernels.pack_filter(hwcf, block) if block else hwcf
     x_shape, y_shape = (1, shape.h + t + b, shape.w + l + r, shape.c), (1, oh, ow, shape.f)
     with make_context(), ir.Location.unknown():

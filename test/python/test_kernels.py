@@ -121,6 +121,10 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16
+    # the block of a one-vector register tile is its width: every filter line read is used whole
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 8
+    assert conv.filter_block([3, 3, 64, 64], 1, [1, 1], AVX2, [1, 56, 56, 64], 1, 256) == 16
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX512, [1, 7, 7, 512], 1, 2048) == 32
     assert conv.channel_pieces(44, AVX2.lanes) == [(0, 40), (40, 4)]
 
 
@@ -432,8 +436,10 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
     model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [1, c, h, w]}, [1, f, oh, ow],
                    [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
     compiled = glow_mlir.compile(model, threads=threads, cache=False)
-    # the filter reached the IR packed in the host's blocks: [F/B, K, K, C, B] (AVX-512 32, AVX2 16)
-    b = isa.spec_of().filter_block
+    # the filter reached the IR packed in the host's blocks: [F/B, K, K, C, B] (AVX-512 32, AVX2 16, or the width
+    # of a one-vector register tile)
+    b = conv.filter_block([k, k, c, f], 1, [1, 1], isa.spec_of(), [1, oh, ow, f], s, 4 * c * s)
+    assert b in (8, 16, 32)
     assert f"memref<{f // b}x{k}x{k}x{c}x{b}xf32>" in compiled.stage("irgen").text
     x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
@@ -448,7 +454,8 @@ def test_the_kernel_benchmark_runs_packed_and_odd_shapes() -> None:
                   bench_kernels.ConvShape(24, 9, 9, 24, 3, 3, 24, 2, (1, 1, 1, 1))):  # depthwise 16 + 8, stride 2
         row = bench_kernels.bench_shape(shape, 1, 1, 0.001, None)
         assert row.max_error < 1e-5, row
-    assert f"x{96 // isa.spec_of().filter_block} blocks" in bench_kernels.bench_shape(
+    block = conv.filter_block([3, 3, 64, 96], 1, [1, 1], isa.spec_of(), [1, 7, 7, 96], 1, 4 * 64)
+    assert f"x{96 // block} blocks" in bench_kernels.bench_shape(
         bench_kernels.ConvShape(64, 7, 7, 96, 3, 3, 1, 1, (1, 1, 1, 1)), 1, 1, 0.001, None).key
 
 

@@ -72,7 +72,10 @@ class PackConvFilters(TargetOptions, Pass):
                 w = known(op.operands[1])
                 if w is None or w.ndim != 4 or w.dtype != np.float32:
                     continue
-                block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"), spec)
+                src, dest = (ir.RankedTensorType(t) for t in (op.operands[0].type, op.results[0].type))
+                strides = attr(op, "strides", "i64s") or [1, 1]
+                block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"), spec,
+                                          list(dest.shape), max(strides), 4 * src.shape[-1] * strides[-1])
                 if block:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(conv.pack_filter(w, block))

@@ -2,6 +2,7 @@
 // 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's
 // result type stays.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: func.func @packed
 // CHECK: %[[W:.+]] = "glowgraph.constant"() {value = dense<1.000000e+00> : tensor<2x3x3x16x32xf32>}
@@ -44,4 +45,22 @@ func.func @small(%x: tensor<1x8x8x16xf32>) -> tensor<1x8x8x96xf32> {
   %b = "glowgraph.constant"() {value = dense<0.5> : tensor<96xf32>} : () -> tensor<96xf32>
   %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x8x8x16xf32>, tensor<1x1x16x96xf32>, tensor<96xf32>) -> tensor<1x8x8x96xf32>
   return %0 : tensor<1x8x8x96xf32>
+}
+
+// -----
+
+// For AVX2 blocks of 16 where the register tile is two vectors wide (OW 8: 4x16), blocks of 8 where it is one (OW 7:
+// 7x8), so that every filter line the tile reads is used whole; AVX-512 keeps 32.
+// CHECK-LABEL: func.func @by_tile
+// CHECK: tensor<2x3x3x32x32xf32>
+// CHECK: tensor<2x3x3x32x32xf32>
+// AVX2-LABEL: func.func @by_tile
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x10x10x32xf32>, tensor<4x3x3x32x16xf32>, tensor<64xf32>) -> tensor<1x8x8x64xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x32xf32>, tensor<8x3x3x32x8xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+func.func @by_tile(%x: tensor<1x10x10x32xf32>, %y: tensor<1x9x9x32xf32>) -> (tensor<1x8x8x64xf32>, tensor<1x7x7x64xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x32x64xf32>} : () -> tensor<3x3x32x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x10x10x32xf32>, tensor<3x3x32x64xf32>, tensor<64xf32>) -> tensor<1x8x8x64xf32>
+  %1 = "glowgraph.conv2d"(%y, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x32xf32>, tensor<3x3x32x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  return %0, %1 : tensor<1x8x8x64xf32>, tensor<1x7x7x64xf32>
 }
