@@ -37,8 +37,8 @@ from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
-from . import transform as schedule
 from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
+from . import transform as schedule
 from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule

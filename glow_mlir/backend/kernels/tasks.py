@@ -129,7 +129,7 @@ def outline(loop: ir.Operation, module: ir.Operation, threads: int) -> None:
             slot = llvm.getelementptr(ptr, ctx, [], ir.DenseI32ArrayAttr.get([0, n]), struct, None)
             mapping[v] = _cross(llvm.load(f, slot), v.type)
         point = arith.index_cast(index, k)
-        value = lambda v: mapping.get(v, v)  # noqa: E731 - the loop bounds, loaded or cloned
+        value = lambda v: mapping.get(v, v)
         for d in reversed(range(rank)):
             coordinate = point
             if d > 0:

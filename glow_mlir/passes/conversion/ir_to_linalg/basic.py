@@ -84,7 +84,7 @@ def packed_matmul(a: ir.Value, packed: ir.Value, dest: ir.Value) -> None:
     linalg.generic over (m, j, p, k) on dest viewed as [M, N / P, P], tagged: the CPU kernel
     (backend/kernels/matmul.py) tiles it as a matmul on B's panels, and without the kernel it still computes the
     product."""
-    m, n = _memref(dest).shape
+    m, _ = _memref(dest).shape
     panels, _, width = _memref(packed).shape
     dest3 = _expand(dest, [m, panels, width], [[0], [1, 2]])
     maps = [_dims(0, 3, rank=4), _dims(1, 3, 2, rank=4), _dims(0, 1, 2, rank=4)]
