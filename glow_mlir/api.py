@@ -25,9 +25,10 @@ import dataclasses
 import io
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -357,7 +358,10 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     options = options or CompileOptions()
     if bo.target_cpu not in ("", "native") and not options.target_cpu:
         options = dataclasses.replace(options, target_cpu=bo.target_cpu)  # the kernels' tiles follow the bundle's CPU
-    options.target()  # an unknown CPU fails here, before any work
+    target = options.target()  # an unknown CPU fails here, before any work
+    if (options.threads or 1) > 1 and targets.bare_metal(target.triple):
+        raise CompileError(f"a bundle for {target.triple} runs on one thread: that target has no operating system to "
+                           f"start threads (give threads 1)")
     if bo.partitions and bo.memory_budget:
         raise CompileError("give a number of partitions or a memory budget, not both")
     if bo.partitions < 0 or bo.memory_budget < 0:

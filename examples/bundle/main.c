@@ -1,7 +1,8 @@
 // Runs a network of a glow_mlir bundle: loads its constant weights, reads each input from a raw file, calls the
 // entry point, then prints each output and writes its raw bytes to a file. Built by build.sh, which names the
 // bundle's header (BUNDLE_HEADER), its entry point (BUNDLE_ENTRY) and its macro prefix (BUNDLE_PREFIX), and with
-// --embed the weights as a C array (BUNDLE_WEIGHTS_TXT) instead of a file.
+// --embed the weights as a C array (BUNDLE_WEIGHTS_TXT) instead of a file; firmware (cortex-m/build.sh) also sets
+// BUNDLE_STATIC_REGIONS: the other two regions are static arrays, nothing comes from a heap.
 //
 //   runner [WEIGHTS.bin] INPUT0.bin [INPUT1.bin ...] [--out DIR] [--repeat N]
 //
@@ -37,6 +38,13 @@ static void fail(const char *what, const char *detail) {
   exit(1);
 }
 
+#ifdef BUNDLE_STATIC_REGIONS
+// Firmware: the mutable weights and the activations as static arrays of the planned sizes (no heap).
+static _Alignas(MEM_ALIGN) uint8_t static_mutable[MACRO(_MUTABLE_MEM_SIZE) + 1];
+static _Alignas(MEM_ALIGN) uint8_t static_activations[MACRO(_ACTIVATIONS_MEM_SIZE) + 1];
+#endif
+
+#if !(defined(BUNDLE_STATIC_REGIONS) && defined(BUNDLE_WEIGHTS_TXT))
 // A region of `size` bytes starting at a multiple of MEM_ALIGN (aligned_alloc wants a non-zero multiple of it).
 static uint8_t *alloc_region(uint64_t size) {
   uint64_t rounded = (size + MEM_ALIGN - 1) / MEM_ALIGN * MEM_ALIGN;
@@ -44,6 +52,7 @@ static uint8_t *alloc_region(uint64_t size) {
   if (!region) fail("out of memory", NULL);
   return region;
 }
+#endif
 
 // Reads exactly `size` bytes from `path` into `dest`: a file of another size is an error.
 static void read_exactly(const char *path, uint8_t *dest, uint64_t size) {
@@ -81,9 +90,13 @@ static void print_symbol(const struct SymbolTableEntry *s, const struct GlowMlir
 }
 
 static double seconds(void) {
+#if defined(__arm__) && !defined(__linux__)  // firmware: the C library's clock (semihosting: the host's)
+  return (double)clock() / CLOCKS_PER_SEC;
+#else
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -114,8 +127,12 @@ int main(int argc, char **argv) {
   uint8_t *constant_weight = alloc_region(MACRO(_CONSTANT_MEM_SIZE));
   read_exactly(files[0], constant_weight, MACRO(_CONSTANT_MEM_SIZE));
 #endif
+#ifdef BUNDLE_STATIC_REGIONS
+  uint8_t *mutable_weight = static_mutable, *activations = static_activations;
+#else
   uint8_t *mutable_weight = alloc_region(MACRO(_MUTABLE_MEM_SIZE));
   uint8_t *activations = alloc_region(MACRO(_ACTIVATIONS_MEM_SIZE));
+#endif
   for (int k = 0; k < NUM_INPUTS; k++) {
     const struct SymbolTableEntry *s = &SYMBOL(_symbols)[k];
     read_exactly(files[weights_files + k], mutable_weight + s->offset, s->size);

@@ -4,9 +4,11 @@ a C header and the constant weights, for linking into an application with no MLI
 A bundle holds one or more networks (entry points). Each network is a glowir program whose memory is planned
 (glowir-plan-memory), possibly cut into partitions (glowir-partition), lowered to the LLVM dialect. The files:
 
-- ``NAME.o``: position-independent code for the target CPU: ``mlir-translate --mlir-to-llvmir`` of each network,
+- ``NAME.o``: position-independent code for the target CPU (static code for a bare-metal triple such as
+  ``thumbv7em-none-eabihf``: firmware links at fixed addresses): ``mlir-translate --mlir-to-llvmir`` of each network,
   ``llvm-link`` when there are several, ``opt -O3`` (the optimization the JIT applies too: without it loops are
-  neither vectorized nor unrolled), ``llc -O3 -relocation-model=pic -filetype=obj``, all from the pinned wheels.
+  neither vectorized nor unrolled), ``llc -O3 -stack-size-section -filetype=obj``, all from the pinned wheels; its
+  budget (code, read-only data, deepest stack frame: :func:`object_budget`) goes into the header.
   It needs only libc and libm (``cc app.c NAME.o -lm``): the lowering calls no MLIR runtime library, and the memory
   plan holds the kernels' scratch buffers (the tiled matmul's packed B panels excepted: ``malloc``). Compiled with
   threads above 1, each network carries its own copy of the worker pool (:func:`embed_pool`), which starts its
@@ -47,6 +49,7 @@ from ..passes.conversion.ir_program import REGIONS, Program, UniqueNames
 from ..passes.conversion.ir_to_linalg import ALIGNMENT
 from ..passes.ir.partition import PartitionInfo
 from . import pool
+from .target import bare_metal
 from .tools_paths import llvm_tool, mlir_tool
 
 #: a C identifier: what network and bundle names must be
@@ -86,6 +89,8 @@ class BundleFiles:
     #: the CPU the code was generated for (``native`` resolved to the host's name)
     target_cpu: str = ""
     networks: list[Network] = field(default_factory=list)
+    #: code, its read-only data and the deepest stack frame of the object
+    budget: Budget | None = None
 
 
 def check_name(name: str, what: str) -> str:
@@ -281,7 +286,7 @@ def _run(command: list[str], what: str) -> str:
 
 
 def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native", triple: str = "") -> None:
-    """One PIC object file from LLVM-dialect modules for ``target_cpu`` on ``triple`` (default: the host's):
+    """One object file (position-independent but for bare-metal targets) from LLVM-dialect modules for ``target_cpu`` on ``triple`` (default: the host's):
     translate each, link them, optimize, generate code."""
     triple = triple or host_triple()
     with tempfile.TemporaryDirectory(prefix="glow-bundle-") as tmp:
@@ -298,8 +303,36 @@ def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "
         optimized = os.path.join(tmp, "optimized.bc")
         target = [f"-mtriple={triple}", f"-mcpu={target_cpu}"]
         _run([llvm_tool("opt"), "-O3", *target, linked, "-o", optimized], "opt")
-        _run([llvm_tool("llc"), "-O3", "-relocation-model=pic", "-filetype=obj", *target, optimized, "-o", str(path)],
-             "llc")
+        # firmware links statically at fixed addresses; everything else gets position-independent code
+        relocation = "static" if bare_metal(triple) else "pic"
+        _run([llvm_tool("llc"), "-O3", f"-relocation-model={relocation}", "-stack-size-section", "-filetype=obj",
+              *target, optimized, "-o", str(path)], "llc")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a firmware engineer budgets for a bundle's object: code bytes (``.text``), read-only data of the code
+    (``.rodata``: constants of the kernels, not the weights) and the deepest stack frame of any of its functions
+    (``llc -stack-size-section``; the entry points call the kernels, so the stack the bundle needs is at most the
+    sum along its call chains, and at least this)."""
+
+    text: int
+    rodata: int
+    max_stack_frame: int
+
+
+def object_budget(object_file: str | os.PathLike) -> Budget:
+    """The :class:`Budget` of an object file, read with llvm-size and llvm-readobj."""
+    sizes = _run([llvm_tool("llvm-size"), "-A", str(object_file)], "llvm-size")
+    section = {}
+    for line in sizes.splitlines()[2:]:
+        fields = line.split()
+        if len(fields) >= 2 and fields[1].isdigit():
+            section[fields[0]] = section.get(fields[0], 0) + int(fields[1])
+    stacks = _run([llvm_tool("llvm-readobj"), "--stack-sizes", str(object_file)], "llvm-readobj")
+    frames = [int(v, 16) for v in re.findall(r"Size: (0x[0-9a-fA-F]+)", stacks)]
+    return Budget(section.get(".text", 0), sum(v for k, v in section.items() if k.startswith(".rodata")),
+                  max(frames, default=0))
 
 
 def undefined_symbols(object_file: str | os.PathLike) -> list[str]:
@@ -484,7 +517,17 @@ def _network_section(network: Network) -> list[str]:
     return lines
 
 
-def header_text(name: str, networks: Sequence[Network], target: str) -> str:
+def budget_lines(name: str, budget: Budget) -> list[str]:
+    """The header's macros of the object's budget (bytes): code, its read-only data, the deepest stack frame."""
+    upper = name.upper()
+    return ["// The object's budget (bytes): code (.text), the code's read-only data (.rodata: flash beside each",
+            "// network's constant weights), the deepest stack frame of its functions.",
+            f"#define {upper}_BUNDLE_TEXT_SIZE {budget.text}",
+            f"#define {upper}_BUNDLE_RODATA_SIZE {budget.rodata}",
+            f"#define {upper}_BUNDLE_MAX_STACK_FRAME {budget.max_stack_frame}", ""]
+
+
+def header_text(name: str, networks: Sequence[Network], target: str, budget: Budget | None = None) -> str:
     """The bundle's C header: common types, then per network its memory sizes and alignment (Glow's
     ``NAME_CONSTANT_MEM_SIZE``... macros), the offset, size, C type, rank and shape of every input and output, the
     symbol table (Glow's ``SymbolTableEntry``) with a parallel table of element types and shapes, the partition
@@ -494,6 +537,8 @@ def header_text(name: str, networks: Sequence[Network], target: str) -> str:
              f"// Target: {target}. Link: cc app.c {name}.o -lm", "",
              f"#ifndef {guard}", f"#define {guard}", "", "#include <stdint.h>", "",
              _COMMON % {"max_rank": MAX_RANK}]
+    if budget is not None:
+        lines += budget_lines(name, budget)
     for network in networks:
         lines += _network_section(network)
     lines += [f"#endif  // {guard}", ""]
@@ -524,5 +569,7 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
         if weights_txt:
             files.weights_txt[network.entry] = out / f"{network.entry}.weights.txt"
             files.weights_txt[network.entry].write_text(weights_initializer(blob))
-    files.header.write_text(header_text(name, networks, f"{triple or host_triple()}, CPU {files.target_cpu}"))
+    files.budget = object_budget(files.object)
+    files.header.write_text(header_text(name, networks, f"{triple or host_triple()}, CPU {files.target_cpu}",
+                                        files.budget))
     return files

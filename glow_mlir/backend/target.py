@@ -24,7 +24,10 @@ from . import llvm_api
 from .tools_paths import llvm_tool
 
 #: the architectures code is made for (the first part of a triple), and how they are named in messages
-SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
+                   # 32-bit Arm M-profile microcontrollers (Cortex-M4/M7: v7E-M; M33: v8-M mainline; M55: v8.1-M)
+                   "thumbv7em": "thumbv7em", "thumbv7m": "thumbv7m", "thumbv8m.main": "thumbv8m.main",
+                   "thumbv8.1m.main": "thumbv8.1m.main"}
 #: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
 DEFAULT_L1_WAYS = 8
@@ -61,6 +64,8 @@ class Target:
             return {512: "avx512", 256: "avx2"}.get(self.vector_bits, "sse")
         if self.triple.startswith(("aarch64", "arm64")):
             return "neon"
+        if self.triple.startswith("thumb"):  # M-profile: 8 Helium q registers at most; the scalar (SSE-sized) tiles
+            return "scalar"
         return "neon" if self.vector_bits >= 128 else "scalar"
 
     def key(self) -> dict[str, str]:
@@ -78,6 +83,12 @@ class Target:
 
 def _x86(triple: str) -> bool:
     return triple.startswith(("x86_64", "i686", "i386"))
+
+
+def bare_metal(triple: str) -> bool:
+    """Whether ``triple`` names a target with no operating system (``thumbv7em-none-eabihf``): no threads, no
+    position-independent code, the program links statically into firmware."""
+    return "none" in triple.split("-")[1:3]
 
 
 #: a function whose assembly tells the vector width (a 16 x f32 FMA is split into registers of the widest width) and
@@ -213,10 +224,9 @@ def named(cpu: str | None = None, triple: str | None = None) -> Target:
         return base
     arch = triple.split("-")[0]
     if arch not in SUPPORTED_ARCHS:
-        raise CompileError(f"target triple '{triple}' is not supported: glow_mlir makes code for 64-bit little-endian "
-                           f"{' and '.join(sorted(set(SUPPORTED_ARCHS.values())))} triples (the lowering's indices "
-                           f"and descriptors are 64-bit; 32-bit ARM, Cortex-M and big-endian targets are not supported "
-                           f"yet)")
+        raise CompileError(f"target triple '{triple}' is not supported: glow_mlir makes code for little-endian "
+                           f"{', '.join(sorted(set(SUPPORTED_ARCHS.values())))} triples (big-endian targets and 32-bit "
+                           f"Arm application cores are not supported yet)")
     known = valid_cpus(triple)
     if known and cpu not in known:
         raise CompileError(f"unknown target CPU '{cpu}' for {triple}: the valid names are LLVM's "

@@ -18,10 +18,10 @@ from ..backend.ir_dump import format_program, program_stats
 from ..cache import cache_dir
 from ..errors import GlowError
 from ..explore import counts_table, node_counts
+from ..graph_dot import graph_to_dot
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
 from .common import add_model_arguments, exit_with, model_options, progress_line
-from ..graph_dot import graph_to_dot
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,9 +136,17 @@ def bundle_summary(files: BundleFiles) -> str:
     sizes = [f"{files.object.name} ({files.object.stat().st_size} bytes)", files.header.name]
     sizes += [f"{p.name} ({p.stat().st_size} bytes)" for p in (*files.weights.values(), *files.weights_txt.values())]
     lines = [f"bundle written to {files.directory} for CPU {files.target_cpu}: {', '.join(sizes)}"]
+    if files.budget is not None:
+        b = files.budget
+        lines.append(f"  code: {b.text} bytes of .text, {b.rodata} of .rodata; deepest stack frame {b.max_stack_frame} "
+                     f"bytes")
     for network in files.networks:
         parts = "; ".join(f"{p.flops} FLOPs, {p.activation_bytes} activation bytes" for p in network.partitions)
         lines.append(f"  {network.entry}(): {len(network.partitions)} partition(s): {parts}")
+        memory = network.program.memory
+        lines.append(f"    flash (constant weights) {memory.constant_weights} bytes; RAM {memory.mutable_weights} "
+                     f"(inputs and outputs) + {memory.activations} (activations) = "
+                     f"{memory.mutable_weights + memory.activations} bytes")
     return "\n".join(lines)
 
 

@@ -46,11 +46,20 @@ def test_an_unknown_cpu_says_where_the_names_come_from() -> None:
         glow_mlir.compile(_conv_model((1, 8, 8, 8), 3, 1), target_cpu="pentium9", cache=False)
 
 
-@pytest.mark.parametrize("triple", ["thumbv7em-none-eabihf", "armv7a-linux-gnueabihf", "aarch64_be-linux-gnu",
+@pytest.mark.parametrize("triple", ["thumbv7emeb-none-eabihf", "armv7a-linux-gnueabihf", "aarch64_be-linux-gnu",
                                     "riscv64-linux-gnu"])
 def test_unsupported_triples_are_refused_with_the_supported_ones_named(triple: str) -> None:
-    with pytest.raises(CompileError, match=f"target triple '{triple}' is not supported: .*aarch64 and x86_64"):
+    with pytest.raises(CompileError, match=f"target triple '{triple}' is not supported: .*aarch64, thumbv7em"):
         targets.named("generic", triple)
+
+
+@pytest.mark.parametrize(("cpu", "triple"), [("cortex-m4", "thumbv7em-none-eabihf"),
+                                             ("cortex-m33", "thumbv8m.main-none-eabihf")])
+def test_cortex_m_targets_are_bare_metal_with_the_scalar_tiles(cpu: str, triple: str) -> None:
+    target = targets.named(cpu, triple)
+    assert targets.bare_metal(target.triple) and not targets.bare_metal("aarch64-linux-gnu")
+    assert target.isa == "scalar" and target.fma
+    assert targets.cannot_run(target).startswith("this machine is")  # firmware: no JIT here
 
 
 def test_code_for_another_architecture_is_refused_for_the_jit() -> None:

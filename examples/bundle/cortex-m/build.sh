@@ -1,0 +1,47 @@
+#!/bin/sh
+# Build the example runner (../main.c) for one network of a glow_mlir bundle as Cortex-M firmware that runs under
+# semihosting (QEMU's mps2-an386 board: a Cortex-M4F), its weights compiled into flash.
+#
+#   build.sh DIR NAME [--entry ENTRY] [--cpu cortex-m4] [-o OUTPUT.elf]
+#
+# DIR holds NAME.o, NAME.h and ENTRY.weights.txt (glow-compile -model M.onnx --emit-bundle DIR --network-name NAME
+# --target-triple thumbv7em-none-eabihf --target-cpu cortex-m4 --emit-weights-txt). Run it with
+#   qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
+#     -semihosting-config enable=on,target=native,arg=runner,arg=INPUT.bin,arg=--out,arg=DIR -kernel OUTPUT.elf
+# (input and output files are the host's, read and written through semihosting). Needs gcc-arm-none-eabi and
+# libnewlib-arm-none-eabi (install-cross-tools.sh).
+set -eu
+if [ $# -lt 2 ]; then
+  sed -n '3,13p' "$0" >&2
+  exit 2
+fi
+dir=$1
+name=$2
+shift 2
+entry=$name
+cpu=cortex-m4
+out=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --entry) entry=$2; shift 2 ;;
+    --cpu) cpu=$2; shift 2 ;;
+    -o) out=$2; shift 2 ;;
+    *) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+out=${out:-$dir/${entry}_firmware.elf}
+prefix=$(printf '%s' "$entry" | tr '[:lower:]' '[:upper:]')
+here=$(cd "$(dirname "$0")" && pwd)
+case $cpu in
+  cortex-m4) arch="-mcpu=cortex-m4 -mfpu=fpv4-sp-d16" ;;
+  cortex-m7) arch="-mcpu=cortex-m7 -mfpu=fpv5-d16" ;;
+  cortex-m33) arch="-mcpu=cortex-m33 -mfpu=fpv5-sp-d16" ;;
+  cortex-m55) arch="-mcpu=cortex-m55" ;;
+  *) echo "build.sh: unknown --cpu '$cpu' (cortex-m4, cortex-m7, cortex-m33, cortex-m55)" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC2086  # $arch is several words
+${CC:-arm-none-eabi-gcc} $arch -mthumb -mfloat-abi=hard -std=c11 -O2 -Wall -Wextra -Werror -ffunction-sections \
+  -I "$dir" -DBUNDLE_HEADER="\"$name.h\"" -DBUNDLE_ENTRY="$entry" -DBUNDLE_PREFIX="$prefix" \
+  -DBUNDLE_WEIGHTS_TXT="\"$entry.weights.txt\"" -DBUNDLE_STATIC_REGIONS --specs=rdimon.specs -nostartfiles -T "$here/mps2-an386.ld" \
+  -Wl,--gc-sections "$here/startup.c" "$here/../main.c" "$dir/$name.o" -lm -o "$out"
+echo "$out"

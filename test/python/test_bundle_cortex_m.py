@@ -1,0 +1,119 @@
+"""Bundles cross-compiled for Cortex-M microcontrollers (thumbv7em-none-eabihf: Cortex-M4F, M7): the object is a
+32-bit Arm EABI object with the hard-float ABI that needs nothing but libm and the C library's memory functions;
+built into firmware by examples/bundle/cortex-m/build.sh (weights in flash, static regions, semihosting) and run
+under qemu-system-arm (mps2-an386: Cortex-M4F; mps2-an500: Cortex-M7), its outputs equal the host JIT's within
+1e-5. Needs gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm (examples/bundle/install-cross-tools.sh);
+skips naming the missing tool where they are absent. QEMU runs the instructions, not their timing: nothing here is
+a speed figure."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from conftest import ROOT, model_path
+
+import glow_mlir.api as glow
+from glow_mlir.backend.bundle import undefined_symbols
+from glow_mlir.errors import CompileError
+
+ARM_CC = shutil.which("arm-none-eabi-gcc")
+QEMU = shutil.which("qemu-system-arm")
+BUILD = ROOT / "examples" / "bundle" / "cortex-m" / "build.sh"
+TRIPLE = "thumbv7em-none-eabihf"
+#: QEMU's board for each CPU
+BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+LIBC = {"memcpy", "memmove", "memset"}
+LIBM = re.compile(r"(exp|expm1|log|log1p|log2|log10|sqrt|cbrt|pow|erf|erfc|tanh|sinh|cosh|sin|cos|tan|asin|acos|atan"
+                  r"|atan2|fmod|floor|ceil|round|trunc|fabs|fmin|fmax|fma)f?")
+EM_ARM = 40
+needs_tools = [
+    pytest.mark.skipif(ARM_CC is None, reason="arm-none-eabi-gcc not installed (examples/bundle/install-cross-tools.sh)"),
+    pytest.mark.skipif(QEMU is None, reason="qemu-system-arm not installed (examples/bundle/install-cross-tools.sh)"),
+]
+
+
+def _model(name: str, tmp: Path) -> Path:
+    """A shared model's path, or the keyword-spotting network of examples/bundle/cortex-m/kws_model.py (with an
+    input written beside it)."""
+    if name != "kws":
+        return model_path(name)
+    spec = importlib.util.spec_from_file_location("kws_model", BUILD.parent / "kws_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp / "kws.onnx"
+    onnx.save(module.kws_model(), path)
+    mfcc = np.random.default_rng(1).standard_normal((1, 1, 49, 10)).astype(np.float32)
+    np.savez(tmp / "kws.io.npz", in_mfcc=mfcc)
+    return path
+
+
+def _bundle(name: str, cpu: str, tmp: Path):
+    options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLE)
+    files, _ = glow.emit_bundle(str(_model(name, tmp)), tmp / "bundle",
+                                glow.BundleOptions(target_cpu=cpu, weights_txt=True), options)
+    return files
+
+
+def test_the_object_is_a_hard_float_arm_eabi_object_needing_only_libm(tmp_path: Path) -> None:
+    files = _bundle("lenet5", "cortex-m4", tmp_path)
+    head = files.object.read_bytes()[:20]
+    # ELF32, little-endian, machine ARM
+    assert head[:4] == b"\x7fELF" and head[4] == 1 and head[5] == 1 and int.from_bytes(head[18:20], "little") == EM_ARM
+    needed = set(undefined_symbols(files.object))
+    assert {s for s in needed if s not in LIBC and not LIBM.fullmatch(s)} == set()
+    header = files.header.read_text()
+    assert f"{TRIPLE}, CPU cortex-m4" in header
+    # the budget a firmware engineer reads: code, its read-only data, the deepest stack frame, as header macros
+    assert files.budget is not None and files.budget.text > 1000 and 0 < files.budget.max_stack_frame < 64 << 10
+    assert f"#define LENET5_BUNDLE_TEXT_SIZE {files.budget.text}" in header
+    assert f"#define LENET5_BUNDLE_MAX_STACK_FRAME {files.budget.max_stack_frame}" in header
+    if ARM_CC is not None:  # the build attributes say: floats in VFP registers, Thumb-2
+        attributes = subprocess.run(["arm-none-eabi-readelf", "-A", str(files.object)], capture_output=True,
+                                    text=True, check=True).stdout
+        assert "Tag_ABI_VFP_args: VFP registers" in attributes and "Tag_CPU_arch: v7E-M" in attributes
+
+
+def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
+    options = glow.CompileOptions(threads=2, target_cpu="cortex-m4", target_triple=TRIPLE)
+    with pytest.raises(CompileError, match="runs on one thread"):
+        glow.emit_bundle(str(model_path("lenet5")), tmp_path, glow.BundleOptions(target_cpu="cortex-m4"), options)
+
+
+@needs_tools[0]
+@needs_tools[1]
+@pytest.mark.parametrize(("name", "cpu"), [("lenet5", "cortex-m4"), ("mlp_mnist", "cortex-m4"),
+                                           ("digits_cnn", "cortex-m7"), ("kws", "cortex-m4")])
+def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, tmp_path: Path) -> None:
+    files = _bundle(name, cpu, tmp_path)
+    model = _model(name, tmp_path)
+    firmware = tmp_path / f"{name}.elf"
+    built = subprocess.run(["sh", str(BUILD), str(files.directory), name, "--cpu", cpu, "-o", str(firmware)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    jit = glow.compile(model, threads=1)
+    data = np.load(model.with_suffix(".io.npz"))
+    inputs = {k[3:]: data[k] for k in data.files if k.startswith("in_")}
+    args = ["runner"]
+    for spec in jit.inputs:
+        path = tmp_path / f"in{len(args)}.bin"
+        np.ascontiguousarray(inputs[spec.name], dtype=spec.dtype).tofile(path)
+        args.append(str(path))
+    out = tmp_path / "out"
+    out.mkdir()
+    args += ["--out", str(out)]
+    semihosting = "enable=on,target=native," + ",".join(f"arg={a}" for a in args)
+    done = subprocess.run([QEMU, "-M", BOARDS[cpu], "-nographic", "-monitor", "none", "-serial", "none",
+                           "-semihosting-config", semihosting, "-kernel", str(firmware)], capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    want = jit.run(inputs)
+    for k, spec in enumerate(jit.outputs):
+        got = np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
+        np.testing.assert_allclose(got, want[spec.name], rtol=1e-5, atol=1e-5, err_msg=f"{name} output {k}")
