@@ -346,6 +346,8 @@ class BundleOptions:
     memory_budget: int = 0
     #: also write the weights as a C array initializer (ENTRY.weights.txt)
     weights_txt: bool = False
+    #: also put the weights into the object, as read-only data (the symbol ENTRY_constantWeight)
+    weights_in_object: bool = False
 
 
 def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.PathLike,
@@ -392,7 +394,8 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         lowered_list.append(lowered)
     name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
     start = time.perf_counter()
-    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple)
+    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple,
+                                bo.weights_in_object)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list
 

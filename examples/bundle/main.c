@@ -1,7 +1,8 @@
 // Runs a network of a glow_mlir bundle: loads its constant weights, reads each input from a raw file, calls the
 // entry point, then prints each output and writes its raw bytes to a file. Built by build.sh, which names the
 // bundle's header (BUNDLE_HEADER), its entry point (BUNDLE_ENTRY) and its macro prefix (BUNDLE_PREFIX), and with
-// --embed the weights as a C array (BUNDLE_WEIGHTS_TXT) instead of a file; firmware (cortex-m/build.sh) also sets
+// --embed the weights as a C array (BUNDLE_WEIGHTS_TXT) instead of a file, or with BUNDLE_OBJECT_WEIGHTS those the
+// bundle's object holds (glow-compile --weights-in-object); firmware (cortex-m/build.sh) also sets
 // BUNDLE_STATIC_REGIONS: the other two regions are static arrays, nothing comes from a heap.
 //
 //   runner [WEIGHTS.bin] INPUT0.bin [INPUT1.bin ...] [--out DIR] [--repeat N]
@@ -44,7 +45,11 @@ static _Alignas(MEM_ALIGN) uint8_t static_mutable[MACRO(_MUTABLE_MEM_SIZE) + 1];
 static _Alignas(MEM_ALIGN) uint8_t static_activations[MACRO(_ACTIVATIONS_MEM_SIZE) + 1];
 #endif
 
-#if !(defined(BUNDLE_STATIC_REGIONS) && defined(BUNDLE_WEIGHTS_TXT))
+#if defined(BUNDLE_WEIGHTS_TXT) || defined(BUNDLE_OBJECT_WEIGHTS)
+#define EMBEDDED_WEIGHTS 1
+#endif
+
+#if !(defined(BUNDLE_STATIC_REGIONS) && defined(EMBEDDED_WEIGHTS))
 // A region of `size` bytes starting at a multiple of MEM_ALIGN (aligned_alloc wants a non-zero multiple of it).
 static uint8_t *alloc_region(uint64_t size) {
   uint64_t rounded = (size + MEM_ALIGN - 1) / MEM_ALIGN * MEM_ALIGN;
@@ -109,7 +114,7 @@ int main(int argc, char **argv) {
     else if (nfiles < NUM_INPUTS + 1) files[nfiles++] = argv[i];
     else fail("too many arguments", argv[i]);
   }
-#ifdef BUNDLE_WEIGHTS_TXT
+#ifdef EMBEDDED_WEIGHTS
   const int weights_files = 0;
 #else
   const int weights_files = 1;
@@ -121,7 +126,9 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-#ifdef BUNDLE_WEIGHTS_TXT
+#if defined(BUNDLE_OBJECT_WEIGHTS)
+  uint8_t *constant_weight = (uint8_t *)SYMBOL(_constantWeight);  // in the bundle's object; only read
+#elif defined(BUNDLE_WEIGHTS_TXT)
   uint8_t *constant_weight = (uint8_t *)embedded_weights;  // only read by the network
 #else
   uint8_t *constant_weight = alloc_region(MACRO(_CONSTANT_MEM_SIZE));

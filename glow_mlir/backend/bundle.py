@@ -15,7 +15,8 @@ A bundle holds one or more networks (entry points). Each network is a glowir pro
   threads with ``pthread_create`` (``-lpthread`` on older C libraries).
 - per network ``ENTRY.weights.bin``: the constantWeight region, each constant at its planned offset (64-byte
   aligned, the region's size exactly); with ``weights_txt`` also ``ENTRY.weights.txt``, the same bytes as a C
-  array initializer (``uint8_t w[] = {\n#include "ENTRY.weights.txt"\n};``).
+  array initializer (``uint8_t w[] = {\n#include "ENTRY.weights.txt"\n};``); with ``weights_in_object`` the same
+  bytes in the object too, as the read-only symbol ``ENTRY_constantWeight`` (firmware links one object).
 - ``NAME.h``: the C API (:func:`header_text`).
 
 What each network exports, beside the internal code:
@@ -457,7 +458,29 @@ def _symbols(program: Program) -> list[_Symbol]:
     return out
 
 
-def _network_section(network: Network) -> list[str]:
+def weights_symbol(entry: str) -> str:
+    """The symbol of a network's constant weights when they are in the object (``--weights-in-object``)."""
+    return f"{entry}_constantWeight"
+
+
+def embed_weights(object_file: Path, blobs: dict[str, bytes], directory: Path) -> None:
+    """Add each network's constant weights to ``object_file`` as a read-only data section of its own
+    (``.rodata.ENTRY_weights``, 64-byte aligned) with a global symbol at its start (:func:`weights_symbol`), so that
+    firmware links one object and its weights land in flash."""
+    objcopy = llvm_tool("llvm-objcopy")
+    for entry, blob in blobs.items():
+        section, data = f".rodata.{entry}_weights", directory / f".{entry}.weights.section"
+        data.write_bytes(blob or b"\0")
+        try:
+            _run([objcopy, f"--add-section={section}={data}", f"--set-section-flags={section}=alloc,readonly,data",
+                  f"--add-symbol={weights_symbol(entry)}={section}:0,global,object", str(object_file)], "llvm-objcopy")
+            # in a second run: the alignment of a section added in the same run is not applied
+            _run([objcopy, f"--set-section-alignment={section}={ALIGNMENT}", str(object_file)], "llvm-objcopy")
+        finally:
+            data.unlink()
+
+
+def _network_section(network: Network, weights_in_object: bool = False) -> list[str]:
     entry, program = network.entry, network.program
     assert program.memory is not None
     upper = entry.upper()
@@ -509,6 +532,10 @@ def _network_section(network: Network) -> list[str]:
     lines += ["};", "", f"// Partitions, run in this order by {entry}():"]
     lines += [f"//   {partition_symbol(entry, p.index)}: {p.flops} FLOPs, {p.activation_bytes} activation bytes"
               for p in network.partitions]
+    if weights_in_object:
+        lines += ["", "// The constant weights are in the object (read-only data: flash): pass this as constantWeight.",
+                  f"#define {upper}_WEIGHTS_IN_OBJECT 1",
+                  f"extern const uint8_t {weights_symbol(entry)}[{upper}_CONSTANT_MEM_SIZE];"]
     lines += [f"extern const struct GlowMlirPartition {entry}_partitions[{upper}_NUM_PARTITIONS];", "",
               "// Bundle entry point (inference function): reads the inputs from and writes the outputs to",
               "// mutableWeight, uses activations as scratch; returns GLOW_SUCCESS (0) on success.",
@@ -527,7 +554,8 @@ def budget_lines(name: str, budget: Budget) -> list[str]:
             f"#define {upper}_BUNDLE_MAX_STACK_FRAME {budget.max_stack_frame}", ""]
 
 
-def header_text(name: str, networks: Sequence[Network], target: str, budget: Budget | None = None) -> str:
+def header_text(name: str, networks: Sequence[Network], target: str, budget: Budget | None = None,
+                weights_in_object: bool = False) -> str:
     """The bundle's C header: common types, then per network its memory sizes and alignment (Glow's
     ``NAME_CONSTANT_MEM_SIZE``... macros), the offset, size, C type, rank and shape of every input and output, the
     symbol table (Glow's ``SymbolTableEntry``) with a parallel table of element types and shapes, the partition
@@ -540,7 +568,7 @@ def header_text(name: str, networks: Sequence[Network], target: str, budget: Bud
     if budget is not None:
         lines += budget_lines(name, budget)
     for network in networks:
-        lines += _network_section(network)
+        lines += _network_section(network, weights_in_object)
     lines += [f"#endif  // {guard}", ""]
     return "\n".join(lines)
 
@@ -549,8 +577,9 @@ def header_text(name: str, networks: Sequence[Network], target: str, budget: Bud
 
 
 def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Network], target_cpu: str = "native",
-                 weights_txt: bool = False, triple: str = "") -> BundleFiles:
-    """Write ``NAME.o``, ``NAME.h`` and each network's weights into ``directory`` (created if needed)."""
+                 weights_txt: bool = False, triple: str = "", weights_in_object: bool = False) -> BundleFiles:
+    """Write ``NAME.o``, ``NAME.h`` and each network's weights into ``directory`` (created if needed); with
+    ``weights_in_object`` the weights are also in the object (:func:`embed_weights`)."""
     check_name(name, "bundle name")
     entries = [check_name(n.entry, "network name") for n in networks]
     if not entries or len(set(entries)) != len(entries):
@@ -562,6 +591,9 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
     files = BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {}, networks=list(networks))
     compile_object([n.module for n in networks], files.object, target_cpu, triple)
     files.target_cpu = host_cpu() if target_cpu == "native" else target_cpu
+    files.budget = object_budget(files.object)  # the code's own: before any weights join it
+    if weights_in_object:
+        embed_weights(files.object, {n.entry: weights_blob(n.program) for n in networks}, out)
     for network in networks:
         blob = weights_blob(network.program)
         files.weights[network.entry] = out / f"{network.entry}.weights.bin"
@@ -569,7 +601,6 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
         if weights_txt:
             files.weights_txt[network.entry] = out / f"{network.entry}.weights.txt"
             files.weights_txt[network.entry].write_text(weights_initializer(blob))
-    files.budget = object_budget(files.object)
     files.header.write_text(header_text(name, networks, f"{triple or host_triple()}, CPU {files.target_cpu}",
-                                        files.budget))
+                                        files.budget, weights_in_object))
     return files

@@ -50,13 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cut each network into as few partitions as keep each one's activations within BYTES")
     bundle.add_argument("--emit-weights-txt", action="store_true",
                         help="also write the weights as a C array initializer (ENTRY.weights.txt)")
+    bundle.add_argument("--weights-in-object", action="store_true",
+                        help="also put the weights into NAME.o as read-only data (flash), the symbol "
+                             "ENTRY_constantWeight: firmware links one object")
     return p
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
-    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt") if getattr(args, a)]
+    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt", "weights_in_object")
+                if getattr(args, a)]
     if not args.emit_bundle and (bundling or len(args.model) > 1):
         what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
         raise GlowError(f"{what} needs --emit-bundle DIR")
@@ -90,7 +94,7 @@ def main(argv: list[str]) -> int:
         if args.emit_mlir and len(args.model) > 1:
             raise GlowError("--emit-mlir takes one model")
         bundle_options = BundleOptions(args.network_name, args.target_cpu or "native", args.partitions,
-                                       args.memory_budget, args.emit_weights_txt)
+                                       args.memory_budget, args.emit_weights_txt, args.weights_in_object)
         # the progress line only where nothing else prints during the compile
         quiet = args.quiet or args.dump_graph or args.dump_ir
         with progress_line(argparse.Namespace(model=args.model, quiet=quiet)):

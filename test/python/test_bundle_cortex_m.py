@@ -20,7 +20,8 @@ import pytest
 from conftest import ROOT, model_path
 
 import glow_mlir.api as glow
-from glow_mlir.backend.bundle import undefined_symbols
+from glow_mlir.backend.bundle import defined_symbols, undefined_symbols
+from glow_mlir.backend.tools_paths import llvm_tool
 from glow_mlir.errors import CompileError
 
 ARM_CC = shutil.which("arm-none-eabi-gcc")
@@ -54,10 +55,11 @@ def _model(name: str, tmp: Path) -> Path:
     return path
 
 
-def _bundle(name: str, cpu: str, tmp: Path):
+def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False):
     options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLE)
     files, _ = glow.emit_bundle(str(_model(name, tmp)), tmp / "bundle",
-                                glow.BundleOptions(target_cpu=cpu, weights_txt=True), options)
+                                glow.BundleOptions(target_cpu=cpu, weights_txt=not in_object,
+                                                   weights_in_object=in_object), options)
     return files
 
 
@@ -80,6 +82,22 @@ def test_the_object_is_a_hard_float_arm_eabi_object_needing_only_libm(tmp_path: 
         assert "Tag_ABI_VFP_args: VFP registers" in attributes and "Tag_CPU_arch: v7E-M" in attributes
 
 
+def test_weights_in_the_object_are_an_aligned_read_only_section_with_a_symbol(tmp_path: Path) -> None:
+    files = _bundle("digits_cnn", "cortex-m4", tmp_path, in_object=True)
+    header = files.header.read_text()
+    assert "#define DIGITS_CNN_WEIGHTS_IN_OBJECT 1" in header
+    assert "extern const uint8_t digits_cnn_constantWeight[DIGITS_CNN_CONSTANT_MEM_SIZE];" in header
+    assert "digits_cnn_constantWeight" in defined_symbols(files.object)
+    sections = subprocess.run([llvm_tool("llvm-readelf"), "-S", str(files.object)], capture_output=True, text=True,
+                              check=True).stdout
+    (line,) = [row for row in sections.splitlines() if ".rodata.digits_cnn_weights" in row]
+    fields = line.split()
+    assert fields[-1] == "64" and "A" in fields[-4] and "W" not in fields[-4]  # aligned, allocated, read-only
+    size = int(fields[fields.index("PROGBITS") + 3], 16)
+    assert size == files.weights["digits_cnn"].stat().st_size  # the same bytes as ENTRY.weights.bin
+    assert files.budget.rodata < 1024  # the code's budget leaves the weights out
+
+
 def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
     options = glow.CompileOptions(threads=2, target_cpu="cortex-m4", target_triple=TRIPLE)
     with pytest.raises(CompileError, match="runs on one thread"):
@@ -88,14 +106,16 @@ def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
 
 @needs_tools[0]
 @needs_tools[1]
-@pytest.mark.parametrize(("name", "cpu"), [("lenet5", "cortex-m4"), ("mlp_mnist", "cortex-m4"),
-                                           ("digits_cnn", "cortex-m7"), ("kws", "cortex-m4")])
-def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, tmp_path: Path) -> None:
-    files = _bundle(name, cpu, tmp_path)
+@pytest.mark.parametrize(("name", "cpu", "in_object"), [("lenet5", "cortex-m4", False), ("mlp_mnist", "cortex-m4", False),
+                                                        ("digits_cnn", "cortex-m7", False), ("kws", "cortex-m4", True)])
+def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object: bool, tmp_path: Path) -> None:
+    # weights compiled in from ENTRY.weights.txt, or (in_object) linked from the bundle's own object
+    files = _bundle(name, cpu, tmp_path, in_object)
     model = _model(name, tmp_path)
     firmware = tmp_path / f"{name}.elf"
-    built = subprocess.run(["sh", str(BUILD), str(files.directory), name, "--cpu", cpu, "-o", str(firmware)],
-                           capture_output=True, text=True, check=False)
+    build = ["sh", str(BUILD), str(files.directory), name, "--cpu", cpu, "-o", str(firmware)]
+    built = subprocess.run(build + (["--weights-in-object"] if in_object else []), capture_output=True, text=True,
+                           check=False)
     assert built.returncode == 0, built.stderr
     jit = glow.compile(model, threads=1)
     data = np.load(model.with_suffix(".io.npz"))

@@ -2,17 +2,18 @@
 # Build the example runner (../main.c) for one network of a glow_mlir bundle as Cortex-M firmware that runs under
 # semihosting (QEMU's mps2-an386 board: a Cortex-M4F), its weights compiled into flash.
 #
-#   build.sh DIR NAME [--entry ENTRY] [--cpu cortex-m4] [-o OUTPUT.elf]
+#   build.sh DIR NAME [--entry ENTRY] [--cpu cortex-m4] [--weights-in-object] [-o OUTPUT.elf]
 #
 # DIR holds NAME.o, NAME.h and ENTRY.weights.txt (glow-compile -model M.onnx --emit-bundle DIR --network-name NAME
-# --target-triple thumbv7em-none-eabihf --target-cpu cortex-m4 --emit-weights-txt). Run it with
+# --target-triple thumbv7em-none-eabihf --target-cpu cortex-m4 --emit-weights-txt), or with --weights-in-object an
+# object that holds its weights itself (glow-compile ... --weights-in-object). Run it with
 #   qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
 #     -semihosting-config enable=on,target=native,arg=runner,arg=INPUT.bin,arg=--out,arg=DIR -kernel OUTPUT.elf
 # (input and output files are the host's, read and written through semihosting). Needs gcc-arm-none-eabi and
 # libnewlib-arm-none-eabi (install-cross-tools.sh).
 set -eu
 if [ $# -lt 2 ]; then
-  sed -n '3,13p' "$0" >&2
+  sed -n '3,14p' "$0" >&2
   exit 2
 fi
 dir=$1
@@ -20,16 +21,19 @@ name=$2
 shift 2
 entry=$name
 cpu=cortex-m4
+weights=
 out=
 while [ $# -gt 0 ]; do
   case $1 in
     --entry) entry=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
+    --weights-in-object) weights=-DBUNDLE_OBJECT_WEIGHTS; shift ;;
     -o) out=$2; shift 2 ;;
     *) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 out=${out:-$dir/${entry}_firmware.elf}
+weights=${weights:-"-DBUNDLE_WEIGHTS_TXT=\"$entry.weights.txt\""}
 prefix=$(printf '%s' "$entry" | tr '[:lower:]' '[:upper:]')
 here=$(cd "$(dirname "$0")" && pwd)
 case $cpu in
@@ -39,9 +43,9 @@ case $cpu in
   cortex-m55) arch="-mcpu=cortex-m55" ;;
   *) echo "build.sh: unknown --cpu '$cpu' (cortex-m4, cortex-m7, cortex-m33, cortex-m55)" >&2; exit 2 ;;
 esac
-# shellcheck disable=SC2086  # $arch is several words
+# shellcheck disable=SC2086  # $arch is several words, $weights one
 ${CC:-arm-none-eabi-gcc} $arch -mthumb -mfloat-abi=hard -std=c11 -O2 -Wall -Wextra -Werror -ffunction-sections \
   -I "$dir" -DBUNDLE_HEADER="\"$name.h\"" -DBUNDLE_ENTRY="$entry" -DBUNDLE_PREFIX="$prefix" \
-  -DBUNDLE_WEIGHTS_TXT="\"$entry.weights.txt\"" -DBUNDLE_STATIC_REGIONS --specs=rdimon.specs -nostartfiles -T "$here/mps2-an386.ld" \
+  "$weights" -DBUNDLE_STATIC_REGIONS --specs=rdimon.specs -nostartfiles -T "$here/mps2-an386.ld" \
   -Wl,--gc-sections "$here/startup.c" "$here/../main.c" "$dir/$name.o" -lm -o "$out"
 echo "$out"
