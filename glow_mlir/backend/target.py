@@ -64,8 +64,8 @@ class Target:
             return {512: "avx512", 256: "avx2"}.get(self.vector_bits, "sse")
         if self.triple.startswith(("aarch64", "arm64")):
             return "neon"
-        if self.triple.startswith("thumb"):  # M-profile: 8 Helium q registers at most; the scalar (SSE-sized) tiles
-            return "scalar"
+        if self.triple.startswith("thumb"):  # M-profile: Helium (8 q registers) where the CPU has it, else scalar
+            return "mve" if self.vector_bits >= 128 else "scalar"
         return "neon" if self.vector_bits >= 128 else "scalar"
 
     def key(self) -> dict[str, str]:
@@ -174,6 +174,8 @@ def _caches() -> dict[str, int]:
 def _registers(triple: str, bits: int) -> int:
     if _x86(triple):
         return 32 if bits == 512 else 16
+    if triple.startswith("thumb"):  # M-profile: 8 Helium q registers (aliasing the 32 single-precision s registers)
+        return 8 if bits >= 128 else 32
     return 32 if triple.startswith(("aarch64", "arm64")) else 16
 
 

@@ -1,7 +1,8 @@
-"""Bundles cross-compiled for Cortex-M microcontrollers (thumbv7em-none-eabihf: Cortex-M4F, M7): the object is a
+"""Bundles cross-compiled for Cortex-M microcontrollers (thumbv7em-none-eabihf: Cortex-M4F, M7; with Helium,
+thumbv8.1m.main-none-eabihf: Cortex-M55, run on QEMU's mps3-an547): the object is a
 32-bit Arm EABI object with the hard-float ABI that needs nothing but libm and the C library's memory functions;
 built into firmware by examples/bundle/cortex-m/build.sh (weights in flash, static regions, semihosting) and run
-under qemu-system-arm (mps2-an386: Cortex-M4F; mps2-an500: Cortex-M7), its outputs equal the host JIT's within
+under qemu-system-arm (mps2-an386: Cortex-M4F; mps2-an500: Cortex-M7; mps3-an547: M55), its outputs equal the host JIT's within
 1e-5. Needs gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm (examples/bundle/install-cross-tools.sh);
 skips naming the missing tool where they are absent. QEMU runs the instructions, not their timing: nothing here is
 a speed figure."""
@@ -29,7 +30,9 @@ QEMU = shutil.which("qemu-system-arm")
 BUILD = ROOT / "examples" / "bundle" / "cortex-m" / "build.sh"
 TRIPLE = "thumbv7em-none-eabihf"
 #: QEMU's board for each CPU
-BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
+#: the triple of each CPU's architecture
+TRIPLES = {"cortex-m4": TRIPLE, "cortex-m7": TRIPLE, "cortex-m55": "thumbv8.1m.main-none-eabihf"}
 LIBC = {"memcpy", "memmove", "memset"}
 LIBM = re.compile(r"(exp|expm1|log|log1p|log2|log10|sqrt|cbrt|pow|erf|erfc|tanh|sinh|cosh|sin|cos|tan|asin|acos|atan"
                   r"|atan2|fmod|floor|ceil|round|trunc|fabs|fmin|fmax|fma)f?")
@@ -56,7 +59,7 @@ def _model(name: str, tmp: Path) -> Path:
 
 
 def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False):
-    options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLE)
+    options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLES[cpu])
     files, _ = glow.emit_bundle(str(_model(name, tmp)), tmp / "bundle",
                                 glow.BundleOptions(target_cpu=cpu, weights_txt=not in_object,
                                                    weights_in_object=in_object), options)
@@ -107,7 +110,8 @@ def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
 @needs_tools[0]
 @needs_tools[1]
 @pytest.mark.parametrize(("name", "cpu", "in_object"), [("lenet5", "cortex-m4", False), ("mlp_mnist", "cortex-m4", False),
-                                                        ("digits_cnn", "cortex-m7", False), ("kws", "cortex-m4", True)])
+                                                        ("digits_cnn", "cortex-m7", False), ("kws", "cortex-m4", True),
+                                                        ("kws", "cortex-m55", True)])
 def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object: bool, tmp_path: Path) -> None:
     # weights compiled in from ENTRY.weights.txt, or (in_object) linked from the bundle's own object
     files = _bundle(name, cpu, tmp_path, in_object)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the example runner (../main.c) for one network of a glow_mlir bundle as Cortex-M firmware that runs under
-# semihosting (QEMU's mps2-an386 board: a Cortex-M4F), its weights compiled into flash.
+# semihosting (QEMU's mps2-an386 board: a Cortex-M4F; mps2-an500 for cortex-m7, mps3-an547 for cortex-m55, whose
+# memory map its own linker script gives), its weights compiled into flash.
 #
 #   build.sh DIR NAME [--entry ENTRY] [--cpu cortex-m4] [--weights-in-object] [-o OUTPUT.elf]
 #
@@ -36,16 +37,17 @@ out=${out:-$dir/${entry}_firmware.elf}
 weights=${weights:-"-DBUNDLE_WEIGHTS_TXT=\"$entry.weights.txt\""}
 prefix=$(printf '%s' "$entry" | tr '[:lower:]' '[:upper:]')
 here=$(cd "$(dirname "$0")" && pwd)
+script=mps2-an386.ld
 case $cpu in
   cortex-m4) arch="-mcpu=cortex-m4 -mfpu=fpv4-sp-d16" ;;
   cortex-m7) arch="-mcpu=cortex-m7 -mfpu=fpv5-d16" ;;
   cortex-m33) arch="-mcpu=cortex-m33 -mfpu=fpv5-sp-d16" ;;
-  cortex-m55) arch="-mcpu=cortex-m55" ;;
+  cortex-m55) arch="-mcpu=cortex-m55"; script=mps3-an547.ld ;;
   *) echo "build.sh: unknown --cpu '$cpu' (cortex-m4, cortex-m7, cortex-m33, cortex-m55)" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086  # $arch is several words, $weights one
 ${CC:-arm-none-eabi-gcc} $arch -mthumb -mfloat-abi=hard -std=c11 -O2 -Wall -Wextra -Werror -ffunction-sections \
   -I "$dir" -DBUNDLE_HEADER="\"$name.h\"" -DBUNDLE_ENTRY="$entry" -DBUNDLE_PREFIX="$prefix" \
-  "$weights" -DBUNDLE_STATIC_REGIONS --specs=rdimon.specs -nostartfiles -T "$here/mps2-an386.ld" \
+  "$weights" -DBUNDLE_STATIC_REGIONS --specs=rdimon.specs -nostartfiles -T "$here/$script" \
   -Wl,--gc-sections "$here/startup.c" "$here/../main.c" "$dir/$name.o" -lm -o "$out"
 echo "$out"

@@ -179,8 +179,22 @@ NEON = KernelSpec(
     ),
 )
 
+#: Arm M-profile Helium (MVE: Cortex-M55, M85): 8 q registers of 4 lanes; its FMA takes the broadcast scalar from a
+#: general-purpose register, but the budgets below count it as a vector register all the same.
+MVE = KernelSpec(
+    isa="mve", lanes=4, registers=8,
+    conv_width=4, conv_accumulators=6, conv_row_tiles=(6, 4, 3, 2, 1), conv_strided_row_tile=6,
+    depthwise_channels=4, depthwise_row_tiles=(4, 2, 1), depthwise_accumulators=4, filter_block=4,
+    busy_accumulators=4,
+    matmul=(
+        MatmulClass("row", 1, 64, 1, 16, why="one row: 4 q accumulators"),
+        MatmulClass("matrix-vector", 8, 64, 6, 4, why="few rows: up to 6 x 1 q accumulators and a broadcast"),
+        MatmulClass("general", 24, 32, 6, 4, why="6x4 = 6 q accumulators, 1 row of B and a broadcast: 8 of 8"),
+    ),
+)
+
 #: the spec of each ISA class; a scalar target takes SSE's tiles (LLVM scalarizes the vectors)
-SPECS: dict[str, KernelSpec] = {"avx512": AVX512, "avx2": AVX2, "sse": SSE, "neon": NEON}
+SPECS: dict[str, KernelSpec] = {"avx512": AVX512, "avx2": AVX2, "sse": SSE, "neon": NEON, "mve": MVE}
 
 
 def for_target(target: Target) -> KernelSpec:
@@ -198,4 +212,4 @@ def spec_of(cpu: str = "", triple: str = "") -> KernelSpec:
     return for_target(targets.named(cpu or None, triple or None))
 
 
-__all__ = ["AVX2", "AVX512", "NEON", "SPECS", "SSE", "KernelSpec", "MatmulClass", "covers", "for_target", "spec_of"]
+__all__ = ["AVX2", "AVX512", "MVE", "NEON", "SPECS", "SSE", "KernelSpec", "MatmulClass", "covers", "for_target", "spec_of"]

@@ -1,10 +1,12 @@
 // The target drives the kernels' vectors and register tiles (glow_mlir/backend/kernels/isa.py): the same matmul,
-// convolution and elementwise op for an AVX2 CPU (16 ymm registers of 8 lanes), two AVX-512 CPUs (32 zmm of 16) and
-// an AArch64 NEON CPU (32 q registers of 4). Only emitted: nothing here runs.
+// convolution and elementwise op for an AVX2 CPU (16 ymm registers of 8 lanes), two AVX-512 CPUs (32 zmm of 16), an
+// AArch64 NEON CPU (32 q registers of 4) and a Cortex-M55 with Helium (8 q registers of 4). Only emitted: nothing
+// here runs.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu},cpu-vectorize-rest{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu},cpu-vectorize-rest{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=znver4 target-triple=x86_64-unknown-linux-gnu},cpu-vectorize-rest{target-cpu=znver4 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=neoverse-n1 target-triple=aarch64-linux-gnu},cpu-vectorize-rest{target-cpu=neoverse-n1 target-triple=aarch64-linux-gnu})' | FileCheck %s --check-prefix=NEON
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=cortex-m55 target-triple=thumbv8.1m.main-none-eabihf},cpu-vectorize-rest{target-cpu=cortex-m55 target-triple=thumbv8.1m.main-none-eabihf})' | FileCheck %s --check-prefix=MVE
 // RUN: not glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=pentium9 target-triple=x86_64-unknown-linux-gnu})' 2>&1 | FileCheck %s --check-prefix=ERR
 
 // A matmul's register tile: AVX2 6x16 (12 ymm accumulators, 2 rows of B, a broadcast: 15 of 16 registers); AVX-512
@@ -16,6 +18,8 @@
 // AVX512:     vector.contract {{.+}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // NEON-LABEL: func.func @matmul(
 // NEON:       vector.contract {{.+}} vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// MVE-LABEL:  func.func @matmul(
+// MVE:        vector.contract {{.+}} vector<6x1xf32>, vector<1x4xf32> into vector<6x4xf32>
 // ERR:        unknown target CPU 'pentium9' for x86_64-unknown-linux-gnu: the valid names are LLVM's (`llc -mtriple=x86_64-unknown-linux-gnu -mcpu=help`
 func.func @matmul(%a: memref<120x64xf32>, %b: memref<64x64xf32>, %c: memref<120x64xf32>) {
   linalg.matmul ins(%a, %b : memref<120x64xf32>, memref<64x64xf32>) outs(%c : memref<120x64xf32>)
@@ -25,13 +29,16 @@ func.func @matmul(%a: memref<120x64xf32>, %b: memref<64x64xf32>, %c: memref<120x
 // -----
 
 // A 3x3 convolution with 7 output columns: AVX2 takes 7 columns of one 8-lane vector (7 accumulators: 7 x 16
-// spilled), AVX-512 7 columns of 32 filters (14 zmm), NEON 7 columns of 8 filters (two q registers each).
+// spilled), AVX-512 7 columns of 32 filters (14 zmm), NEON 7 columns of 8 filters (two q registers each), Helium
+// one column of 4 (no row tile of its table divides 7 within 8 registers).
 // AVX2-LABEL: func.func @conv(
 // AVX2:       vector.contract {{.+}} vector<1x7x1xf32>, vector<1x8xf32> into vector<1x7x8xf32>
 // AVX512-LABEL: func.func @conv(
 // AVX512:     vector.contract {{.+}} vector<1x7x1xf32>, vector<1x32xf32> into vector<1x7x32xf32>
 // NEON-LABEL: func.func @conv(
 // NEON:       vector.contract {{.+}} vector<1x7x1xf32>, vector<1x8xf32> into vector<1x7x8xf32>
+// MVE-LABEL:  func.func @conv(
+// MVE:        vector.contract {{.+}} vector<1x1x1xf32>, vector<1x4xf32> into vector<1x1x4xf32>
 func.func @conv(%x: memref<1x9x9x64xf32>, %f: memref<3x3x64x32xf32>, %y: memref<1x7x7x32xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %f : memref<1x9x9x64xf32>, memref<3x3x64x32xf32>) outs(%y : memref<1x7x7x32xf32>)
@@ -51,6 +58,9 @@ func.func @conv(%x: memref<1x9x9x64xf32>, %f: memref<3x3x64x32xf32>, %y: memref<
 // NEON-LABEL: func.func @add(
 // NEON:       vector.load {{.+}} vector<4xf32>
 // NEON:       arith.addf {{.+}} : vector<4xf32>
+// MVE-LABEL:  func.func @add(
+// MVE:        vector.load {{.+}} vector<4xf32>
+// MVE:        arith.addf {{.+}} : vector<4xf32>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @add(%a: memref<4x100xf32>, %b: memref<4x100xf32>, %c: memref<4x100xf32>) {
   linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
