@@ -402,8 +402,8 @@ W = {"w": np.ones((2, 4, 3, 3), np.float32)}
 PARAMS = {n: np.ones(4, np.float32) for n in ("scale", "b", "mean", "var")}
 
 BAD: list[tuple[str, onnx.ModelProto, type, str]] = [
-    ("conv_3d", one_node("Conv", {"x": [1, 4, 3, 3, 3]}, {"w": np.ones((2, 4, 1, 1, 1), np.float32)}),
-     UnsupportedError, r"3-D Conv is not supported \(1-D and 2-D are\)"),
+    ("conv_4d", one_node("Conv", {"x": [1, 4, 3, 3, 3, 3]}, {"w": np.ones((2, 4, 1, 1, 1, 1), np.float32)}),
+     UnsupportedError, r"4-D Conv is not supported \(1-D, 2-D and 3-D are\)"),
     ("conv_int", one_node("Conv", X, {"w": np.ones((2, 4, 3, 3), np.int64)}, elem=I64),
      UnsupportedError, "unsupported element type int64: Conv takes float32 only"),
     ("conv_group", one_node("Conv", X, W, group=3), ModelError,
@@ -437,8 +437,8 @@ BAD: list[tuple[str, onnx.ModelProto, type, str]] = [
      "attribute 'count_include_pad' must be 0 or 1, got 2"),
     ("pool_ceil_mode", one_node("MaxPool", X, kernel_shape=[2, 2], ceil_mode=3), ModelError,
      "attribute 'ceil_mode' must be 0 or 1, got 3"),
-    ("global_pool_3d", one_node("GlobalAveragePool", {"x": [1, 2, 3, 3, 3]}), UnsupportedError,
-     "3-D GlobalAveragePool is not supported"),
+    ("global_pool_4d", one_node("GlobalAveragePool", {"x": [1, 2, 3, 3, 3, 3]}), UnsupportedError,
+     "4-D GlobalAveragePool is not supported"),
     ("global_pool_rank2", one_node("GlobalMaxPool", {"x": [2, 3]}), ModelError,
      "the input must be N x C x spatial dims, got 2x3"),
     ("bn_training", one_node("BatchNormalization", X, PARAMS, training_mode=1), UnsupportedError,

@@ -4,7 +4,9 @@ GlobalAveragePool, BatchNormalization, LRN, Pad and Clip.
 Layout: ONNX is NCHW, glowgraph's windowed nodes are NHWC with HWCF filters (output channels innermost, what fast
 CPU kernels want). Each handler converts at its boundary: NCHW -> ``transpose`` -> node -> ``transpose`` -> NCHW;
 ``glowgraph-sink-transposes`` then cancels the pairs between consecutive nodes. Filters are constants, so they are
-transposed here in numpy. 1-D ops ([N, C, L]) run as 2-D ones on [N, C, L, 1]; 3-D ones are not supported.
+transposed here in numpy. 1-D ops ([N, C, L]) run as 2-D ones on [N, C, L, 1]. 3-D convolution and pooling on
+[N, C, D, H, W] are built from the 2-D nodes, so their kernels are reused: the depth taps of a convolution become
+input channels of one 2-D convolution, and a pool is separable into one over (H, W) and one over D.
 
 These ops take float32 only (Pad's edge, reflect and wrap modes excepted: they are gathers along each padded axis of
 the constant source indices numpy's pad gives, and carry any element type data movement does): any other element type
@@ -14,7 +16,7 @@ is an UnsupportedError naming the node.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,13 +45,14 @@ def _float32(ctx: NodeContext, *tensors: Tensor) -> None:
             raise ctx.unsupported(f"unsupported element type {dtype_of(x)}: {ctx.node.op_type} takes float32 only")
 
 
-def _spatial_rank(ctx: NodeContext, x: Tensor) -> int:
-    """The number of spatial dims of an [N, C, spatial...] input: 1 or 2."""
+def _spatial_rank(ctx: NodeContext, x: Tensor, most: int = 2) -> int:
+    """The number of spatial dims of an [N, C, spatial...] input: 1 to ``most`` (2 or 3)."""
     shape = shape_of(x)
     if len(shape) < 3:
         raise ctx.error(f"the input must be N x C x spatial dims, got {fmt_shape(shape)}")
-    if len(shape) > 4:
-        raise ctx.unsupported(f"{len(shape) - 2}-D {ctx.node.op_type} is not supported (1-D and 2-D are)")
+    if len(shape) - 2 > most:
+        ranks = "1-D and 2-D" if most == 2 else "1-D, 2-D and 3-D"
+        raise ctx.unsupported(f"{len(shape) - 2}-D {ctx.node.op_type} is not supported ({ranks} are)")
     return len(shape) - 2
 
 
@@ -83,6 +86,16 @@ class Window:
             return {"strides": self.strides, "pads": self.pads, "dilations": self.dilations}
         return {"strides": self.strides + [1], "pads": [self.pads[0], 0, self.pads[1], 0],
                 "dilations": self.dilations + [1]}
+
+    def plane(self) -> dict[str, list[int]]:
+        """The (H, W) part of a 3-D window as glowgraph attributes."""
+        return {"strides": self.strides[1:], "pads": [self.pads[1], self.pads[2], self.pads[4], self.pads[5]],
+                "dilations": self.dilations[1:]}
+
+    def depth(self) -> dict[str, list[int]]:
+        """The D part of a 3-D window as glowgraph attributes of a window over [D, 1]."""
+        return {"strides": [self.strides[0], 1], "pads": [self.pads[0], 0, self.pads[3], 0],
+                "dilations": [self.dilations[0], 1]}
 
 
 def _window(ctx: NodeContext, spatial: Sequence[int], kernel: Sequence[int]) -> Window:
@@ -161,10 +174,10 @@ class ConvOperands:
         return self.b
 
 
-def _conv_operands(ctx: NodeContext) -> ConvOperands:
+def _conv_operands(ctx: NodeContext, most: int = 2) -> ConvOperands:
     x, w, b = ctx.input(0), ctx.input(1), ctx.optional_input(2)
     _float32(ctx, x, w, *([b] if b is not None else []))
-    nd = _spatial_rank(ctx, x)
+    nd = _spatial_rank(ctx, x, most)
     xs, ws = shape_of(x), shape_of(w)
     if len(ws) != len(xs):
         raise ctx.error(f"the weights {fmt_shape(ws)} must have the rank of the input {fmt_shape(xs)}")
@@ -174,8 +187,8 @@ def _conv_operands(ctx: NodeContext) -> ConvOperands:
 @onnx_op("Conv", since=1, inputs=(2, 3), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"))
 def conv(ctx: NodeContext) -> Tensor:
     """Y = conv(X, W) + B with groups (depthwise included), strides, pads or auto_pad, and dilations; the filter
-    [F, C/group, KH, KW] becomes HWCF; a missing B is zeros."""
-    ops = _conv_operands(ctx)
+    [F, C/group, KH, KW] becomes HWCF; a missing B is zeros. 1-D, 2-D and 3-D (:func:`_conv3d`)."""
+    ops = _conv_operands(ctx, most=3)
     x, w, nd, xs, ws, group = ops.x, ops.w, ops.nd, ops.xs, ops.ws, ops.group
     f, c = ws[0], xs[1]
     if group < 1 or c % group or f % group or ws[1] != c // group:
@@ -183,11 +196,42 @@ def conv(ctx: NodeContext) -> Tensor:
                         "expected F x C/group x kernel, with C and F divisible by group")
     window = _window(ctx, xs[2:], ops.kernel(ctx))
     b = ops.bias(ctx, f)
+    if nd == 3:
+        return _conv3d(ctx, ops, window, b)
     if nd == 1:
         w = _reshape(ctx, w, [*ws, 1])
     hwcf = _transpose(ctx, w, (2, 3, 1, 0))
     y = gg.conv2d(_nhwc(ctx, x), ctx.value(hwcf), ctx.value(b), group=group, **window.as_2d())
     return _nchw(ctx, y, nd)
+
+
+def _conv3d(ctx: NodeContext, ops: ConvOperands, window: Window, b: Tensor) -> Tensor:
+    """A 3-D convolution as one 2-D convolution. Output depth d reads the input depths d * SD + k * DD for the KD
+    taps k: in NDHWC, the depth-padded input gathered at those depths, [N, KD x OD, H, W, C], becomes
+    [N x OD, H, W, KD x C] (the taps are extra input channels, KD of them per channel, group-major as groups
+    want), and the filter [F, C/group, KD, KH, KW] becomes [KH, KW, KD x C/group, F]. The 2-D convolution then
+    runs over (H, W) with the window's strides, pads and dilations there, the output depths folded into its batch.
+    The gathered input is KD times the input's size (OD / D of it, for strides); with KD = 1 it is a strided view
+    and no transpose."""
+    x, w, xs, ws, group = ops.x, ops.w, ops.xs, ops.ws, ops.group
+    n, c, depth, h, wd = xs
+    f, kd = ws[0], ws[2]
+    sd, dd, begin, end = window.strides[0], window.dilations[0], window.pads[0], window.pads[3]
+    od = (depth + begin + end - dd * (kd - 1) - 1) // sd + 1
+    if od < 1:
+        raise ctx.error(f"the kernel depth {kd} (dilation {dd}) does not fit the padded input depth "
+                        f"{depth + begin + end}")
+    ndhwc = _transpose(ctx, x, (0, 2, 3, 4, 1))
+    ndhwc = _padded(ctx, ndhwc, [0, begin, 0, 0, 0, 0, end, 0, 0, 0], 0.0)
+    taps = _take(ctx, ndhwc, 1, (np.arange(kd)[:, None] * dd + np.arange(od)[None, :] * sd).reshape(-1))
+    if kd > 1:
+        taps = _reshape(ctx, taps, [n, kd, od, h, wd, group, c // group])
+        taps = _transpose(ctx, taps, (0, 2, 3, 4, 5, 1, 6))
+    stacked = _reshape(ctx, taps, [n * od, h, wd, kd * c])
+    hwcf = _reshape(ctx, _transpose(ctx, w, (3, 4, 2, 1, 0)), [ws[3], ws[4], kd * ws[1], f])
+    y = gg.conv2d(ctx.value(stacked), ctx.value(hwcf), ctx.value(b), group=group, **window.plane())
+    oh, ow = shape_of(y)[1:3]
+    return _transpose(ctx, _reshape(ctx, y, [n, od, oh, ow, f]), (0, 4, 1, 2, 3))
 
 
 def _zeros_between(ctx: NodeContext, x: Tensor, strides: Sequence[int]) -> Tensor:
@@ -213,9 +257,10 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
     stride steps. As a direct convolution: zeros inserted between the input's elements (stride - 1 of them), the
     result padded by dilation x (kernel - 1) less the pads (output_padding more at the end; output_shape and auto_pad
     give the pads as the spec says), then a stride-1 convolution with the filter flipped in space and its in and out
-    channels swapped per group ([C, F/group, KH, KW] -> [F, C/group, KH, KW]). Costs stride^2 times the
-    transposed convolution's multiply-adds (the inserted zeros are multiplied too)."""
-    ops = _conv_operands(ctx)
+    channels swapped per group ([C, F/group, KH, KW] -> [F, C/group, KH, KW]). Costs stride^nd times the
+    transposed convolution's multiply-adds (the inserted zeros are multiplied too). 3-D: the same, with the
+    3-D convolution of :func:`_conv3d`."""
+    ops = _conv_operands(ctx, most=3)
     x, w, nd, xs, ws, group = ops.x, ops.w, ops.nd, ops.xs, ops.ws, ops.group
     c = xs[1]
     if group < 1 or c % group or ws[0] != c:
@@ -275,6 +320,9 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
     end = [d * (k - 1) - (pads[nd + i] if i < nd else 0) - (s - 1) + (extra[i] if i < nd else 0)
            for i, (d, k, s) in enumerate(zip(dilations2, kernel2, strides2))]
     z = _padded(ctx, z, [0, 0, *begin, 0, 0, *end], 0.0)
+    if nd == 3:
+        flipped = ConvOperands(z, wt, None, nd, shape_of(z), shape_of(wt), group)
+        return _conv3d(ctx, flipped, Window([1] * nd, [0] * (2 * nd), dilations2), b)
     hwcf = _transpose(ctx, wt, (2, 3, 1, 0))
     y = gg.conv2d(_nhwc(ctx, z), ctx.value(hwcf), ctx.value(b), group=group, strides=[1, 1], pads=[0, 0, 0, 0],
                   dilations=dilations2)
@@ -285,24 +333,45 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
 
 
 def _pool(ctx: NodeContext, kind: str) -> Tensor:
-    """MaxPool or AveragePool with kernel_shape, strides, pads or auto_pad, dilations and ceil_mode."""
+    """MaxPool or AveragePool with kernel_shape, strides, pads or auto_pad, dilations and ceil_mode; 1-D and 2-D as
+    one 2-D pool, 3-D as two (:func:`_pool3d`)."""
     x = ctx.input(0)
     _float32(ctx, x)
-    nd = _spatial_rank(ctx, x)
+    nd = _spatial_rank(ctx, x, most=3)
     kernel = _kernel(ctx, nd)
     window = _window(ctx, shape_of(x)[2:], kernel)
     ceil_mode = _flag(ctx, "ceil_mode", 0)
     if ceil_mode and ctx.attr("auto_pad", STRING, b"NOTSET") != b"NOTSET":
         # the spec's auto_pad output sizes have no ceil variant, and the reference refuses the pair
         raise ctx.unsupported("ceil_mode=1 with an auto_pad other than NOTSET is not supported")
-    attrs = {"kernels": kernel + [1] * (2 - nd), "ceil_mode": ceil_mode, **window.as_2d()}
     if kind == "max":
         if ctx.attr("storage_order", INT, 0) != 0:
             raise ctx.unsupported("storage_order=1 (column-major Indices) is not supported")
-        y = gg.max_pool(_nhwc(ctx, x), **attrs)
+
+        def pool(v: ir.Value, **attrs) -> ir.Value:
+            return gg.max_pool(v, ceil_mode=ceil_mode, **attrs)
     else:
-        y = gg.avg_pool(_nhwc(ctx, x), count_include_pad=_flag(ctx, "count_include_pad", 0), **attrs)
-    return _nchw(ctx, y, nd)
+        count_include_pad = _flag(ctx, "count_include_pad", 0)
+
+        def pool(v: ir.Value, **attrs) -> ir.Value:
+            return gg.avg_pool(v, ceil_mode=ceil_mode, count_include_pad=count_include_pad, **attrs)
+    if nd == 3:
+        return _pool3d(ctx, x, pool, kernel, window)
+    return _nchw(ctx, pool(_nhwc(ctx, x), kernels=kernel + [1] * (2 - nd), **window.as_2d()), nd)
+
+
+def _pool3d(ctx: NodeContext, x: Tensor, pool: Callable[..., ir.Value], kernel: list[int], window: Window) -> Tensor:
+    """A 3-D pool as two 2-D ones: a box window is the product of its (H, W) window and its D window, and the max
+    (or the sum, and the average's count: per dim, see ``cnn_numpy.pool_counts``) of a product is taken one factor
+    at a time. In NDHWC, the (H, W) pool runs on [N x D, H, W, C], then a [KD, 1] pool on [N, D, OH x OW, C]."""
+    n, c, depth, h, w = shape_of(x)
+    planes = _reshape(ctx, _transpose(ctx, x, (0, 2, 3, 4, 1)), [n * depth, h, w, c])
+    y = pool(ctx.value(planes), kernels=kernel[1:], **window.plane())
+    oh, ow = shape_of(y)[1:3]
+    y = _reshape(ctx, y, [n, depth, oh * ow, c])
+    if kernel[0] > 1 or window.strides[0] > 1 or window.pads[0] or window.pads[3]:
+        y = pool(ctx.value(y), kernels=[kernel[0], 1], **window.depth())
+    return _transpose(ctx, _reshape(ctx, y, [n, shape_of(y)[1], oh, ow, c]), (0, 4, 1, 2, 3))
 
 
 _POOL_ATTRS = ("auto_pad", "kernel_shape", "pads", "strides")
@@ -325,11 +394,15 @@ def average_pool(ctx: NodeContext) -> Tensor:
     return _pool(ctx, "avg")
 
 
-def _global_pool(ctx: NodeContext, kind: str) -> Tensor:
-    """A pool whose window is the whole spatial extent."""
-    x = ctx.input(0)
+def _global_pool(ctx: NodeContext, kind: str, x: Tensor | None = None) -> Tensor:
+    """A pool whose window is the whole spatial extent (of ``x``, default the node's input)."""
+    x = ctx.input(0) if x is None else x
     _float32(ctx, x)
-    nd = _spatial_rank(ctx, x)
+    nd = _spatial_rank(ctx, x, most=3)
+    if nd == 3:  # D and H as one dim: the window is all of them anyway
+        n, c, depth, h, w = shape_of(x)
+        y = _global_pool(ctx, kind, _reshape(ctx, x, [n, c, depth * h, w]))
+        return _reshape(ctx, y, [n, c, 1, 1, 1])
     kernel = shape_of(x)[2:] + [1] * (2 - nd)
     attrs = {"kernels": kernel, "strides": [1, 1], "pads": [0] * 4, "dilations": [1, 1], "ceil_mode": 0}
     if kind == "max":
@@ -341,13 +414,13 @@ def _global_pool(ctx: NodeContext, kind: str) -> Tensor:
 
 @onnx_op("GlobalMaxPool", since=1, inputs=(1, 1))
 def global_max_pool(ctx: NodeContext) -> Tensor:
-    """The maximum over all spatial positions: N x C x 1 x 1."""
+    """The maximum over all spatial positions: N x C x 1 x 1 (x 1)."""
     return _global_pool(ctx, "max")
 
 
 @onnx_op("GlobalAveragePool", since=1, inputs=(1, 1))
 def global_average_pool(ctx: NodeContext) -> Tensor:
-    """The average over all spatial positions: N x C x 1 x 1."""
+    """The average over all spatial positions: N x C x 1 x 1 (x 1)."""
     return _global_pool(ctx, "avg")
 
 
