@@ -179,3 +179,57 @@ def test_4d_pool_is_unsupported() -> None:
     f.add("y", "MaxPool", ["x"], kernel_shape=[1, 1, 1, 1])
     with pytest.raises(UnsupportedError, match=r"node 'y' \(MaxPool\): 4-D MaxPool is not supported"):
         glow.compile(f.model(17))
+
+
+# --------------------------------------------------------------------------- MaxPool's Indices
+
+
+def max_pool_with_indices(shape: Sequence[int], opset: int = 12, **attrs) -> tuple[onnx.ModelProto, np.ndarray]:
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="n", **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F32, shape)],
+                              [helper.make_tensor_value_info("y", F32, None),
+                               helper.make_tensor_value_info("i", TensorProto.INT64, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), rand(*shape)
+
+
+INDICES = {
+    "2d": ([2, 3, 6, 7], {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    "2d_pads": ([1, 2, 5, 5], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    "2d_column_major": ([2, 2, 5, 4], {"kernel_shape": [2, 3], "strides": [1, 2], "pads": [0, 1, 1, 1],
+                                       "storage_order": 1}),
+    "2d_dilated": ([1, 3, 7, 6], {"kernel_shape": [2, 2], "strides": [1, 2], "dilations": [2, 2],
+                                  "pads": [1, 0, 1, 1]}),
+    "2d_ceil": ([2, 2, 6, 5], {"kernel_shape": [3, 2], "strides": [2, 2], "ceil_mode": 1}),
+    "2d_same_upper": ([1, 2, 5, 6], {"kernel_shape": [3, 2], "strides": [2, 1], "auto_pad": "SAME_UPPER"}),
+    "1d": ([2, 3, 9], {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+    "3d": ([2, 2, 4, 5, 6], {"kernel_shape": [2, 3, 2], "strides": [2, 2, 2], "pads": [0, 1, 1, 1, 1, 0]}),
+    "3d_column_major": ([1, 2, 5, 4, 3], {"kernel_shape": [2, 2, 2], "strides": [1, 2, 1], "storage_order": 1}),
+}
+
+
+@pytest.mark.parametrize("name", INDICES)
+def test_max_pool_indices(name: str) -> None:
+    """Against onnxruntime: onnx.reference gives Indices only where a stride or dilation is not 1 (onnx 1.23)."""
+    ort = pytest.importorskip("onnxruntime")
+    shape, attrs = INDICES[name]
+    model, x = max_pool_with_indices(shape, **attrs)
+    got = glow.compile(model).run({"x": x})
+    model.ir_version = 9
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want_y, want_i = session.run(["y", "i"], {"x": x})
+    np.testing.assert_array_equal(got["y"], want_y)
+    assert got["i"].dtype == np.int64
+    np.testing.assert_array_equal(got["i"], want_i)
+    if attrs.get("storage_order"):  # the spatial dims column-major: row-major ones of x with them reversed
+        x = x.transpose(0, 1, *reversed(range(2, x.ndim)))
+    np.testing.assert_array_equal(x.reshape(-1)[got["i"]], got["y"])
+
+
+def test_max_pool_indices_ties_to_the_first() -> None:
+    """Equal elements: the first in window order wins (as in onnx.reference's loops, which take a stride of 2)."""
+    model, _ = max_pool_with_indices([1, 1, 5, 5], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    x = np.zeros([1, 1, 5, 5], np.float32)
+    x[0, 0, 3:, 3:] = 1.0
+    got = glow.compile(model).run({"x": x})["i"]
+    want = ReferenceEvaluator(model).run(None, {"x": x})[1]
+    np.testing.assert_array_equal(got, want)

@@ -332,7 +332,7 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- pooling
 
 
-def _pool(ctx: NodeContext, kind: str) -> Tensor:
+def _pool(ctx: NodeContext, kind: str) -> Tensor | list[Tensor | None]:
     """MaxPool or AveragePool with kernel_shape, strides, pads or auto_pad, dilations and ceil_mode; 1-D and 2-D as
     one 2-D pool, 3-D as two (:func:`_pool3d`)."""
     x = ctx.input(0)
@@ -345,8 +345,7 @@ def _pool(ctx: NodeContext, kind: str) -> Tensor:
         # the spec's auto_pad output sizes have no ceil variant, and the reference refuses the pair
         raise ctx.unsupported("ceil_mode=1 with an auto_pad other than NOTSET is not supported")
     if kind == "max":
-        if ctx.attr("storage_order", INT, 0) != 0:
-            raise ctx.unsupported("storage_order=1 (column-major Indices) is not supported")
+        column_major = _flag(ctx, "storage_order", 0)  # the layout of Indices only
 
         def pool(v: ir.Value, **attrs) -> ir.Value:
             return gg.max_pool(v, ceil_mode=ceil_mode, **attrs)
@@ -356,8 +355,49 @@ def _pool(ctx: NodeContext, kind: str) -> Tensor:
         def pool(v: ir.Value, **attrs) -> ir.Value:
             return gg.avg_pool(v, ceil_mode=ceil_mode, count_include_pad=count_include_pad, **attrs)
     if nd == 3:
-        return _pool3d(ctx, x, pool, kernel, window)
-    return _nchw(ctx, pool(_nhwc(ctx, x), kernels=kernel + [1] * (2 - nd), **window.as_2d()), nd)
+        y = _pool3d(ctx, x, pool, kernel, window)
+    else:
+        y = _nchw(ctx, pool(_nhwc(ctx, x), kernels=kernel + [1] * (2 - nd), **window.as_2d()), nd)
+    if kind != "max" or not ctx.has_output(1):
+        return y if len(ctx.node.output) == 1 else [y, None]
+    return [y, _max_indices(ctx, x, kernel, window, shape_of(y)[2:], column_major)]
+
+
+def _max_indices(ctx: NodeContext, x: Tensor, kernel: list[int], window: Window, out: list[int],
+                 column_major: int) -> Tensor:
+    """MaxPool's Indices: where in ``x`` each window's maximum is, as a flat int64 index of [N, C, spatial...]
+    (the spatial dims row-major, or column-major with storage_order=1; N and C always outermost), the first
+    in window order on ties. Built as an ArgMax over the window elements: the input padded with -inf (the pads and
+    the ceil_mode overhang), gathered along each spatial dim at the window taps (K x O positions), the taps moved
+    last, ArgMax over them; the tap's input position comes from a constant table [O..., K] (a gather at
+    o * K + tap), plus (n * C + c) x the spatial size. The gathered windows are K times the output's size."""
+    shape = shape_of(x)
+    n, c, spatial = shape[0], shape[1], shape[2:]
+    nd = len(spatial)
+    begins = window.pads[:nd]
+    ends = [max(0, (o - 1) * s + (k - 1) * d + 1 - b - size)
+            for o, s, k, d, b, size in zip(out, window.strides, kernel, window.dilations, begins, spatial)]
+    v = gg.pad(ctx.value(x), pads=[0, 0, *begins, 0, 0, *ends], value=float("-inf"))
+    taps = []
+    for i in range(nd):  # padded position of tap k of window o: o * stride + k * dilation
+        taps.append(np.arange(kernel[i])[:, None] * window.dilations[i] + np.arange(out[i])[None, :] * window.strides[i])
+        v = _take(ctx, v, 2 + i, taps[i].reshape(-1))
+    v = _reshape(ctx, v, [n, c, *(d for k, o in zip(kernel, out) for d in (k, o))])
+    v = _transpose(ctx, v, (0, 1, *range(3, 3 + 2 * nd, 2), *range(2, 2 + 2 * nd, 2)))
+    count = math.prod(kernel)
+    best = gg.arg_max(ctx.value(_reshape(ctx, v, [n, c, *out, count])), axis=2 + nd, select_last=0)
+    # the table: for every output position and tap (both row-major), the tap's flat position in the input
+    strides = [math.prod(spatial[:i]) if column_major else math.prod(spatial[i + 1:]) for i in range(nd)]
+    grids = np.meshgrid(*(np.arange(o) for o in out), *(np.arange(k) for k in kernel), indexing="ij")
+    table = sum((grids[nd + i] * window.dilations[i] + grids[i] * window.strides[i] - begins[i]) * strides[i]
+                for i in range(nd))
+    table = ctx.const(np.asarray(table, np.int64).reshape(-1), name=f"{ctx.label}.positions")
+    base = ctx.const(np.arange(math.prod(out), dtype=np.int64).reshape(out) * count, name=f"{ctx.label}.windows")
+    at = gg.add(best, gg.broadcast(ctx.value(_reshape(ctx, base, [1, 1, *out])), shape=[n, c, *out]))
+    position = gg.gather(ctx.value(table), at, axis=0)
+    planes = ctx.const((np.arange(n * c, dtype=np.int64) * math.prod(spatial)).reshape(n, c, *[1] * nd),
+                       name=f"{ctx.label}.planes")
+    return gg.add(position, gg.broadcast(ctx.value(planes), shape=[n, c, *out]))
 
 
 def _pool3d(ctx: NodeContext, x: Tensor, pool: Callable[..., ir.Value], kernel: list[int], window: Window) -> Tensor:
@@ -378,10 +418,11 @@ _POOL_ATTRS = ("auto_pad", "kernel_shape", "pads", "strides")
 
 
 @onnx_op("MaxPool", since=1, inputs=(1, 1), attrs=_POOL_ATTRS)
-@onnx_op("MaxPool", since=8, inputs=(1, 1), attrs=(*_POOL_ATTRS, "storage_order"))
-@onnx_op("MaxPool", since=10, inputs=(1, 1), attrs=(*_POOL_ATTRS, "storage_order", "ceil_mode", "dilations"))
-def max_pool(ctx: NodeContext) -> Tensor:
-    """The maximum of each window (the optional Indices output is not supported)."""
+@onnx_op("MaxPool", since=8, inputs=(1, 1), outputs=(1, 2), attrs=(*_POOL_ATTRS, "storage_order"))
+@onnx_op("MaxPool", since=10, inputs=(1, 1), outputs=(1, 2),
+         attrs=(*_POOL_ATTRS, "storage_order", "ceil_mode", "dilations"))
+def max_pool(ctx: NodeContext) -> Tensor | list[Tensor | None]:
+    """The maximum of each window, and from opset 8 its optional Indices (:func:`_max_indices`)."""
     return _pool(ctx, "max")
 
 
