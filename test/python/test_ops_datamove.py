@@ -422,8 +422,16 @@ def test_dropout_mask_before_opset_10_has_the_input_type():
 
 def test_dropout_in_training_mode_is_unsupported():
     m = make([node("Dropout", ["x", "", "t"])], [vi("x", [2])], ["y"], [const("t", np.True_)])
-    with pytest.raises(UnsupportedError, match=r"training-mode dropout is not supported"):
+    with pytest.raises(UnsupportedError, match=r"training-mode dropout with ratio 0.5 is not supported \(its mask is "
+                                               r"random; training_mode false or ratio 0 are\)"):
         imported(m)
+
+
+def test_dropout_in_training_mode_with_ratio_0_keeps_everything():
+    m = make([node("Dropout", ["x", "r", "t"], ["d", "mask"]), node("Relu", ["d"])], [vi("x", [2, 3])],
+             ["y", "mask"], [const("r", np.float32(0.0)), const("t", np.True_)])
+    compiled = check(m)
+    assert ops_of(compiled) == ["relu", "constant"]
 
 
 # --------------------------------------------------------------------------- element types
@@ -431,26 +439,26 @@ def test_dropout_in_training_mode_is_unsupported():
 
 def test_known_tensor_of_an_unsupported_type_entering_a_node():
     # a double known at import can take part in folding, but cannot become an operand of the graph
-    m = make([node("Cast", ["w"], "d", to=TensorProto.DOUBLE), node("Concat", ["x", "d"], axis=0)],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.UINT8), node("Concat", ["x", "d"], axis=0)],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
-    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type float64 for "
+    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type uint8 for "
                                                r"the #1 input \(supported: float32, int64, int32, bool\)$"):
         imported(m)
 
 
 def test_known_tensor_of_an_unsupported_type_as_an_operand():
-    m = make([node("Cast", ["w"], "d", to=TensorProto.DOUBLE), node("Add", ["x", "d"])],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.UINT8), node("Add", ["x", "d"])],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
     with pytest.raises(UnsupportedError, match=r"node 'y_Add' \(Add\): tensor 'd', known at import, has "
-                                               r"unsupported element type float64$"):
+                                               r"unsupported element type uint8$"):
         imported(m)
 
 
 def test_constant_of_shape_of_an_unsupported_type():
-    fill = numpy_helper.from_array(np.array([1.0], np.float64))
+    fill = numpy_helper.from_array(np.array([1], np.uint8))
     m = make([node("ConstantOfShape", ["s"], value=fill)], [], ["y"], [const("s", [2])])
     with pytest.raises(UnsupportedError, match=r"\(ConstantOfShape\): attribute 'value': unsupported element type "
-                                               r"DOUBLE$"):
+                                               r"UINT8$"):
         imported(m)
 
 

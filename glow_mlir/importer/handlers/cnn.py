@@ -26,7 +26,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import _reshape, _transpose
+from .core import _reshape, _splat, _transpose
 from .datamove import MOVABLE, _box, _take
 
 FLOAT, INT, INTS, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.INTS, AttributeProto.STRING
@@ -473,14 +473,17 @@ def global_average_pool(ctx: NodeContext) -> Tensor:
 @onnx_op("BatchNormalization", since=6, inputs=(5, 5), outputs=(1, 5), attrs=("epsilon", "is_test", "momentum", "spatial"))
 @onnx_op("BatchNormalization", since=7, inputs=(5, 5), attrs=("epsilon", "momentum", "spatial"))
 @onnx_op("BatchNormalization", since=9, inputs=(5, 5), attrs=("epsilon", "momentum"))
-@onnx_op("BatchNormalization", since=14, inputs=(5, 5), attrs=("epsilon", "momentum", "training_mode"))
+@onnx_op("BatchNormalization", since=14, inputs=(5, 5), outputs=(1, 3),
+         attrs=("epsilon", "momentum", "training_mode"))
 def batch_normalization(ctx: NodeContext) -> Tensor | list[Tensor | None]:
     """Inference batch normalization over channel dim 1 with constant scale, B, mean and var. A 4-D input is
-    normalized in NHWC (channel_axis 3) so that it sits in the NHWC chain of the convolution it follows."""
+    normalized in NHWC (channel_axis 3) so that it sits in the NHWC chain of the convolution it follows. Opset 14's
+    training_mode=1: :func:`_batch_norm_training`."""
     x = ctx.input(0)
     _float32(ctx, x)
-    if ctx.attr("training_mode", INT, 0) != 0:
-        raise ctx.unsupported("training_mode=1 is not supported (inference only)")
+    training = _flag(ctx, "training_mode", 0)
+    if training:
+        return _batch_norm_training(ctx, x)
     if ctx.opset < 7 and ctx.attr("is_test", INT, 0) != 1:
         raise ctx.unsupported("is_test=0 (training, before opset 7) is not supported (inference only)")
     if ctx.opset < 7 and any(ctx.node.output[1:]):
@@ -506,8 +509,51 @@ def batch_normalization(ctx: NodeContext) -> Tensor | list[Tensor | None]:
         y = gg.batch_norm(ctx.value(x), *params, epsilon=epsilon, channel_axis=1)
     else:
         y = _nchw(ctx, gg.batch_norm(_nhwc(ctx, x), *params, epsilon=epsilon, channel_axis=3), 2)
-    # before opset 7 the node may list the (unused) running statistics outputs
+    # before opset 7 the node may list the (unused) running statistics outputs, from 14 only in training mode
     return y if len(ctx.node.output) == 1 else [y, *(None for _ in ctx.node.output[1:])]
+
+
+def _batch_norm_training(ctx: NodeContext, x: Tensor) -> list[Tensor | None]:
+    """Training-mode batch normalization (opset 14): Y normalized with the batch's own statistics, the mean and the
+    population variance of each channel over the other dims, (x - mean) * (scale / sqrt(var + epsilon)) + B; the
+    running statistics out are input_mean * momentum + batch_mean * (1 - momentum) (the variance's too). Every
+    input may be computed at run time."""
+    shape = shape_of(x)
+    if len(shape) < 2:
+        raise ctx.error(f"the input must be N x C x ..., got {fmt_shape(shape)}")
+    c = shape[1]
+    params = []
+    for i, what in enumerate(("scale", "B", "input_mean", "input_var"), 1):
+        p = ctx.input(i)
+        if dtype_of(p) != np.float32:
+            raise ctx.unsupported(f"unsupported element type {dtype_of(p)} for {what}: BatchNormalization takes "
+                                  f"float32 only")
+        if shape_of(p) != [c]:
+            raise ctx.error(f"{what} {fmt_shape(shape_of(p))} must have one entry per channel ({c})")
+        params.append(ctx.value(p))
+    scale, bias, running_mean, running_var = params
+    epsilon, momentum = ctx.attr("epsilon", FLOAT, 1e-5), ctx.attr("momentum", FLOAT, 0.9)
+    if epsilon < 0:
+        raise ctx.error(f"attribute 'epsilon' {epsilon} must not be negative")
+    axes = [a for a in range(len(shape)) if a != 1]
+    per_channel = [1, c] + [1] * (len(shape) - 2)
+
+    def spread(v: ir.Value) -> ir.Value:
+        return gg.broadcast(gg.reshape(v, shape=per_channel), shape=shape)
+
+    xv = ctx.value(x)
+    mean = gg.reduce_mean(xv, axes=axes)
+    centered = gg.sub(xv, spread(mean))
+    var = gg.reduce_mean(gg.mul(centered, centered), axes=axes)
+    factor = gg.div(scale, gg.sqrt(gg.add(var, _splat(var, epsilon))))
+    y = gg.add(gg.mul(centered, spread(factor)), spread(bias))
+
+    def running(i: int, old: ir.Value, batch: ir.Value) -> ir.Value | None:
+        if not ctx.has_output(i):
+            return None
+        return gg.add(gg.mul(old, _splat(old, momentum)), gg.mul(batch, _splat(batch, 1.0 - momentum)))
+
+    return [y, running(1, running_mean, mean), running(2, running_var, var)][:len(ctx.node.output)]
 
 
 @onnx_op("LRN", since=1, inputs=(1, 1), attrs=("alpha", "beta", "bias", "size"))

@@ -421,13 +421,21 @@ def range_(ctx: NodeContext) -> Tensor:
 @onnx_op("Dropout", since=12, inputs=(1, 3), attrs=("seed",), outputs=(1, 2), folds=True)
 def dropout(ctx: NodeContext) -> list[Tensor | None]:
     """Inference: the input itself, and a mask that keeps everything (bool from opset 10, the input's type
-    before). As in onnxruntime and Glow, is_test before opset 7 changes nothing; a known training_mode
-    (opset 12) must be false."""
+    before). As in onnxruntime and Glow, is_test before opset 7 changes nothing. From opset 12 training_mode
+    (known, default false) and ratio (known, default 0.5) are inputs: training with a ratio of 0 drops nothing, so it
+    is inference too; training with a ratio above 0 draws a random mask, which is not supported."""
     x = ctx.input(0)
     if ctx.optional_input(2) is not None:
         training = ctx.constant_input(2, "training_mode")
-        if training.size != 1 or bool(training.reshape(-1)[0]):
-            raise ctx.unsupported("training-mode dropout is not supported (training_mode must be false)")
+        if training.size != 1:
+            raise ctx.error(f"training_mode must hold one value, got {fmt_shape(training.shape)}")
+        if bool(training.reshape(-1)[0]):
+            ratio = ctx.constant_input(1, "ratio") if ctx.optional_input(1) is not None else np.float32(0.5)
+            if np.size(ratio) != 1:
+                raise ctx.error(f"ratio must hold one value, got {fmt_shape(np.shape(ratio))}")
+            if float(np.reshape(ratio, -1)[0]) != 0.0:
+                raise ctx.unsupported(f"training-mode dropout with ratio {float(np.reshape(ratio, -1)[0]):g} is not "
+                                      "supported (its mask is random; training_mode false or ratio 0 are)")
     if len(ctx.node.output) == 1:
         return [x]
     if not ctx.has_output(1):

@@ -1,0 +1,96 @@
+"""Training-mode forms of inference ops end to end: BatchNormalization's training_mode (batch statistics, running
+statistics out) and Dropout with training_mode and ratio 0; small ONNX models compiled with
+``glow_mlir.api.compile`` and compared with ``onnx.reference`` (rtol 1e-4, atol 1e-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir.api as glow
+from glow_mlir.errors import ModelError, UnsupportedError
+
+RTOL, ATOL = 1e-4, 1e-5
+F32 = TensorProto.FLOAT
+RNG = np.random.default_rng(5)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def model(node: onnx.NodeProto, inputs: dict[str, np.ndarray], inits: dict[str, np.ndarray],
+          opset: int) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                      for k, v in inputs.items()],
+        [helper.make_empty_tensor_value_info(o) for o in node.output],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def check(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    got = glow.compile(m).run(feeds)
+    want = ReferenceEvaluator(m).run(None, feeds)
+    for name, w in zip([o.name for o in m.graph.output], want, strict=True):
+        assert got[name].shape == w.shape and got[name].dtype == w.dtype, name
+        np.testing.assert_allclose(got[name], w, rtol=RTOL, atol=ATOL, err_msg=name)
+
+
+# --------------------------------------------------------------------------- BatchNormalization
+
+
+def bn_params(c: int) -> dict[str, np.ndarray]:
+    return {"scale": rand(c), "bias": rand(c), "mean": rand(c), "var": RNG.uniform(0.5, 2, c).astype(np.float32)}
+
+
+@pytest.mark.parametrize("shape", [[4, 3], [2, 3, 5], [2, 3, 4, 5], [2, 3, 2, 3, 4]])
+@pytest.mark.parametrize("known", [False, True], ids=["inputs", "initializers"])
+def test_batch_norm_training(shape: Sequence[int], known: bool) -> None:
+    x = 2 * rand(*shape) + 1
+    params = bn_params(shape[1])
+    node = helper.make_node("BatchNormalization", ["x", *params], ["y", "running_mean", "running_var"],
+                            training_mode=1, epsilon=1e-3, momentum=0.8)
+    feeds = {"x": x} if known else {"x": x, **params}
+    check(model(node, feeds, params if known else {}, 15), feeds)
+
+
+def test_batch_norm_training_default_momentum_y_only() -> None:
+    x, params = rand(3, 4, 5, 5), bn_params(4)
+    node = helper.make_node("BatchNormalization", ["x", *params], ["y"], training_mode=1)
+    feeds = {"x": x, **params}
+    check(model(node, feeds, {}, 14), feeds)
+
+
+def test_batch_norm_training_statistics_of_the_wrong_size() -> None:
+    params = {**bn_params(3), "var": np.ones(4, np.float32)}
+    node = helper.make_node("BatchNormalization", ["x", *params], ["y"], name="bn", training_mode=1)
+    m = model(node, {"x": rand(2, 3)}, params, 15)
+    with pytest.raises(ModelError, match=r"node 'bn' \(BatchNormalization\): input_var 4 must have one entry per "
+                                         r"channel \(3\)"):
+        glow.compile(m)
+
+
+# --------------------------------------------------------------------------- Dropout
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_dropout_mask_without_dropping(training: bool) -> None:
+    x = rand(3, 4, 5)
+    ratio = np.float32(0.0 if training else 0.4)
+    node = helper.make_node("Dropout", ["x", "ratio", "training"], ["y", "mask"])
+    m = model(node, {"x": x}, {"ratio": ratio, "training": np.array(training)}, 13)
+    check(m, {"x": x})
+
+
+def test_dropout_that_drops_is_unsupported() -> None:
+    node = helper.make_node("Dropout", ["x", "ratio", "training"], ["y", "mask"], name="d")
+    m = model(node, {"x": rand(3)}, {"ratio": np.float32(0.25), "training": np.array(True)}, 13)
+    with pytest.raises(UnsupportedError, match=r"node 'd' \(Dropout\): training-mode dropout with ratio 0.25 is not "
+                                               r"supported \(its mask is random"):
+        glow.compile(m)
