@@ -57,8 +57,10 @@ from .tools_paths import llvm_tool, mlir_tool
 C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: the most dimensions a tensor may have in the header's type table
 MAX_RANK = 8
-#: numpy dtype name -> the C type of one stored element (bool is stored as one byte, 0 or 1)
-C_TYPES = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int32_t", "bool": "uint8_t"}
+#: numpy dtype name -> the C type of one stored element (bool is stored as one byte, 0 or 1; a float16 as its IEEE
+#: binary16 bits)
+C_TYPES = {"float32": "float", "float64": "double", "float16": "uint16_t", "int64": "int64_t", "int32": "int32_t",
+           "bool": "uint8_t"}
 #: one region argument of a lowered program, a memref<Nxi8> descriptor as the LLVM lowering expands it
 _REGION_ARGS = ("!llvm.ptr", "!llvm.ptr", "i64", "i64", "i64")
 #: the partition table's element type: {const char *name; int (*run)(...); uint64_t flops; uint64_t activationBytes}

@@ -41,7 +41,7 @@ import onnx
 
 from ..errors import UnsupportedError
 from ..importer.builder import lookup
-from ..importer.model import ELEMENT_TYPES
+from ..importer.model import ELEMENT_TYPES, STORAGE_TYPES
 
 STATUSES = ("pass", "fail-numeric", "unsupported", "error", "crash", "timeout")
 #: the categories that are bugs: the command lists their cases and fails
@@ -98,7 +98,7 @@ def in_supported_set(model: onnx.ModelProto, inputs: Iterable[Any], outputs: Ite
     opset = _opset(model)
     if any(lookup(n.op_type, n.domain, opset) is None for n in model.graph.node):
         return False
-    dtypes = set(ELEMENT_TYPES.values())
+    dtypes = {*ELEMENT_TYPES.values(), *STORAGE_TYPES.values()}
     values = [*inputs, *outputs]
     initializers = [onnx.helper.tensor_dtype_to_np_dtype(t.data_type) for t in model.graph.initializer]
     return all(isinstance(v, (np.ndarray, np.generic)) and v.dtype in dtypes for v in values) and all(
@@ -126,6 +126,9 @@ def collect_cases(ops: Iterable[str] | None = None, name_pattern: str | None = N
         if (wanted is not None and op not in wanted) or (pattern and not pattern.search(t.name)):
             continue
         (inputs, outputs), *_ = t.data_sets
+        # some cases store their data as TensorProtos (the Cast family's): read them as onnx's runner does
+        inputs, outputs = ([onnx.numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for v in values]
+                           for values in (inputs, outputs))
         cases.append(
             Case(t.name, op, t.model.SerializeToString(), list(inputs), list(outputs), t.rtol, t.atol,
                  in_supported_set(t.model, inputs, outputs))

@@ -382,6 +382,7 @@ def elements_to_numpy(attr: ir.Attribute) -> np.ndarray:
 _NP_TO_MLIR = {
     np.dtype(np.float32): lambda: ir.F32Type.get(),
     np.dtype(np.float64): lambda: ir.F64Type.get(),
+    np.dtype(np.float16): lambda: ir.F16Type.get(),
     np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
     np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
@@ -399,7 +400,7 @@ def mlir_type(dtype: np.dtype) -> ir.Type:
 def numpy_dtype(t: ir.Type) -> np.dtype:
     """The numpy dtype of an MLIR element type."""
     s = str(t)
-    table = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "i32": np.int32, "i1": np.bool_}
+    table = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64, "i32": np.int32, "i1": np.bool_}
     if s not in table:
         raise TypeError(f"unsupported element type {s}")
     return np.dtype(table[s])

@@ -321,7 +321,8 @@ def clip(info: OpInfo) -> list[ir.Type]:
 # --- elementwise math, activations, comparisons and casts ---
 
 #: the element types glowgraph computes with
-_CAST_TYPES = ("f32", "i32", "i64", "i1")
+#: f64 and f16 are storage types: a model's tensors of those types are computed in f32 and cast at its boundary
+_CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16")
 
 
 def _is_bool(t: ir.Type) -> bool:
@@ -408,7 +409,7 @@ def select(info: OpInfo) -> list[ir.Type]:
 
 
 def cast(info: OpInfo) -> list[ir.Type]:
-    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64 and i1."""
+    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64, i1, f64 and f16."""
     to = info.attrs["to"]
     for what, t in (("operand", info.elem(0)), ("target", to)):
         if str(t) not in _CAST_TYPES:

@@ -24,6 +24,7 @@ from ..dialects.verifier import verify
 from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
 from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_folding
 from .model import (
+    COMPUTE_DTYPE,
     ELEMENT_TYPES,
     LoadedModel,
     TensorSpec,
@@ -339,9 +340,9 @@ def import_model(
         plan = fold_plan(loaded)
         # Before shapes: a model we cannot compile should not first ask the user for input shapes.
         check_support(loaded, plan)
-        inputs, inferred = resolve_shapes(loaded, input_shapes)
+        inputs, inferred, storage = resolve_shapes(loaded, input_shapes)
         with ctx, ir.Location.unknown(ctx):
-            return _Importer(loaded, plan, inputs, inferred).run()
+            return _Importer(loaded, plan, inputs, inferred, storage).run()
     except GlowError as e:
         message = str(e)
         if message.isprintable():
@@ -356,11 +357,13 @@ class _Importer:
     """One import: the map from ONNX value names to tensors, filled node by node."""
 
     def __init__(self, loaded: LoadedModel, plan: FoldPlan, inputs: list[TensorSpec],
-                 inferred: dict[str, ValueType]):
+                 inferred: dict[str, ValueType], storage: Mapping[str, np.dtype] | None = None):
         self.loaded = loaded
         self.plan = plan
         self.inputs = inputs
         self.inferred = inferred
+        #: values the model stores in a storage type (model.STORAGE_TYPES), computed here in float32
+        self.storage = dict(storage or {})
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
         self.folded: list[str] = []
         self.graph_outputs = {o.name for o in loaded.proto.graph.output}
@@ -378,11 +381,15 @@ class _Importer:
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ir.FunctionType.get(arg_types, []))
         block = fn.add_entry_block([ir.Location.name(s.name) for s in self.inputs])
-        self.values.update({s.name: arg for s, arg in zip(self.inputs, block.arguments, strict=True)})
         with ir.InsertionPoint(block):
+            # an input stored in a storage type is computed in float32 from here on
+            self.values.update({s.name: arg if s.dtype in ELEMENT_TYPES.values() else
+                                gg.cast(arg, to=mlir_type(COMPUTE_DTYPE))
+                                for s, arg in zip(self.inputs, block.arguments, strict=True)})
             for position, (label, node) in enumerate(loaded.nodes):
                 self._import_node(position, label, node)
-            results = [materialize(self.values[o.name], f"{loaded.label}: graph output '{o.name}'")
+            results = [self._stored(o.name, materialize(self.values[o.name],
+                                                        f"{loaded.label}: graph output '{o.name}'"))
                        for o in graph.output]
             func.ReturnOp(results)
         # The result types are known only now that the body is built.
@@ -397,6 +404,20 @@ class _Importer:
             TensorSpec(o.name, tuple(shape_of(r)), dtype_of(r)) for o, r in zip(graph.output, results, strict=True)
         ]
         return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded)
+
+    def _stored(self, name: str, value: ir.Value) -> ir.Value:
+        """A graph output as the model declares it: cast to its storage type where it has one."""
+        dtype = self.storage.get(name)
+        return value if dtype is None else gg.cast(value, to=mlir_type(dtype))
+
+    def _rounded(self, name: str, result: Tensor) -> Tensor:
+        """``result`` (float32) as the value the model stores: rounded to float16 where it stores ``name`` so
+        (float64 holds every float32 exactly)."""
+        if self.storage.get(name) != np.dtype(np.float16) or dtype_of(result) != COMPUTE_DTYPE:
+            return result
+        if isinstance(result, Const):
+            return Const(result.array.astype(np.float16).astype(COMPUTE_DTYPE), result.name)
+        return gg.cast(gg.cast(result, to=mlir_type(np.dtype(np.float16))), to=mlir_type(COMPUTE_DTYPE))
 
     def _import_node(self, position: int, label: str, node: onnx.NodeProto) -> None:
         opset = self.loaded.opset
@@ -417,6 +438,9 @@ class _Importer:
                     raise ctx.unsupported(f"output #{i} '{name}' is used, but this output is not supported")
                 continue
             self._check_inferred(ctx, name, result)
+            if name in self.storage:
+                with ir.Location.name(label):
+                    result = self._rounded(name, result)
             self.values[name] = result
         if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
             self.folded.append(label)
@@ -493,6 +517,8 @@ class _Importer:
                 arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
+        # values the model stores in a storage type are computed in float32 (rounded by the caller)
+        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16) else a for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
         if too_large and handler is not None and not required:
             return None

@@ -29,6 +29,23 @@ ELEMENT_TYPES: dict[int, np.dtype] = {
     TensorProto.BOOL: np.dtype(np.bool_),
 }
 
+#: Element types a model may store tensors in that glow_mlir computes in float32 ("compute in f32, store as declared"):
+#: their constants are read as float32, their graph inputs and outputs keep the declared type at the program's
+#: boundary (a cast right after the input, right before the output), and where the model stores a float16 value the
+#: importer rounds the float32 one to float16 (builder.py), so results equal what the declared type gives.
+STORAGE_TYPES: dict[int, np.dtype] = {
+    TensorProto.DOUBLE: np.dtype(np.float64),
+    TensorProto.FLOAT16: np.dtype(np.float16),
+}
+#: the type storage types are computed in
+COMPUTE_DTYPE = np.dtype(np.float32)
+
+
+def compute_dtype(elem_type: int) -> np.dtype | None:
+    """The dtype a value of ONNX element type ``elem_type`` is computed in (None when unsupported)."""
+    return COMPUTE_DTYPE if elem_type in STORAGE_TYPES else ELEMENT_TYPES.get(elem_type)
+
+
 #: Where a tensor of each supported element type keeps its values when it has no raw_data.
 _TYPED_FIELD: dict[int, str] = {
     TensorProto.FLOAT: "float_data",
@@ -299,6 +316,8 @@ def topological_order(graph: onnx.GraphProto, label: str,
 def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
     """The value of a stored tensor, after checking its element type and that its data fills its
     shape exactly. ``what`` starts every message (model, and tensor or node)."""
+    if t.data_type in STORAGE_TYPES:
+        return _storage_to_array(t, what)
     dtype = ELEMENT_TYPES.get(t.data_type)
     if dtype is None:
         raise UnsupportedError(f"{what}: unsupported element type {type_name(t.data_type)}")
@@ -320,6 +339,33 @@ def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
             f"{type_name(t.data_type)}, {want} expected"
         )
     return numpy_helper.to_array(t).astype(dtype, copy=False)
+
+
+def _storage_to_array(t: TensorProto, what: str) -> np.ndarray:
+    """A stored tensor of a storage type (:data:`STORAGE_TYPES`) as the float32 values it holds."""
+    dims = list(t.dims)
+    if any(d < 0 for d in dims):
+        raise ModelError(f"{what}: shape {dims} has a negative dimension")
+    if t.data_location == TensorProto.EXTERNAL:
+        raise ModelError(f"{what}: its data is in an external file that was not loaded")
+    try:
+        array = numpy_helper.to_array(t)
+    except (ValueError, TypeError) as e:
+        raise ModelError(f"{what}: cannot read its {type_name(t.data_type)} data: {e}") from None
+    if array.size != math.prod(dims):
+        raise ModelError(f"{what}: data holds {array.size} values for shape {fmt_shape(dims)}")
+    return array.astype(COMPUTE_DTYPE)
+
+
+def storage_types(graph: onnx.GraphProto) -> dict[str, np.dtype]:
+    """The values of ``graph`` (an inferred one: inputs, value_info, outputs) whose element type is a storage type,
+    with that type's dtype."""
+    found = {}
+    for vi in [*graph.input, *graph.value_info, *graph.output]:
+        elem = vi.type.tensor_type.elem_type if vi.type.HasField("tensor_type") else 0
+        if elem in STORAGE_TYPES:
+            found[vi.name] = STORAGE_TYPES[elem]
+    return found
 
 
 # --------------------------------------------------------------------------- shapes
@@ -351,7 +397,7 @@ def declared_types(graph: onnx.GraphProto) -> dict[str, ValueType]:
         tt = vi.type.tensor_type
         if vi.type.HasField("tensor_type") and tt.HasField("shape"):
             dims = tuple(d if isinstance(d, int) and d > 0 else None for d in _dims(tt.shape))
-            types[vi.name] = (ELEMENT_TYPES.get(tt.elem_type), dims)
+            types[vi.name] = (compute_dtype(tt.elem_type), dims)
     return types
 
 
@@ -395,9 +441,11 @@ def _weights_set_aside(graph: onnx.GraphProto) -> Iterator[None]:
 
 def resolve_shapes(
     loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
-) -> tuple[list[TensorSpec], dict[str, ValueType]]:
+) -> tuple[list[TensorSpec], dict[str, ValueType], dict[str, np.dtype]]:
     """Fix the graph inputs' shapes (``input_shapes`` overrides the model's dims), run ONNX shape
-    inference, and return the inputs (initializers excluded) and the inferred type of every value."""
+    inference, and return the inputs (initializers excluded; a storage type as declared), the inferred type of
+    every value (storage types as the float32 they are computed in) and the values the model stores in a storage
+    type (:func:`storage_types`)."""
     label, graph = loaded.label, loaded.proto.graph
     overrides = dict(input_shapes or {})
     inputs = [i for i in graph.input if i.name not in loaded.initializers]
@@ -408,12 +456,17 @@ def resolve_shapes(
             f"{label}: input_shapes names {', '.join(repr(n) for n in unknown)}, which "
             f"{'is' if len(unknown) == 1 else 'are'} not a graph input (inputs: {', '.join(names) or 'none'})"
         )
+    for out in graph.output:
+        kind = out.type.WhichOneof("value")
+        if kind not in (None, "tensor_type"):
+            raise UnsupportedError(f"{label}: graph output '{out.name}' is a {kind.removesuffix('_type')}, not a tensor "
+                                   "(sequence, map and optional values are not supported)")
     specs: list[TensorSpec] = []
     for inp in inputs:
         if not inp.type.HasField("tensor_type"):
             raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor")
         tt = inp.type.tensor_type
-        dtype = ELEMENT_TYPES.get(tt.elem_type)
+        dtype = STORAGE_TYPES.get(tt.elem_type, ELEMENT_TYPES.get(tt.elem_type))
         if dtype is None:
             raise UnsupportedError(
                 f"{label}: graph input '{inp.name}' has unsupported element type {type_name(tt.elem_type)}"
@@ -462,5 +515,5 @@ def resolve_shapes(
         tt = vi.type.tensor_type
         if vi.type.HasField("tensor_type") and tt.HasField("shape"):
             dims = tuple(d if isinstance(d, int) and d > 0 else None for d in _dims(tt.shape))
-            types[vi.name] = (ELEMENT_TYPES.get(tt.elem_type), dims)
-    return specs, types
+            types[vi.name] = (compute_dtype(tt.elem_type), dims)
+    return specs, types, storage_types(g)

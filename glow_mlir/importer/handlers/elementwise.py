@@ -32,7 +32,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import ELEMENT_TYPES, fmt_shape, type_name
+from ..model import ELEMENT_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
 from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
@@ -259,14 +259,16 @@ def _convert(ctx: NodeContext, x: Tensor, dtype: np.dtype) -> Tensor:
 
 @onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
 def cast(ctx: NodeContext) -> Tensor:
-    """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL: float to integer truncates toward zero,
-    to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only, which are not supported."""
+    """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL, and the storage types DOUBLE and FLOAT16
+    (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores): float
+    to integer truncates toward zero, to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only,
+    which are not supported."""
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")
-    dtype = ELEMENT_TYPES.get(to)
+    dtype = compute_dtype(to)
     if dtype is None:
-        supported = ", ".join(type_name(t) for t in ELEMENT_TYPES)
+        supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
     return _convert(ctx, ctx.input(0), dtype)
 

@@ -146,6 +146,9 @@ def _cast_body(src: ir.Type, dest: ir.Type) -> Body:
     if _is_bool(dest):  # != 0; a float NaN is true, as numpy's astype(bool) has it
         return lambda x: _to_storage(arith.cmpf(_FloatPred.UNE, x, _constant(x.type, 0)) if src_float
                                      else arith.cmpi(_IntPred.ne, x, _constant(x.type, 0)))
+    if src_float and dest_float:  # f32 <-> f64 / f16: round to nearest even when narrowing
+        wider = ir.FloatType(dest).width > ir.FloatType(src).width
+        return lambda x: (arith.extf if wider else arith.truncf)(dest, x)
     if src_float:
         return lambda x: arith.fptosi(dest, x)  # truncates toward zero, like ONNX Cast
     # integers: i1 (a byte 0 or 1) widens unsigned, the others signed
