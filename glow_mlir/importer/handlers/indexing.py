@@ -1,4 +1,5 @@
-"""Indexed data movement: GatherElements, GatherND, ScatterND, ScatterElements and Scatter.
+"""Indexed data movement: GatherElements, GatherND, ScatterND, ScatterElements and Scatter; NonZero and Unique of
+a known input.
 
 The gathers have no node of their own: each element they read is one element of the data, so they become one
 ``gather`` (axis 0) on the data viewed flat, at a flat index computed from the indices:
@@ -229,3 +230,49 @@ def scatter_elements(ctx: NodeContext) -> Tensor:
                  ctx.const(grid[..., axis + 1:], name=f"{ctx.label}.after")]
         coordinates = _concat_all(ctx, [p for p in parts if shape_of(p)[-1]], axis=r)
     return _scatter(ctx, data, coordinates, updates, reduction)
+
+
+# --------------------------------------------------------------------------- data-dependent shapes
+
+
+def _data_dependent(ctx: NodeContext, what: str) -> Const:
+    """The known input of a node whose output shape depends on its input's values (``what`` says which dim); an
+    UnsupportedError naming that dim when the input is computed at run time (every shape here is static)."""
+    x = ctx.input(0)
+    if not isinstance(x, Const):
+        raise ctx.unsupported(f"{what} depends on the values of input '{ctx.node.input[0]}', which is computed at run "
+                              "time (only a known input is supported: it is evaluated at import)")
+    return x
+
+
+@onnx_op("NonZero", since=9, inputs=(1, 1), folds=True)
+def non_zero(ctx: NodeContext) -> Tensor:
+    """The int64 [rank, count] coordinates of the nonzero elements of a known input, row-major; count, the number
+    of them, depends on the values."""
+    a = _data_dependent(ctx, "the output's dim 1 (the number of nonzero elements)").array
+    if a.ndim == 0:  # no coordinates, one column if the scalar is nonzero (numpy refuses nonzero of a scalar)
+        return ctx.const(np.zeros([0, int(a != 0)], np.int64), name=ctx.output_name)
+    return ctx.const(np.array(np.nonzero(a), np.int64).reshape(a.ndim, -1), name=ctx.output_name)
+
+
+@onnx_op("Unique", since=11, inputs=(1, 1), outputs=(1, 4), attrs=("axis", "sorted"), folds=True)
+def unique(ctx: NodeContext) -> list[Tensor | None]:
+    """The distinct elements of a known input (flattened, or its slices along axis), ascending or (sorted=0) in
+    order of first occurrence, with the int64 index of each one's first occurrence, the inverse indices (which
+    distinct one each element is) and the counts; their length, the number of distinct ones, depends on the
+    values."""
+    x = _data_dependent(ctx, "the outputs' length (the number of distinct elements)").array
+    axis = ctx.attr("axis", INT, None)
+    if axis is not None:
+        axis = _axis(ctx, axis, x.ndim)
+    values, first, inverse, counts = np.unique(x if axis is not None else x.reshape(-1), axis=axis,
+                                               return_index=True, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    if not ctx.attr("sorted", INT, 1):
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        values = np.take(values, order, axis=axis or 0)
+        first, inverse, counts = first[order], rank[inverse], counts[order]
+    results = [values.astype(x.dtype), *(a.astype(np.int64) for a in (first, inverse, counts))]
+    return [ctx.const(r, name=name) if name else None for r, name in zip(results, ctx.node.output)]
