@@ -10,9 +10,12 @@ an ISA class holds for every CPU of its width (``haswell``, ``znver3`` and ``ald
 Register budgets, for a register tile of ``rows x width`` f32 outputs (``width / lanes`` vectors per row):
 
 - convolution (NHWC, the input broadcast): ``rows x width / lanes`` accumulators, ``width / lanes`` filter vectors
-  and one broadcast of the input live at once (AVX2: 14x8 is 14 + 1 + 1 = 16 registers and ran at 114 GFLOP/s where
-  7x16, 14 + 2 + 1, spilled and ran at 37);
-- matmul (the A element broadcast): ``mr x nr / lanes`` accumulators, ``nr / lanes`` rows of B, one broadcast.
+  and one broadcast of the input live at once (AVX2: 14x8 is 14 + 1 + 1 = 16 registers, where 7x16, 14 + 2 + 1,
+  spilled and ran at a third of the speed); among the tiles within the budget the kernel takes the fewest loads per
+  FMA that keeps ``busy_accumulators`` in flight (conv.plan: on Zen 3, 4x16 at 0.75 loads per FMA ran 15% faster
+  than 14x8 at 1.07);
+- matmul (the A element broadcast): ``mr x nr / lanes`` accumulators, ``nr / lanes`` rows of B, one broadcast; fewer
+  rows where they divide M and still keep the pipes busy (matmul.register_rows).
 """
 
 from __future__ import annotations
