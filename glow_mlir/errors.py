@@ -30,5 +30,9 @@ class InputError(GlowError):
     """Inputs given to a compiled model do not match its signature."""
 
 
+class ProfileError(GlowError):
+    """A quantization profile is unreadable, or belongs to another graph than the model it is applied to."""
+
+
 class CompileError(GlowError):
     """A compilation stage failed; the message says how to reproduce it."""
