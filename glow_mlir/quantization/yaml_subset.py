@@ -13,7 +13,7 @@ numbers (which may wrap over several lines)::
           1]
 
 Strings are always double-quoted (JSON escapes, which YAML reads the same); integers plain; floats in Python's
-shortest round-trip form (``.inf``, ``-.inf`` and ``.nan`` as YAML spells them). Any YAML reader reads the output;
+shortest round-trip form, always with a dot (``1.0e-05``, as YAML 1.1 wants), and ``.inf``, ``-.inf``, ``.nan``. Any YAML reader reads the output;
 :func:`loads` reads only this subset, and exactly: every float and integer comes back as it went in.
 """
 
@@ -51,7 +51,10 @@ def scalar_text(value: Scalar) -> str:
         return ".nan"
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
-    return repr(value)
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    # YAML 1.1 readers (PyYAML) take a float only with a dot in it: 1e-05 would be a string to them
+    return text if "." in mantissa else f"{mantissa}.0{e}{exponent}"
 
 
 def _flow_list(values: Sequence[int | float], first: str, indent: str) -> list[str]:

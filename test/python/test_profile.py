@@ -13,6 +13,7 @@ from conftest import ROOT, model_path, run_tool
 from onnx import TensorProto, helper, numpy_helper
 
 import glow_mlir
+from glow_mlir.quantization import yaml_subset
 from glow_mlir.quantization.profile import Profile, TensorProfile, bin_index, graph_hash, rebin
 
 # Small integers: every product and sum below is exact in float32, so the compiled code's ranges equal numpy's.
@@ -127,6 +128,13 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert loaded.values["never seen"].min == math.inf
     text = (tmp_path / "p.yaml").read_text()
     assert f'graph_hash: "{profile.graph_hash}"' in text and 'model: "two_layer"' in text
+
+
+def test_yaml_floats_have_a_dot_and_read_back_exactly() -> None:
+    for value in (1e-05, 3e38, -2.5, 0.1, 1.0000000031710769e-30, -math.inf):
+        text = yaml_subset.scalar_text(value)
+        assert "." in text and yaml_subset.loads(f"v: {text}\nitems:\n", "items")[0]["v"] == value
+    assert yaml_subset.scalar_text(1e-05) == "1.0e-05"
 
 
 def test_load_rejects_a_file_that_is_not_a_profile(tmp_path: Path) -> None:
