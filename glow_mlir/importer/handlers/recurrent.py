@@ -9,9 +9,10 @@ the network's ordinary ones; the cost is code and compile time that grow linearl
 
 Supported: every direction (forward, reverse, bidirectional), layout 0 and 1, initial_h / initial_c, peepholes,
 ``clip``, ``input_forget``, GRU's ``linear_before_reset``, the activations attributes with their alpha and beta,
-every output optional, and ``sequence_lens`` given as a constant: a forward direction keeps each sequence's last
-state past its end and writes zeros there (as the spec's reference does); a reverse direction takes varying lengths
-only when all are the full length. The weights may be inputs computed at run time.
+every output optional, and ``sequence_lens`` given as a constant: past a sequence's end a step leaves the state as
+it is and writes zeros to Y (as onnxruntime does), so a forward direction keeps the state of its last step, and a
+reverse one, whose steps past the end come first, starts from the initial state at the sequence's last step. The
+weights may be inputs computed at run time.
 """
 
 from __future__ import annotations
@@ -148,9 +149,6 @@ class Layer:
                                  f"batch entry ({self.batch})")
         if (lengths == self.steps).all():
             return None
-        if self.direction != "forward":
-            raise self.ctx.unsupported(f"sequence_lens shorter than the input ({lengths.tolist()}) with direction "
-                                       f"'{self.direction}' are not supported (forward only)")
         return lengths
 
     # the pieces of a direction
