@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
-from glow_mlir.errors import GlowError, UnsupportedError
+from glow_mlir.errors import GlowError
 
 RNG = np.random.default_rng(41)
 RTOL, ATOL = 1e-4, 1e-5
