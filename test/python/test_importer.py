@@ -659,9 +659,13 @@ def test_wrong_number_of_outputs(ctx):
 
 
 def test_outputs_onnx_allows_but_the_handler_does_not_compute_are_unsupported(ctx):
-    # Regression: MaxPool's optional Indices output was reported as a malformed model.
-    m = model([node("MaxPool", ["x"], ["y", "i"], "p", kernel_shape=[2])], [vi("x", [1, 1, 4])], [vi("y", None)])
-    with pytest.raises(UnsupportedError, match=r"^g: node 'p' \(MaxPool\): output #1 'i' is not supported$"):
+    # Regression: MaxPool's optional Indices output (supported since) was reported as a malformed model; opset 9's
+    # BatchNormalization allows the training statistics outputs, which its handler does not compute.
+    params = [init(n, np.ones(1, np.float32)) for n in ("s", "b", "mean", "var")]
+    m = model([node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y", "m"], "p")], [vi("x", [1, 1, 4])],
+              [vi("y", None)], params, opset=9)
+    with pytest.raises(UnsupportedError, match=r"^g: node 'p' \(BatchNormalization\): output #1 'm' is not "
+                                               r"supported$"):
         import_model(m, ctx)
 
 
