@@ -163,6 +163,32 @@ func.func @cast() attributes {glowir.inputs = ["x", "b"], glowir.outputs = ["i",
 
 // -----
 
+// Casts among the floats (the storage types f64 and f16 at a program's boundary, f16 rounding inside): widening is
+// exact (extf), narrowing rounds to nearest even (truncf).
+
+// CHECK-LABEL: func.func @cast_floats
+// CHECK:       arith.extf %{{.+}} : f16 to f32
+// CHECK:       arith.truncf %{{.+}} : f32 to f16
+// CHECK:       arith.extf %{{.+}} : f32 to f64
+// CHECK:       arith.truncf %{{.+}} : f64 to f32
+func.func @cast_floats() attributes {glowir.inputs = ["h", "d"], glowir.outputs = ["g", "e"]} {
+  %h = "glowir.weight_var"() {mutability = "mutable", name = "h"} : () -> memref<4xf16>
+  %d = "glowir.weight_var"() {mutability = "mutable", name = "d"} : () -> memref<4xf64>
+  %g = "glowir.weight_var"() {mutability = "mutable", name = "g"} : () -> memref<4xf16>
+  %e = "glowir.weight_var"() {mutability = "mutable", name = "e"} : () -> memref<4xf32>
+  %x = "glowir.alloc_activation"() {name = "x"} : () -> memref<4xf32>
+  %w = "glowir.alloc_activation"() {name = "w"} : () -> memref<4xf64>
+  "glowir.cast"(%x, %h) {to = f32} : (memref<4xf32>, memref<4xf16>) -> ()
+  "glowir.cast"(%g, %x) {to = f16} : (memref<4xf16>, memref<4xf32>) -> ()
+  "glowir.cast"(%w, %x) {to = f64} : (memref<4xf64>, memref<4xf32>) -> ()
+  "glowir.cast"(%e, %d) {to = f32} : (memref<4xf32>, memref<4xf64>) -> ()
+  "glowir.dealloc_activation"(%w) : (memref<4xf64>) -> ()
+  "glowir.dealloc_activation"(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
 // Trigonometric, hyperbolic and rounding instructions: the math op in the generic's body (round halves to even:
 // math.roundeven).
 // CHECK-LABEL: func.func @trig_math
