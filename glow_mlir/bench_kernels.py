@@ -140,7 +140,9 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
         keys: list[str] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
-            if (plan := conv_kernels.matches(op, spec)) is not None:
+            if (plan := conv_kernels.matches(op, spec)) is not None and plan.as_matmul:
+                keys.append(f"matmul of the pixels, {filt.shape[0]} panels")
+            elif plan is not None:
                 keys.extend(tiles.key() + (f" x{filt.shape[0]} blocks" if plan.blocked else "")
                             for _, _, tiles in plan.pieces)
             return ir.WalkResult.ADVANCE

@@ -121,6 +121,13 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16
+    # a pointwise convolution on 256 or more channels whose row tile is poor runs as a matmul of its pixels, on
+    # panels of the matmul tile's width (AVX2 at OW 14: 14x8, 1.07 loads per FMA, against 4x16 over 196 pixels, 0.75)
+    assert conv.filter_block([1, 1, 256, 1024], 1, [1, 1], AVX2, [1, 14, 14, 1024], 1, 1024) == 16
+    assert conv._matmul_wins(conv.plan([1, 14, 14, 16], 1, AVX2), 196, 16, 256, AVX2)
+    assert not conv._matmul_wins(conv.plan([1, 14, 14, 16], 1, AVX2), 196, 16, 64, AVX2)  # short reduction
+    assert not conv._matmul_wins(conv.plan([1, 56, 56, 16], 1, AVX2), 3136, 16, 256, AVX2)  # 4x16 rows already
+    assert not conv._matmul_wins(conv.plan([1, 14, 14, 32], 1, AVX512), 196, 32, 256, AVX512)  # 14x32 is better
     # the block of a one-vector register tile is its width: every filter line read is used whole
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 8
     assert conv.filter_block([3, 3, 64, 64], 1, [1, 1], AVX2, [1, 56, 56, 64], 1, 256) == 16

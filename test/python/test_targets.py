@@ -92,6 +92,9 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     "odd-filters": ((1, 12, 9, 11), 27, 3, 1, 1),  # 16 + 8 + 2 + 1 channel pieces
     "depthwise-56": ((1, 48, 28, 28), 48, 3, 1, 48),
     "depthwise-7-stride-2": ((1, 40, 14, 14), 40, 3, 2, 40),
+    # pointwise on 256 channels at 14 and 7 columns: a matmul of the pixels (4x16 / 6x16 tiles) on 16-wide panels
+    "1x1-14-as-matmul": ((1, 256, 14, 14), 64, 1, 1, 1),
+    "1x1-7-as-matmul": ((1, 256, 7, 7), 48, 1, 1, 1),
 }
 
 
@@ -105,6 +108,26 @@ def test_avx2_code_matches_the_reference(case: tuple, threads: int) -> None:
     x = RNG.standard_normal(shape).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * k * k * shape[1] / group)
+
+
+def test_a_pointwise_convolution_on_many_channels_becomes_a_matmul_of_its_pixels_for_avx2() -> None:
+    from glow_mlir.api import CompileOptions, lower_model
+    from glow_mlir.backend import cpu
+    from glow_mlir.passes.pipeline import run_pipeline
+
+    def kernels(cpu_name: str) -> str:
+        lowered = lower_model(_conv_model((1, 256, 14, 14), 64, 1), CompileOptions(threads=1, target_cpu=cpu_name),
+                              until="iropt")
+        codegen = cpu.codegen(1, cpu_name)
+        upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == "cpu-tile-kernels")
+        with lowered.ctx:
+            run_pipeline(lowered.module.operation, codegen[: upto + 1])
+            return str(lowered.module)
+
+    avx2 = kernels("haswell")  # 196 pixels x 256 channels on 16-wide panels, 4x16 register tiles
+    assert "memref<196x256xf32" in avx2 and "memref<4x256x16xf32" in avx2  # the pixels, the panels
+    avx512 = kernels("skylake-avx512")  # its 14x32 convolution tiles need fewer loads per FMA: kept
+    assert "memref<196x256xf32" not in avx512
 
 
 @needs_avx2

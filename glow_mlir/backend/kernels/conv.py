@@ -25,6 +25,10 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
   a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
   conv island per block, so that a block streams in once and stays in L2 across the output rows;
+- a 1x1 stride-1 convolution on a packed filter of 256 or more input channels whose output row admits only a poor
+  register tile runs as a matmul of its pixels on the filter's blocks as panels (:func:`make_matmul_islands`; AVX2 at
+  OW 14 and 7: resnet50's 1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x), its bias and activation left
+  as vector loops in the kernel;
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
@@ -120,6 +124,9 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
         # it reads from L2 is used whole (AVX2, 3x3 512->512 at 7x7: 1.15 -> 1.09x onnxruntime's time, 1x1
         # 1024->256 at 14x14: 1.32 -> 1.16x)
         tiles = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes)
+        pixels = math.prod(output_shape[:3])
+        if kh == kw == 1 and stride == 1 and _matmul_wins(tiles, pixels, block, c, spec):
+            return block  # run as a matmul of the pixels (ConvPlan.as_matmul): panels of the matmul tile's width
         if tiles.fr < block and f % tiles.fr == 0:
             return tiles.fr
     return block
@@ -203,6 +210,9 @@ class ConvPlan:
 
     pieces: tuple[tuple[int, int, ConvTiles], ...]
     blocked: bool = False
+    #: a 1x1 stride-1 convolution on a packed filter, run as a matmul of the flattened pixels by the filter's blocks
+    #: (:func:`make_matmul_islands`)
+    as_matmul: bool = False
 
 
 def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
@@ -218,7 +228,9 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
         tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
-        return ConvPlan(((0, filt[-1], tiles),), blocked=True)
+        pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
+        as_matmul = pointwise and _matmul_wins(tiles, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
+        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul)
     stride = max(_ints(op, "strides"))
     pixel_bytes = 4 * src[-1] * _ints(op, "strides")[-1]
     # the filter outweighs the input: streaming every filter once per output row then costs more than the FMAs
@@ -230,6 +242,65 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
                  else plan(shape, stride, spec, weight_heavy, pixel_bytes))
         pieces.append((start, size, tiles))
     return ConvPlan(tuple(pieces))
+
+
+def _contiguous(v: ir.Value) -> bool:
+    """Whether buffer ``v`` is laid out row-major without gaps (its pixels can be seen as the rows of a matrix)."""
+    t = ir.MemRefType(v.type)
+    strides, _ = t.get_strides_and_offset()
+    expected, step = [], 1
+    for n in reversed(t.shape):
+        expected.insert(0, step)
+        step *= n
+    return strides == expected
+
+
+def _loads_per_fma(rows: int, width: int, spec: KernelSpec) -> float:
+    vectors = -(-width // spec.lanes)
+    return (rows + vectors) / (rows * vectors)
+
+
+#: the fewest input channels for which a pointwise convolution runs as a matmul of its pixels: its bias and
+#: activation then stay unfused, passes over the output that cost in proportion to 1 / C of the FMAs
+MIN_MATMUL_CHANNELS = 256
+
+
+def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec: KernelSpec) -> bool:
+    """Whether a pointwise convolution of ``pixels`` output pixels on filter blocks of ``block`` runs better as a
+    matmul of its pixels: when the matmul's register tile over all the pixels needs fewer loads per FMA than the
+    convolution's over one output row (AVX2 at OW 14 and 7: 14x8 at 1.07 and 7x8 at 1.14 against 4x16 at 0.75 or
+    6x16 at 0.67; AVX-512 keeps its 14x32 and 7x32 convolution tiles)."""
+    from .matmul import register_rows, target_tiles
+
+    if channels < MIN_MATMUL_CHANNELS:
+        return False
+    t = target_tiles(pixels, block, 1, spec)
+    rows = register_rows(pixels, t.mr, block, spec)
+    if rows * -(-block // spec.lanes) < spec.busy_accumulators:
+        return False
+    return _loads_per_fma(rows, block, spec) < _loads_per_fma(tiles.owr, tiles.fr, spec)
+
+
+def make_matmul_islands(op: ir.Operation, spec: KernelSpec) -> None:
+    """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
+    src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
+    [N x H x W, F / B, B]."""
+    src, filt, dest5 = op.operands
+    n, h, w, c = ir.MemRefType(src.type).shape
+    blocks, _, _, _, b = ir.MemRefType(filt.type).shape
+    dest = dest5.owner.operation.operands[0]  # the generic writes dest viewed [N, OH, OW, F / B, B]
+    with ir.InsertionPoint(op), op.location:
+        a = memref.collapse_shape(ir.MemRefType.get([n * h * w, c], ir.F32Type.get()), src, [[0, 1, 2], [3]])
+        panels = memref.collapse_shape(ir.MemRefType.get([blocks, c, b], ir.F32Type.get()), filt,
+                                       [[0, 1, 2], [3], [4]])
+        flat = memref.collapse_shape(ir.MemRefType.get([n * h * w, blocks * b], ir.F32Type.get()), dest,
+                                     [[0, 1, 2], [3]])
+        c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
+                                 [], [n * h * w, blocks, b])
+        from .matmul import panel_islands
+
+        panel_islands(a, panels, c3, spec)
+    op.erase()
 
 
 def _channels(v: ir.Value, start: int, size: int) -> ir.Value:

@@ -255,20 +255,26 @@ def make_packed_islands(op: ir.Operation, spec: KernelSpec) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
     :func:`plan` cuts them, every piece all of the panels."""
     a, packed, c3 = op.operands
+    with ir.InsertionPoint(op), op.location:
+        panel_islands(a, packed, c3, spec)
+    op.erase()
+
+
+def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec) -> None:
+    """``c3[m, p, j] += a[m, k] * packed[p, k, j]`` as tensor islands (at the insertion point): the rows cut as
+    :func:`plan` cuts them, every piece all of the panels."""
     (m, k), (panels, _, width) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
     t = target_tiles(m, panels * width, k, spec)
     strips = _strips(m, register_rows(m, t.mr, width, spec))
-    with ir.InsertionPoint(op), op.location:
-        for row, rows, mr in strips:
-            l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
-            tiles = Tiles(l1_m, l1_n, t.k if t.k and k % t.k == 0 else 0, mr, width, True,
-                          split=0 if rows // l1_m >= panels * width // l1_n else 1)
-            if len(strips) == 1:
-                _panel_island(a, packed, c3, tiles)
-            else:
-                _panel_island(memref.subview(a, [row, 0], [rows, k], [1, 1]), packed,
-                              memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles)
-    op.erase()
+    for row, rows, mr in strips:
+        l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
+        tiles = Tiles(l1_m, l1_n, t.k if t.k and k % t.k == 0 else 0, mr, width, True,
+                      split=0 if rows // l1_m >= panels * width // l1_n else 1)
+        if len(strips) == 1:
+            _panel_island(a, packed, c3, tiles)
+        else:
+            _panel_island(memref.subview(a, [row, 0], [rows, k], [1, 1]), packed,
+                          memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles)
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
@@ -367,6 +373,7 @@ __all__ = [
     "match_islands",
     "matches",
     "matches_packed",
+    "panel_islands",
     "panel_width",
     "plan",
     "register_rows",

@@ -157,6 +157,9 @@ class TileKernels(TargetOptions, Pass):
                 else:
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
+                if plan.as_matmul:  # its bias and epilogue stay in its kernel as vector loops
+                    conv.make_matmul_islands(op, spec)
+                    continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
                 # in the same kernel as vector loops)
