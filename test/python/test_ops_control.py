@@ -1,7 +1,8 @@
 """If, Loop and Scan resolved at import, against onnx.reference: a known condition selects its branch (reading the
 enclosing graph's values), known trip counts unroll with loop-carried values and scan outputs, a body's own known
-condition ends a loop, Scan in both directions and on another axis, control flow nested; a condition or trip count
-computed at run time is a clean UnsupportedError."""
+condition ends a loop, Scan in both directions and on another axis, control flow nested; If on a condition computed
+at run time selects between both branches; a Loop condition or trip count computed at run time is a clean
+UnsupportedError."""
 
 from __future__ import annotations
 
@@ -68,11 +69,26 @@ def test_if_on_a_shape_test_folds_as_exported_models_have_it() -> None:
     check(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32), "y": RNG.standard_normal((2, 3)).astype(np.float32)})
 
 
-def test_if_on_a_runtime_condition_is_unsupported() -> None:
+@pytest.mark.parametrize("cond_shape", [[], [1]])
+def test_if_on_a_runtime_condition_selects_between_both_branches(cond_shape: list[int]) -> None:
     then, other = branches()
     m = model([helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)],
-              [vi("c", BOOL, []), vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
-    with pytest.raises(UnsupportedError, match=r"node 'If#0' \(If\): a condition computed at run time"):
+              [vi("c", BOOL, cond_shape), vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
+    x, y = RNG.standard_normal((2, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    compiled = glow.compile(m, cache=False)
+    for flag in (True, False):
+        feeds = {"c": np.full(cond_shape, flag), "x": x, "y": y}
+        np.testing.assert_allclose(compiled.run(feeds)["z"], ReferenceEvaluator(m).run(None, feeds)[0], rtol=1e-6)
+
+
+def test_if_on_a_runtime_condition_with_branches_of_other_shapes_is_unsupported() -> None:
+    then = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [2, 3])])
+    other = helper.make_graph([helper.make_node("Transpose", ["x"], ["e"])], "else", [], [vi("e", F32, [3, 2])])
+    m = model([helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)],
+              [vi("c", BOOL, []), vi("x", F32, [2, 3])], [vi("z", F32, None)])
+    with pytest.raises(UnsupportedError, match=r"node 'If#0' \(If\): output #0 is \[2, 3\] float32 in then_branch but "
+                                               r"\[3, 2\] float32 in else_branch: a condition computed at run time needs "
+                                               r"one static type"):
         glow.compile(m, cache=False)
 
 

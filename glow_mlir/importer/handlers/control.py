@@ -3,13 +3,15 @@
 What is known at compile time is taken apart here, and the program stays a straight-line graph:
 
 - If with a condition known at import (a shape test, a flag the exporter froze) is the nodes of the branch it
-  selects, imported in place (they read the enclosing graph's values as the spec allows);
+  selects, imported in place (they read the enclosing graph's values as the spec allows); with a condition computed
+  at run time both branches are imported and each output is a select between them (both run: fine for the small
+  branches exporters make; a branch worth skipping would need ``scf.if``);
 - Loop with a known trip count (or a condition the body computes from known values) is unrolled: the body imported
   once per iteration, its loop-carried values threaded through, its scan outputs stacked; so is Scan, over its scan
   axis. A loop of more than :data:`MAX_UNROLL` iterations is refused.
 
-A condition computed at run time (If's, or a Loop body's) is an UnsupportedError naming the node: choosing at run
-time needs control flow in the IR (``scf.if`` / ``scf.while``), which glow_mlir does not build yet.
+A Loop condition or trip count computed at run time is an UnsupportedError naming the node: it needs control flow in
+the IR (``scf.while``), which glow_mlir does not build yet.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from onnx import AttributeProto
 
-from ..builder import Const, NodeContext, Tensor, onnx_op, shape_of
-from .core import _concat_all, _reshape
+from ...dialects import glowgraph as gg
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from .core import _concat_all, _expand, _reshape
 from .datamove import _box
 
 GRAPH, INT, INTS = AttributeProto.GRAPH, AttributeProto.INT, AttributeProto.INTS
@@ -57,13 +60,41 @@ def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor]) -> list[Tensor
 
 @onnx_op("If", since=1, inputs=(1, 1), outputs=(1, None), attrs=("then_branch", "else_branch"), folds=True)
 def if_(ctx: NodeContext) -> list[Tensor]:
-    """The branch the known condition selects, imported in place."""
-    chosen = "then_branch" if _flag_value(ctx, ctx.input(0), "a condition") else "else_branch"
+    """The branch a known condition selects, imported in place; with a condition computed at run time, both branches
+    imported and each output selected between them by the condition (:func:`_select_branches`)."""
+    cond = ctx.input(0)
+    if not isinstance(cond, Const):
+        return _select_branches(ctx, cond)
+    chosen = "then_branch" if _flag_value(ctx, cond, "a condition") else "else_branch"
     graph = _graph(ctx, chosen)
     outputs = _import(ctx, graph, {})
     if len(outputs) != len(ctx.node.output):
         raise ctx.error(f"{chosen} gives {len(outputs)} outputs, the node {len(ctx.node.output)}")
     return outputs
+
+
+def _select_branches(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
+    """If with a run-time condition: both branches computed (an ONNX branch has no side effects), each output the
+    then-branch's where the condition holds, else the else-branch's. The two must give each output one static type:
+    a choice at run time between shapes would make the output's shape dynamic."""
+    ctx.check_element_type(cond, "condition", (np.dtype(np.bool_),))
+    if int(np.prod(shape_of(cond))) != 1:
+        raise ctx.error(f"the condition must hold one value, got shape {shape_of(cond)}")
+    branches = [_import(ctx, _graph(ctx, name), {}) for name in ("then_branch", "else_branch")]
+    for name, outputs in zip(("then_branch", "else_branch"), branches, strict=True):
+        if len(outputs) != len(ctx.node.output):
+            raise ctx.error(f"{name} gives {len(outputs)} outputs, the node {len(ctx.node.output)}")
+    results = []
+    for i, (then, other) in enumerate(zip(*branches, strict=True)):
+        if shape_of(then) != shape_of(other) or dtype_of(then) != dtype_of(other):
+            raise ctx.unsupported(
+                f"output #{i} is {shape_of(then)} {dtype_of(then)} in then_branch but {shape_of(other)} "
+                f"{dtype_of(other)} in else_branch: a condition computed at run time needs one static type")
+        shape = shape_of(then)
+        flag = _reshape(ctx, cond, [1] * len(shape)) if shape else _reshape(ctx, cond, [])
+        mask = _expand(ctx, flag, shape) if shape else flag
+        results.append(gg.select(ctx.value(mask), ctx.value(then), ctx.value(other)))
+    return results
 
 
 @onnx_op("Loop", since=1, inputs=(2, None), outputs=(1, None), attrs=("body",), folds=True)
