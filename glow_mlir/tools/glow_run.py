@@ -38,7 +38,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="take INPUT from the array KEY of --dataset (repeatable; INPUT may be left out for a "
                         "one-input model)")
     q.add_argument("--bins", type=_positive, default=2048, help="histogram bins per value in the profile")
+    q.add_argument("--load-profile", "-load-profile", metavar="P.yaml",
+                   help="a profile --dump-profile wrote for this model (checked against its graph)")
+    q.add_argument("--quantization-report", action="store_true",
+                   help="with --load-profile: print each value's int8 scale and offset, the range kept, the share "
+                        "clipped and the SQNR of its quantization")
+    q.add_argument("--quantization-schema", "-quantization-schema", default="asymmetric",
+                   choices=["asymmetric", "symmetric", "symmetric_uint8", "symmetric_power2"],
+                   help="how a range maps onto int8 (Glow's schemas; default asymmetric)")
+    q.add_argument("--quantization-calibration", default="minmax", choices=["minmax", "percentile", "mse", "kl"],
+                   help="how the range is chosen from the profile's histogram (default minmax)")
     return p
+
+
+def quantization_report(args: argparse.Namespace) -> int:
+    """--load-profile P --quantization-report: the per-value report of the profile, checked against the model."""
+    from ..quantization.profile import Profile
+    from ..quantization.report import format_report, report
+
+    if not args.load_profile:
+        raise InputError("--quantization-report needs --load-profile P.yaml")
+    profile = Profile.load(args.load_profile)
+    profile.check(args.model)
+    rows = report(profile, args.quantization_schema, args.quantization_calibration)
+    print(format_report(rows, args.quantization_schema, args.quantization_calibration))
+    return 0
 
 
 def _load(path: str, what: str) -> np.ndarray:
@@ -173,6 +197,8 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.dump_profile:
         return dump_profile(args)
+    if args.quantization_report:
+        return quantization_report(args)
     if args.dataset or args.dataset_array:
         raise InputError("--dataset and --dataset-array are calibration inputs for --dump-profile, which is not given")
     with progress_line(args):
