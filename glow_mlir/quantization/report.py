@@ -60,8 +60,9 @@ def format_report(rows: list[TensorReport], schema: str, calibration: str) -> st
     """The report as a table, the worst SQNR marked."""
     width = max([len(r.name) for r in rows] + [5])
     head = f"{'value':<{width}} {'scale':>11} {'offset':>6} {'kept range':>25} {'clipped':>8} {'SQNR dB':>8}"
-    lines = [f"int8 quantization of each value ({schema}, calibration {calibration}); SQNR of the value's own "
-             "quantization on the profile's histogram", head, "-" * len(head)]
+    title = (f"int8 quantization of each value ({schema}, calibration {calibration}); SQNR of the value's own "
+             "quantization on the profile's histogram")
+    lines = [title, head, "-" * len(head)]
     finite = [r.sqnr_db for r in rows if math.isfinite(r.sqnr_db)]
     worst = min(finite) if finite else None
     for r in rows:
