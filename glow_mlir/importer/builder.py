@@ -26,6 +26,7 @@ from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_f
 from .model import (
     COMPUTE_DTYPE,
     ELEMENT_TYPES,
+    QUANTIZED_TYPES,
     LoadedModel,
     TensorSpec,
     ValueType,
@@ -37,6 +38,13 @@ from .model import (
     tensor_to_array,
     topological_order,
 )
+
+#: the ops that may read an int8 or uint8 value (model.QUANTIZED_TYPES, held as the float32 of its integers): they
+#: move or compare values, so the integers stay exact
+QUANTIZED_READERS = frozenset({
+    "QuantizeLinear", "DequantizeLinear", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice",
+    "Gather", "Split", "Expand", "Tile", "MaxPool", "GlobalMaxPool", "Pad", "DepthToSpace", "SpaceToDepth", "Shape",
+    "Size"})
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
@@ -206,6 +214,8 @@ class NodeContext:
         #: import a subgraph of this node (If's branches, Loop's body): ``import_graph(graph, bindings)`` -> its
         #: outputs, its inputs bound to ``bindings`` and the enclosing values visible (set by the importer)
         self.import_graph: Callable[[onnx.GraphProto, dict[str, Tensor]], list[Tensor]] | None = None
+        #: the type the model stores each value in where it is a storage or quantized type (set by the importer)
+        self.stored: Mapping[str, np.dtype] = {}
 
     @property
     def output_name(self) -> str:
@@ -362,8 +372,11 @@ class _Importer:
         self.plan = plan
         self.inputs = inputs
         self.inferred = inferred
-        #: values the model stores in a storage type (model.STORAGE_TYPES), computed here in float32
+        #: values the model stores in a storage or quantized type (model.STORAGE_TYPES, QUANTIZED_TYPES), computed
+        #: here in float32
         self.storage = dict(storage or {})
+        self.storage.update({t.name: QUANTIZED_TYPES[t.data_type] for t in loaded.proto.graph.initializer
+                             if t.data_type in QUANTIZED_TYPES})
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
         self.folded: list[str] = []
         self.graph_outputs = {o.name for o in loaded.proto.graph.output}
@@ -408,6 +421,9 @@ class _Importer:
     def _stored(self, name: str, value: ir.Value) -> ir.Value:
         """A graph output as the model declares it: cast to its storage type where it has one."""
         dtype = self.storage.get(name)
+        if dtype in QUANTIZED_TYPES.values():
+            raise UnsupportedError(f"{self.loaded.label}: graph output '{name}' is {dtype}: int8 and uint8 values "
+                                   "are supported inside the graph only, between QuantizeLinear and DequantizeLinear")
         return value if dtype is None else gg.cast(value, to=mlir_type(dtype))
 
     def _rounded(self, name: str, result: Tensor) -> Tensor:
@@ -423,7 +439,12 @@ class _Importer:
         opset = self.loaded.opset
         handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
         ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
+        quantized = [n for n in node.input if self.storage.get(n) in QUANTIZED_TYPES.values()]
+        if quantized and node.op_type not in QUANTIZED_READERS:
+            raise ctx.unsupported(f"input '{quantized[0]}' holds {self.storage[quantized[0]]} values, which only "
+                                  "DequantizeLinear and data movement read here (no int8 arithmetic yet)")
         ctx.import_graph = self._subgraph_importer(label, self.values)
+        ctx.stored = self.storage
         required = position in self.plan.required
         evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
         results = self._evaluate(ctx, handler, required) if evaluates else None
@@ -517,8 +538,9 @@ class _Importer:
                 arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
-        # values the model stores in a storage type are computed in float32 (rounded by the caller)
-        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16) else a for a in arrays]
+        # values the model stores in a storage or quantized type are computed in float32 (rounded by the caller)
+        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16, np.int8, np.uint8) else a
+                  for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
         if too_large and handler is not None and not required:
             return None

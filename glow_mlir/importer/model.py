@@ -39,11 +39,20 @@ STORAGE_TYPES: dict[int, np.dtype] = {
 }
 #: the type storage types are computed in
 COMPUTE_DTYPE = np.dtype(np.float32)
+#: The quantized integer types of QuantizeLinear / DequantizeLinear: held as the float32 of their integer values
+#: (exact), inside the graph only, and read only by DequantizeLinear and data movement (builder.py): glow_mlir has no
+#: int8 arithmetic yet, which would have to wrap as the integer types do.
+QUANTIZED_TYPES: dict[int, np.dtype] = {
+    TensorProto.INT8: np.dtype(np.int8),
+    TensorProto.UINT8: np.dtype(np.uint8),
+}
 
 
 def compute_dtype(elem_type: int) -> np.dtype | None:
     """The dtype a value of ONNX element type ``elem_type`` is computed in (None when unsupported)."""
-    return COMPUTE_DTYPE if elem_type in STORAGE_TYPES else ELEMENT_TYPES.get(elem_type)
+    if elem_type in STORAGE_TYPES or elem_type in QUANTIZED_TYPES:
+        return COMPUTE_DTYPE
+    return ELEMENT_TYPES.get(elem_type)
 
 
 #: Where a tensor of each supported element type keeps its values when it has no raw_data.
@@ -316,7 +325,7 @@ def topological_order(graph: onnx.GraphProto, label: str,
 def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
     """The value of a stored tensor, after checking its element type and that its data fills its
     shape exactly. ``what`` starts every message (model, and tensor or node)."""
-    if t.data_type in STORAGE_TYPES:
+    if t.data_type in STORAGE_TYPES or t.data_type in QUANTIZED_TYPES:
         return _storage_to_array(t, what)
     dtype = ELEMENT_TYPES.get(t.data_type)
     if dtype is None:
@@ -342,7 +351,8 @@ def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
 
 
 def _storage_to_array(t: TensorProto, what: str) -> np.ndarray:
-    """A stored tensor of a storage type (:data:`STORAGE_TYPES`) as the float32 values it holds."""
+    """A stored tensor of a storage or quantized type (:data:`STORAGE_TYPES`, :data:`QUANTIZED_TYPES`) as the float32
+    values it holds."""
     dims = list(t.dims)
     if any(d < 0 for d in dims):
         raise ModelError(f"{what}: shape {dims} has a negative dimension")
@@ -358,13 +368,13 @@ def _storage_to_array(t: TensorProto, what: str) -> np.ndarray:
 
 
 def storage_types(graph: onnx.GraphProto) -> dict[str, np.dtype]:
-    """The values of ``graph`` (an inferred one: inputs, value_info, outputs) whose element type is a storage type,
-    with that type's dtype."""
+    """The values of ``graph`` (an inferred one: inputs, value_info, outputs) whose element type is a storage or a
+    quantized type, with that type's dtype."""
     found = {}
     for vi in [*graph.input, *graph.value_info, *graph.output]:
         elem = vi.type.tensor_type.elem_type if vi.type.HasField("tensor_type") else 0
-        if elem in STORAGE_TYPES:
-            found[vi.name] = STORAGE_TYPES[elem]
+        if elem in STORAGE_TYPES or elem in QUANTIZED_TYPES:
+            found[vi.name] = STORAGE_TYPES.get(elem, QUANTIZED_TYPES.get(elem))
     return found
 
 

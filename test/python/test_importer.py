@@ -704,9 +704,9 @@ def test_constant_node_data_too_long(ctx):
 
 def test_unsupported_initializer_element_type(ctx):
     m = model(
-        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(np.int8))]
+        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(np.int16))]
     )
-    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type INT8$"):
+    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type INT16$"):
         import_model(m, ctx)
 
 

@@ -32,7 +32,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import ELEMENT_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
+from ..model import ELEMENT_TYPES, QUANTIZED_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
 from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
@@ -266,7 +266,7 @@ def cast(ctx: NodeContext) -> Tensor:
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")
-    dtype = compute_dtype(to)
+    dtype = compute_dtype(to) if to not in QUANTIZED_TYPES else None  # casts to int8 would have to round and wrap
     if dtype is None:
         supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")

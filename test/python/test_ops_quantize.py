@@ -1,0 +1,90 @@
+"""QuantizeLinear and DequantizeLinear (importer/handlers/quantize.py): int8 and uint8 values held as the float32 of
+their integers inside the graph, QDQ models computed in float32 with int8 numerics, against onnx.reference and
+onnxruntime; what reads int8 values is restricted (no int8 arithmetic yet) and says so."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir
+from glow_mlir.errors import UnsupportedError
+
+RNG = np.random.default_rng(11)
+
+
+def _model(nodes, inits, out_shape=None, opset: int = 19) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "qdq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _conv_qdq(opset: int = 19) -> onnx.ModelProto:
+    """Q/DQ of a uint8 input, int8 weights with one scale per output channel, Conv + Relu in float, then a uint8
+    Q/DQ around a MaxPool on the quantized values (data movement on int8 values)."""
+    w = (RNG.standard_normal((8, 4, 3, 3)) * 0.3).astype(np.float32)
+    ws = (np.abs(w).reshape(8, -1).max(1) / 127).astype(np.float32)
+    wq = np.clip(np.round(w / ws[:, None, None, None]), -127, 127).astype(np.int8)
+    inits = [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(ws, "ws"),
+             numpy_helper.from_array(np.zeros(8, np.int8), "wz"), numpy_helper.from_array(np.float32(0.02), "xs"),
+             numpy_helper.from_array(np.uint8(128), "xz"), numpy_helper.from_array(np.float32(0.05), "ys"),
+             numpy_helper.from_array(np.uint8(10), "yz"),
+             numpy_helper.from_array(RNG.standard_normal(8).astype(np.float32), "b")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], axis=0),
+             helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["rq"]),
+             helper.make_node("MaxPool", ["rq"], ["pq"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("DequantizeLinear", ["pq", "ys", "yz"], ["y"])]
+    return _model(nodes, inits, opset=opset)
+
+
+def test_a_qdq_convolution_matches_onnx_reference_and_onnxruntime() -> None:
+    model = _conv_qdq()
+    x = RNG.standard_normal((1, 4, 8, 8)).astype(np.float32) * 2
+    got = glow_mlir.compile(model, threads=1, cache=False)(x)
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x})[0], atol=0.05 + 1e-6, rtol=0)
+    ort = pytest.importorskip("onnxruntime")
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    # onnxruntime runs this QDQ model with int8 kernels: equal up to one step of the output's scale
+    np.testing.assert_allclose(got, want, atol=0.05 + 1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_quantize_rounds_halves_to_even_and_saturates(dtype) -> None:
+    scale, zero = np.float32(0.5), dtype(3)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
+    inits = [numpy_helper.from_array(scale, "s"), numpy_helper.from_array(zero, "z")]
+    model = _model(nodes, inits, [1, 4, 8, 8])
+    x = np.array([0.25, 0.75, 1.25, -0.25, -0.75, 1000.0, -1000.0, 0.0] * 32, np.float32).reshape(1, 4, 8, 8)
+    got = glow_mlir.compile(model, threads=1, cache=False)(x)
+    np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+def test_older_opsets_and_per_axis_scales_as_onnxruntime_runs_them() -> None:
+    ort = pytest.importorskip("onnxruntime")
+    model = _conv_qdq(opset=13)
+    x = RNG.standard_normal((1, 4, 8, 8)).astype(np.float32)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(glow_mlir.compile(model, threads=1, cache=False)(x), want, atol=0.05 + 1e-6, rtol=0)
+
+
+def test_int8_arithmetic_and_int8_graph_outputs_are_unsupported() -> None:
+    inits = [numpy_helper.from_array(np.float32(0.1), "s"), numpy_helper.from_array(np.int8(0), "z")]
+    add = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]), helper.make_node("Add", ["q", "q"], ["a"]),
+           helper.make_node("DequantizeLinear", ["a", "s", "z"], ["y"])]
+    with pytest.raises(UnsupportedError, match=r"node 'Add#1' \(Add\): input 'q' holds int8 values, which only "
+                                               r"DequantizeLinear and data movement read here"):
+        glow_mlir.compile(_model(add, inits), cache=False)
+    graph = helper.make_graph([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], "q",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT8, [2])], inits)
+    with pytest.raises(UnsupportedError, match=r"graph output 'y' is int8: int8 and uint8 values are supported "
+                                               r"inside the graph only"):
+        glow_mlir.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), cache=False)
