@@ -88,3 +88,39 @@ def test_int8_arithmetic_and_int8_graph_outputs_are_unsupported() -> None:
     with pytest.raises(UnsupportedError, match=r"graph output 'y' is int8: int8 and uint8 values are supported "
                                                r"inside the graph only"):
         glow_mlir.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), cache=False)
+
+
+def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:
+    from conftest import ROOT, model_path
+
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    digits = ROOT.parent / "shared" / "data" / "digits.npz"
+    if not digits.exists():
+        pytest.skip(f"shared data {digits} is absent")
+    data = np.load(digits)
+
+    class Reader(quantization.CalibrationDataReader):
+        def __init__(self) -> None:
+            self.feeds = iter([{"image": data["x_train"][i:i + 1]} for i in range(32)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    path = tmp_path / "digits_qdq.onnx"
+    quantization.quantize_static(str(model_path("digits_cnn")), str(path), Reader(),
+                                 quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+                                 activation_type=quantization.QuantType.QUInt8,
+                                 weight_type=quantization.QuantType.QInt8)
+    model = onnx.load(path)
+    assert {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in model.graph.node}
+    compiled = glow_mlir.compile(model, threads=1, cache=False)
+    reference = ReferenceEvaluator(onnx.version_converter.convert_version(model, 19))
+    step = max(float(numpy_helper.to_array(t)) for t in model.graph.initializer
+               if t.name.startswith("logits") and t.name.endswith("scale"))
+    right = 0
+    for i in range(40):
+        x = data["x_test"][i:i + 1]
+        got = compiled(x)
+        np.testing.assert_allclose(got, reference.run(None, {"image": x})[0], atol=step * 1.01, rtol=0)
+        right += int(got.argmax() == data["y_test"][i])
+    assert right >= 38  # the float model gets 98% of the test images
