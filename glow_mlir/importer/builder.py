@@ -42,7 +42,7 @@ from .model import (
 #: the ops that may read an int8 or uint8 value (model.QUANTIZED_TYPES, held as the float32 of its integers): they
 #: move or compare values, so the integers stay exact
 QUANTIZED_READERS = frozenset({
-    "QuantizeLinear", "DequantizeLinear", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice",
+    "QuantizeLinear", "DequantizeLinear", "QLinearMatMul", "MatMulInteger", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice",
     "Gather", "Split", "Expand", "Tile", "MaxPool", "GlobalMaxPool", "Pad", "DepthToSpace", "SpaceToDepth", "Shape",
     "Size"})
 

@@ -124,3 +124,36 @@ def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:
         np.testing.assert_allclose(got, reference.run(None, {"image": x})[0], atol=step * 1.01, rtol=0)
         right += int(got.argmax() == data["y_test"][i])
     assert right >= 38  # the float model gets 98% of the test images
+
+
+def _integer_matmuls(k: int) -> onnx.ModelProto:
+    """QLinearMatMul with a per-column B scale and MatMulInteger with zero points, between Q and DQ / Cast."""
+    b = RNG.integers(-127, 128, (k, 10)).astype(np.int8)
+    inits = [numpy_helper.from_array(np.float32(0.02), "xs"), numpy_helper.from_array(np.uint8(120), "xz"),
+             numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array((RNG.random(10) * 0.01 + 0.001).astype(np.float32), "bs"),
+             numpy_helper.from_array(np.zeros(10, np.int8), "bz"), numpy_helper.from_array(np.float32(0.05), "ys"),
+             numpy_helper.from_array(np.uint8(100), "yz"), numpy_helper.from_array(np.int8(3), "bz3")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "b", "bs", "bz", "ys", "yz"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+             helper.make_node("MatMulInteger", ["xq", "b", "xz", "bz3"], ["i"]),
+             helper.make_node("Cast", ["i"], ["f"], to=TensorProto.FLOAT)]
+    graph = helper.make_graph(nodes, "q", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, k])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("f", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def test_qlinear_matmul_and_matmul_integer_equal_onnx_reference() -> None:
+    model = _integer_matmuls(40)
+    x = RNG.standard_normal((6, 40)).astype(np.float32)
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(got["y"], want[0])
+    np.testing.assert_array_equal(got["f"], want[1])  # the int32 sums, exact
+
+
+def test_matmul_integer_beyond_exact_float32_sums_is_unsupported() -> None:
+    with pytest.raises(UnsupportedError, match=r"\(MatMulInteger\): a reduction of 300 is not supported \(up to 258"):
+        glow_mlir.compile(_integer_matmuls(300), cache=False)

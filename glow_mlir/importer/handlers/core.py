@@ -145,11 +145,16 @@ def matmul(ctx: NodeContext) -> Tensor:
     otherwise both operands are broadcast to the common batch dims (numpy rules, explicit) and flattened into the
     batch of one batch_matmul. The result is reshaped to the batch dims and the matrix dims."""
     a, b = ctx.input(0), ctx.input(1)
+    for x, what in ((a, "A input"), (b, "B input")):
+        ctx.check_element_type(x, what, [np.float32])
+    return matmul_of(ctx, a, b)
+
+
+def matmul_of(ctx: NodeContext, a: Tensor, b: Tensor) -> Tensor:
+    """numpy's matmul of two float32 tensors (see :func:`matmul`)."""
     sa, sb = shape_of(a), shape_of(b)
     if not sa or not sb:
         raise ctx.error(f"operands must have rank 1 or more, got {fmt_shape(sa)} and {fmt_shape(sb)}")
-    for x, what in ((a, "A input"), (b, "B input")):
-        ctx.check_element_type(x, what, [np.float32])
     a2 = sa if len(sa) > 1 else [1, *sa]
     b2 = sb if len(sb) > 1 else [*sb, 1]
     (m, k), (k2, n) = a2[-2:], b2[-2:]

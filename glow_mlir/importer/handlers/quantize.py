@@ -1,4 +1,5 @@
-"""QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, computed in float32.
+"""QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, and the integer
+matmuls QLinearMatMul and MatMulInteger, computed in float32.
 
 An int8 or uint8 value is held as the float32 of its integers (exact: model.QUANTIZED_TYPES), so that a
 QuantizeLinear -> DequantizeLinear pair gives exactly the values onnxruntime's QDQ model has around each quantized
@@ -15,7 +16,7 @@ from onnx import AttributeProto, TensorProto, helper
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from .core import _expand, _reshape
+from .core import _expand, _reshape, matmul_of
 
 INT = AttributeProto.INT
 #: the integer range of each output type QuantizeLinear may have here
@@ -96,3 +97,67 @@ def dequantize_linear(ctx: NodeContext) -> Tensor:
     if zero is not None:
         value = gg.sub(value, ctx.value(_per_axis(ctx, zero, x, "x_zero_point")))
     return gg.mul(value, ctx.value(_per_axis(ctx, ctx.input(1), x, "x_scale")))
+
+
+def _shifted(ctx: NodeContext, x: Tensor, zero: Tensor | None, axis: int, what: str) -> Tensor:
+    """``x - zero`` in float32 (exact: small integers), the zero point one value or one per entry of ``axis``."""
+    value = _float(ctx, x)
+    if zero is None:
+        return value
+    shape = shape_of(value)
+    size = int(np.prod(shape_of(zero)))
+    if size == 1:
+        z = _expand(ctx, _reshape(ctx, _float(ctx, zero), [1] * len(shape)), shape)
+    else:
+        axis %= len(shape)
+        if size != shape[axis]:
+            raise ctx.error(f"{what} {shape_of(zero)} must hold one value or one per entry of axis {axis} "
+                            f"({shape[axis]})")
+        z = _expand(ctx, _reshape(ctx, _float(ctx, zero), [size if d == axis else 1 for d in range(len(shape))]),
+                    shape)
+    return gg.sub(ctx.value(value), ctx.value(z))
+
+
+def _integer_product(ctx: NodeContext, a: Tensor, a_zero: Tensor | None, b: Tensor, b_zero: Tensor | None) -> Tensor:
+    """(a - a_zero) @ (b - b_zero) of quantized matrices, a's zero point per row, b's per column."""
+    for x, what in ((a, "A"), (b, "B")):
+        if len(shape_of(x)) < 2:
+            raise ctx.unsupported(f"a {what} of rank {len(shape_of(x))} is not supported (rank 2 or more)")
+    return matmul_of(ctx, _shifted(ctx, a, a_zero, -2, "a_zero_point"), _shifted(ctx, b, b_zero, -1, "b_zero_point"))
+
+
+@onnx_op("MatMulInteger", since=10, inputs=(2, 4))
+def matmul_integer(ctx: NodeContext) -> Tensor:
+    """int32 (A - a_zero_point) @ (B - b_zero_point) of int8/uint8 A and B, computed in float32: exact while every
+    sum stays below 2^24, which K up to 258 guarantees (a longer K is refused rather than rounded)."""
+    a, b = ctx.input(0), ctx.input(1)
+    k = shape_of(a)[-1] if shape_of(a) else 0
+    if k > 258:
+        raise ctx.unsupported(f"a reduction of {k} is not supported (up to 258: int32 sums of int8 products beyond "
+                              "2^24 are not exact in float32)")
+    product = _integer_product(ctx, a, ctx.optional_input(2), b, ctx.optional_input(3))
+    return gg.cast(ctx.value(product), to=mlir_type(np.dtype(np.int32)))
+
+
+@onnx_op("QLinearMatMul", since=10, inputs=(8, 8))
+@onnx_op("QLinearMatMul", since=21, inputs=(8, 8))
+def qlinear_matmul(ctx: NodeContext) -> Tensor:
+    """y = saturate(round((a - a_zero_point) @ (b - b_zero_point) * a_scale * b_scale / y_scale) + y_zero_point),
+    a's scale and zero point per tensor or per row, b's per tensor or per column; y's type is its zero point's."""
+    a, b = ctx.input(0), ctx.input(3)
+    product = _integer_product(ctx, a, ctx.input(2), b, ctx.input(5))
+    shape = shape_of(product)
+    scales = [ctx.constant_input(i, name).astype(np.float32) for i, name in ((1, "a_scale"), (4, "b_scale"),
+                                                                               (6, "y_scale"))]
+    a_scale = scales[0].reshape(-1, 1) if scales[0].size > 1 else scales[0].reshape(())
+    b_scale = scales[1].reshape(1, -1) if scales[1].size > 1 else scales[1].reshape(())
+    multiplier = np.broadcast_to((a_scale * b_scale / scales[2].reshape(())).astype(np.float32), shape[-2:])
+    q = gg.round(gg.mul(ctx.value(product), ctx.value(_expand(ctx, ctx.const(np.ascontiguousarray(multiplier)),
+                                                               shape))))
+    zero = ctx.input(7)  # y_zero_point
+    q = gg.add(q, ctx.value(_expand(ctx, _reshape(ctx, _float(ctx, zero), [1] * len(shape)), shape)))
+    dtype = ctx.stored.get(ctx.node.input[7], ctx.stored.get(ctx.node.output[0], np.dtype(np.uint8)))
+    if dtype not in RANGES:
+        raise ctx.unsupported(f"a {dtype} output is not supported (int8 and uint8 are)")
+    lo, hi = RANGES[dtype]
+    return gg.clip(q, min=float(lo), max=float(hi))
