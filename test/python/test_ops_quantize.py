@@ -154,6 +154,40 @@ def test_qlinear_matmul_and_matmul_integer_equal_onnx_reference() -> None:
     np.testing.assert_array_equal(got["f"], want[1])  # the int32 sums, exact
 
 
-def test_matmul_integer_beyond_exact_float32_sums_is_unsupported() -> None:
-    with pytest.raises(UnsupportedError, match=r"\(MatMulInteger\): a reduction of 300 is not supported \(up to 258"):
-        glow_mlir.compile(_integer_matmuls(300), cache=False)
+def test_matmul_integer_beyond_exact_float32_sums_adds_int32_chunks() -> None:
+    # K = 600: three chunks of at most 258, each exact in float32, added as int32
+    model = _integer_matmuls(600)
+    x = RNG.standard_normal((6, 600)).astype(np.float32) * 3
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(got["f"], want[1])
+    assert np.abs(want[1]).max() > 2**18  # sums far beyond one chunk's
+
+
+def test_dynamic_quantize_linear_equals_onnx_reference() -> None:
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"]),
+             helper.make_node("DequantizeLinear", ["y", "s", "z"], ["d"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])],
+                              [helper.make_tensor_value_info("d", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("s", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    compiled = glow_mlir.compile(model, threads=1, cache=False)
+    for x in (RNG.standard_normal((3, 5)), np.abs(RNG.standard_normal((3, 5))) + 0.5):  # mixed signs; all above 0
+        x = x.astype(np.float32)
+        got, want = compiled.run({"x": x}), ReferenceEvaluator(model).run(None, {"x": x})
+        np.testing.assert_array_equal(got["d"], want[0])
+        np.testing.assert_array_equal(got["s"], want[1])
+
+
+def test_onnxruntime_quantize_dynamic_model_of_mlp_mnist(tmp_path) -> None:
+    from conftest import model_path
+
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    path = tmp_path / "mlp_dynamic.onnx"
+    quantization.quantize_dynamic(str(model_path("mlp_mnist")), str(path), weight_type=quantization.QuantType.QInt8)
+    model = onnx.load(path)
+    assert {"DynamicQuantizeLinear", "MatMulInteger"} <= {n.op_type for n in model.graph.node}
+    x = np.load(model_path("mlp_mnist").with_suffix(".io.npz"))["in_input"]
+    got = glow_mlir.compile(model, threads=1, cache=False)(x)
+    want = ReferenceEvaluator(onnx.version_converter.convert_version(model, 19)).run(None, {"input": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # the int32 sums exact (K = 784 in chunks)

@@ -1,5 +1,6 @@
 """QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, and the integer
-matmuls QLinearMatMul and MatMulInteger, computed in float32.
+matmuls QLinearMatMul and MatMulInteger, computed in float32 (MatMulInteger's int32 sums exactly, by chunks of the
+reduction).
 
 An int8 or uint8 value is held as the float32 of its integers (exact: model.QUANTIZED_TYPES), so that a
 QuantizeLinear -> DequantizeLinear pair gives exactly the values onnxruntime's QDQ model has around each quantized
@@ -11,12 +12,14 @@ are not yet computed on as integers (no int8 kernels): such a model runs at floa
 from __future__ import annotations
 
 import numpy as np
+from mlir import ir
 from onnx import AttributeProto, TensorProto, helper
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from .core import _expand, _reshape, matmul_of
+from .datamove import _box
 
 INT = AttributeProto.INT
 #: the integer range of each output type QuantizeLinear may have here
@@ -126,17 +129,30 @@ def _integer_product(ctx: NodeContext, a: Tensor, a_zero: Tensor | None, b: Tens
     return matmul_of(ctx, _shifted(ctx, a, a_zero, -2, "a_zero_point"), _shifted(ctx, b, b_zero, -1, "b_zero_point"))
 
 
+#: the longest reduction whose int32 sums of int8 products float32 holds exactly (255 x 255 x 258 < 2^24)
+EXACT_K = 258
+
+
 @onnx_op("MatMulInteger", since=10, inputs=(2, 4))
 def matmul_integer(ctx: NodeContext) -> Tensor:
-    """int32 (A - a_zero_point) @ (B - b_zero_point) of int8/uint8 A and B, computed in float32: exact while every
-    sum stays below 2^24, which K up to 258 guarantees (a longer K is refused rather than rounded)."""
+    """int32 (A - a_zero_point) @ (B - b_zero_point) of int8/uint8 A and B: float32 products over chunks of the
+    reduction short enough that their sums are exact (:data:`EXACT_K`), each cast to int32, the chunks added as
+    int32."""
     a, b = ctx.input(0), ctx.input(1)
-    k = shape_of(a)[-1] if shape_of(a) else 0
-    if k > 258:
-        raise ctx.unsupported(f"a reduction of {k} is not supported (up to 258: int32 sums of int8 products beyond "
-                              "2^24 are not exact in float32)")
-    product = _integer_product(ctx, a, ctx.optional_input(2), b, ctx.optional_input(3))
-    return gg.cast(ctx.value(product), to=mlir_type(np.dtype(np.int32)))
+    a_zero, b_zero = ctx.optional_input(2), ctx.optional_input(3)
+    sa, sb = shape_of(a), shape_of(b)
+    if len(sa) < 2 or len(sb) < 2:
+        raise ctx.unsupported(f"operands of rank {len(sa)} and {len(sb)} are not supported (rank 2 or more)")
+    k = sa[-1]
+    total = None
+    for start in range(0, k, EXACT_K):
+        size = min(EXACT_K, k - start)
+        a_part = _box(ctx, a, [0] * (len(sa) - 1) + [start], [*sa[:-1], size])
+        b_part = _box(ctx, b, [0] * (len(sb) - 2) + [start, 0], [*sb[:-2], size, sb[-1]])
+        part = gg.cast(ctx.value(_integer_product(ctx, a_part, a_zero, b_part, b_zero)),
+                       to=mlir_type(np.dtype(np.int32)))
+        total = part if total is None else gg.add(total, part)
+    return total
 
 
 @onnx_op("QLinearMatMul", since=10, inputs=(8, 8))
@@ -161,3 +177,25 @@ def qlinear_matmul(ctx: NodeContext) -> Tensor:
         raise ctx.unsupported(f"a {dtype} output is not supported (int8 and uint8 are)")
     lo, hi = RANGES[dtype]
     return gg.clip(q, min=float(lo), max=float(hi))
+
+
+@onnx_op("DynamicQuantizeLinear", since=11, inputs=(1, 1), outputs=(3, 3))
+def dynamic_quantize_linear(ctx: NodeContext) -> list[Tensor]:
+    """uint8 quantization of x by its own range: scale = (max(x, 0) - min(x, 0)) / 255, zero point =
+    saturate(round(-min(x, 0) / scale)), y = saturate(round(x / scale) + zero point); y and the zero point uint8."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", (np.dtype(np.float32),))
+    shape = shape_of(x)
+    axes = list(range(len(shape)))
+    value = ctx.value(x)
+    zero = gg.splat(value=0.0, result_types=[ir.RankedTensorType.get([], ir.F32Type.get())])
+    lo = gg.min_(gg.reduce_min(value, axes=axes), zero) if axes else gg.min_(value, zero)
+    hi = gg.max_(gg.reduce_max(value, axes=axes), zero) if axes else gg.max_(value, zero)
+    scale = gg.div(gg.sub(hi, lo), gg.splat(value=255.0, result_types=[lo.type]))
+    point = gg.clip(gg.round(gg.neg(gg.div(lo, scale))), min=0.0, max=255.0)
+
+    def full(v: ir.Value) -> ir.Value:
+        return ctx.value(_expand(ctx, _reshape(ctx, v, [1] * len(shape)), shape)) if shape else v
+
+    y = gg.clip(gg.add(gg.round(gg.div(value, full(scale))), full(point)), min=0.0, max=255.0)
+    return [y, scale, point]
