@@ -26,6 +26,43 @@ def model_path(name: str) -> Path:
     return path
 
 
+def digits(split: str = "x_train", count: int | None = None):
+    """Images of the shared digits data (../shared/data/digits.npz); skips the test when it is absent."""
+    import numpy as np
+
+    path = ROOT.parent / "shared" / "data" / "digits.npz"
+    if not path.exists():
+        pytest.skip(f"shared data {path} is absent")
+    return np.load(path)[split][:count]
+
+
+def runner_inputs(jit, model: Path, tmp: Path) -> tuple[dict, list[str], Path]:
+    """For a bundle runner: the inputs of ``model``'s .io.npz, each written to a raw file for the runner (in the
+    order of the compiled model's inputs), and an empty output folder."""
+    import numpy as np
+
+    data = np.load(model.with_suffix(".io.npz"))
+    inputs = {k[3:]: data[k] for k in data.files if k.startswith("in_")}
+    files = []
+    for k, spec in enumerate(jit.inputs):
+        path = tmp / f"in{k}.bin"
+        np.ascontiguousarray(inputs[spec.name], dtype=spec.dtype).tofile(path)
+        files.append(str(path))
+    out = tmp / "out"
+    out.mkdir()
+    return inputs, files, out
+
+
+def check_runner_outputs(jit, inputs: dict, out: Path, name: str) -> None:
+    """The raw outputs a bundle runner wrote to ``out`` equal the JIT's within 1e-5."""
+    import numpy as np
+
+    want = jit.run(inputs)
+    for k, spec in enumerate(jit.outputs):
+        got = np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
+        np.testing.assert_allclose(got, want[spec.name], rtol=1e-5, atol=1e-5, err_msg=f"{name} output {k}")
+
+
 def run_tool(tool: str, *args: str) -> subprocess.CompletedProcess:
     """Run ``glow-<tool>`` from this checkout; returns the finished process (text output)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

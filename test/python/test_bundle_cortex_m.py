@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from conftest import ROOT, model_path
+from conftest import ROOT, check_runner_outputs, model_path, runner_inputs
 
 import glow_mlir.api as glow
 from glow_mlir.backend.bundle import defined_symbols, undefined_symbols
@@ -122,22 +122,11 @@ def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object
                            check=False)
     assert built.returncode == 0, built.stderr
     jit = glow.compile(model, threads=1)
-    data = np.load(model.with_suffix(".io.npz"))
-    inputs = {k[3:]: data[k] for k in data.files if k.startswith("in_")}
-    args = ["runner"]
-    for spec in jit.inputs:
-        path = tmp_path / f"in{len(args)}.bin"
-        np.ascontiguousarray(inputs[spec.name], dtype=spec.dtype).tofile(path)
-        args.append(str(path))
-    out = tmp_path / "out"
-    out.mkdir()
-    args += ["--out", str(out)]
+    inputs, files_in, out = runner_inputs(jit, model, tmp_path)
+    args = ["runner", *files_in, "--out", str(out)]
     semihosting = "enable=on,target=native," + ",".join(f"arg={a}" for a in args)
     done = subprocess.run([QEMU, "-M", BOARDS[cpu], "-nographic", "-monitor", "none", "-serial", "none",
                            "-semihosting-config", semihosting, "-kernel", str(firmware)], capture_output=True,
                           text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    want = jit.run(inputs)
-    for k, spec in enumerate(jit.outputs):
-        got = np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
-        np.testing.assert_allclose(got, want[spec.name], rtol=1e-5, atol=1e-5, err_msg=f"{name} output {k}")
+    check_runner_outputs(jit, inputs, out, name)

@@ -11,9 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import ROOT, model_path
+from conftest import ROOT, check_runner_outputs, model_path, runner_inputs
 
 import glow_mlir.api as glow
 from glow_mlir.backend.bundle import undefined_symbols
@@ -57,19 +56,8 @@ def test_an_aarch64_bundle_runs_under_qemu_as_the_jit_does(name: str, tmp_path: 
                            text=True, env=dict(os.environ, CC=f"{CROSS_CC} -static"), check=False)
     assert built.returncode == 0, built.stderr
     jit = glow.compile(model, threads=1)
-    data = np.load(model.with_suffix(".io.npz"))
-    inputs = {k[3:]: data[k] for k in data.files if k.startswith("in_")}
-    args = [str(files.weights[name])]
-    for spec in jit.inputs:
-        path = tmp_path / f"in{len(args)}.bin"
-        np.ascontiguousarray(inputs[spec.name], dtype=spec.dtype).tofile(path)
-        args.append(str(path))
-    out = tmp_path / "out"
-    out.mkdir()
-    done = subprocess.run([QEMU, str(runner), *args, "--out", str(out)], capture_output=True, text=True, timeout=600,
-                          check=False)
+    inputs, files_in, out = runner_inputs(jit, model, tmp_path)
+    done = subprocess.run([QEMU, str(runner), str(files.weights[name]), *files_in, "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
-    want = jit.run(inputs)
-    for k, spec in enumerate(jit.outputs):
-        got = np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
-        np.testing.assert_allclose(got, want[spec.name], rtol=1e-5, atol=1e-5, err_msg=f"{name} output {k}")
+    check_runner_outputs(jit, inputs, out, name)

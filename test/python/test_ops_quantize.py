@@ -91,17 +91,14 @@ def test_int8_arithmetic_and_int8_graph_outputs_are_unsupported() -> None:
 
 
 def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:
-    from conftest import ROOT, model_path
+    from conftest import digits, model_path
 
     quantization = pytest.importorskip("onnxruntime.quantization")
-    digits = ROOT.parent / "shared" / "data" / "digits.npz"
-    if not digits.exists():
-        pytest.skip(f"shared data {digits} is absent")
-    data = np.load(digits)
+    train, images, labels = digits("x_train", 32), digits("x_test", 40), digits("y_test", 40)
 
     class Reader(quantization.CalibrationDataReader):
         def __init__(self) -> None:
-            self.feeds = iter([{"image": data["x_train"][i:i + 1]} for i in range(32)])
+            self.feeds = iter([{"image": train[i:i + 1]} for i in range(32)])
 
         def get_next(self):
             return next(self.feeds, None)
@@ -119,10 +116,10 @@ def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:
                if t.name.startswith("logits") and t.name.endswith("scale"))
     right = 0
     for i in range(40):
-        x = data["x_test"][i:i + 1]
+        x = images[i:i + 1]
         got = compiled(x)
         np.testing.assert_allclose(got, reference.run(None, {"image": x})[0], atol=step * 1.01, rtol=0)
-        right += int(got.argmax() == data["y_test"][i])
+        right += int(got.argmax() == labels[i])
     assert right >= 38  # the float model gets 98% of the test images
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from conftest import ROOT, model_path, run_tool
+from conftest import digits, model_path, run_tool
 from onnx import TensorProto, helper, numpy_helper
 
 import glow_mlir
@@ -172,10 +172,7 @@ def test_no_feeds_is_an_error() -> None:
 
 def test_cli_profiles_digits_on_64_training_images(tmp_path: Path) -> None:
     model = model_path("digits_cnn")
-    digits = ROOT.parent / "shared" / "data" / "digits.npz"
-    if not digits.exists():
-        pytest.skip(f"shared data {digits} is absent")
-    np.savez(tmp_path / "calib.npz", image=np.load(digits)["x_train"][:64])
+    np.savez(tmp_path / "calib.npz", image=digits("x_train", 64))
     done = run_tool("glow-run", "-model", str(model), "--dataset", str(tmp_path / "calib.npz"),
                     "--dump-profile", str(tmp_path / "digits.yaml"), "--threads", "1")
     assert done.returncode == 0, done.stderr

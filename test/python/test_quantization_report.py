@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, model_path, run_tool
+from conftest import digits, model_path, run_tool
 
 from glow_mlir.quantization.profile import Profile, TensorProfile
 from glow_mlir.quantization.report import report, tensor_report
@@ -52,10 +52,7 @@ def test_unknown_names_are_errors() -> None:
 
 def test_cli_reports_digits_from_its_profile(tmp_path: Path) -> None:
     model = model_path("digits_cnn")
-    digits = ROOT.parent / "shared" / "data" / "digits.npz"
-    if not digits.exists():
-        pytest.skip(f"shared data {digits} is absent")
-    np.savez(tmp_path / "calib.npz", image=np.load(digits)["x_train"][:64])
+    np.savez(tmp_path / "calib.npz", image=digits("x_train", 64))
     profile = tmp_path / "digits.yaml"
     done = run_tool("glow-run", "-model", str(model), "--dataset", str(tmp_path / "calib.npz"),
                     "--dump-profile", str(profile), "--threads", "1")

@@ -151,7 +151,7 @@ AVX2 = KernelSpec(
         MatmulClass("panels", 64, 64, 6, 16, pack=True,
                     why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers; B packed in "
                         "16-column panels once 32 rows or more share them (Zen 3, 64x784x512: 0.83 -> 0.63 ms, "
-                        "128x128x512 0.23 -> 0.21; 1024^3 as fast as unpacked 120x64)"),
+                        "128x128x512 0.23 -> 0.21; 1024^3 as fast as with 120x64 tiles)"),
         MatmulClass("general", 60, 64, 6, 16,
                     why="6x16 = 12 ymm accumulators, 2 rows of B and a broadcast: 15 of 16 registers"),
     ),

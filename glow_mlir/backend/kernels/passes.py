@@ -29,6 +29,7 @@ from mlir.dialects.transform import vector as transform_vector
 from ...dialects.cnn_numpy import pack_panels
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
+from ...passes.utils import body_ops, functions
 from . import approx, conv, epilogue, isa, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
@@ -48,6 +49,11 @@ class TargetOptions:
         return isa.spec_of(self.target_cpu, self.target_triple)
 
 
+def _graph_nodes(module: ir.Operation, names: tuple[str, ...]) -> list[ir.Operation]:
+    """The glowgraph nodes named ``names`` of the module's functions (a graph is one flat block)."""
+    return [op for f in functions(module) for op in body_ops(f) if op.name in names]
+
+
 @dataclass(frozen=True)
 class PackConvFilters(TargetOptions, Pass):
     """Lay out the constant filters of the convolutions that :func:`conv.filter_block` picks in blocks of B output
@@ -58,15 +64,8 @@ class PackConvFilters(TargetOptions, Pass):
                "(after graph optimization, which reads filters as HWCF)")
 
     def run(self, module: ir.Operation) -> None:
-        convs: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "glowgraph.conv2d":
-                convs.append(op)
-            return ir.WalkResult.ADVANCE
-
         with module.context, module.location:
-            module.walk(visit)
+            convs = _graph_nodes(module, ("glowgraph.conv2d",))
             spec = self.kernel_spec() if convs else None
             for op in convs:
                 w = known(op.operands[1])
@@ -92,15 +91,8 @@ class PackMatmulWeights(TargetOptions, Pass):
                "matmul kernel wants them (after graph optimization, which reads weights as [K, N])")
 
     def run(self, module: ir.Operation) -> None:
-        nodes: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name in ("glowgraph.fully_connected", "glowgraph.matmul"):
-                nodes.append(op)
-            return ir.WalkResult.ADVANCE
-
         with module.context, module.location:
-            module.walk(visit)
+            nodes = _graph_nodes(module, ("glowgraph.fully_connected", "glowgraph.matmul"))
             spec = self.kernel_spec() if nodes else None
             for op in nodes:
                 w = known(op.operands[1])

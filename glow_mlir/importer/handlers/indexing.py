@@ -91,6 +91,18 @@ def _positions(shape: Sequence[int], dims: Sequence[int], strides: Sequence[int]
     return out
 
 
+def _along_axis(ctx: NodeContext) -> tuple[Tensor, Tensor, int]:
+    """(data, indices, axis) of GatherElements and ScatterElements: indices of data's rank, no larger than data on
+    the dims other than ``axis``."""
+    data, indices = _data(ctx), _indices(ctx)
+    shape, ishape = shape_of(data), shape_of(indices)
+    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
+    if len(ishape) != len(shape) or any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
+        raise ctx.error(f"indices {fmt_shape(ishape)} must have the rank of data {fmt_shape(shape)} and no larger dims "
+                        f"but on axis {axis}")
+    return data, indices, axis
+
+
 # --------------------------------------------------------------------------- gathers
 
 
@@ -98,13 +110,9 @@ def _positions(shape: Sequence[int], dims: Sequence[int], strides: Sequence[int]
 def gather_elements(ctx: NodeContext) -> Tensor:
     """out[p] = data[p with p[axis] replaced by indices[p]], indices of data's rank, no larger than data on the
     other dims; a negative index counts from the end. A gather of the flat data at a flat index."""
-    data, indices = _data(ctx), _indices(ctx)
+    data, indices, axis = _along_axis(ctx)
     shape, ishape = shape_of(data), shape_of(indices)
     r = len(shape)
-    axis = _axis(ctx, ctx.attr("axis", INT, 0), r)
-    if len(ishape) != r or any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
-        raise ctx.error(f"indices {fmt_shape(ishape)} must have the rank of data {fmt_shape(shape)} and no larger dims "
-                        f"but on axis {axis}")
     if 0 in ishape:
         return _empty(ctx, ishape, dtype_of(data))
     strides = _strides(shape)
@@ -209,13 +217,9 @@ def scatter_nd(ctx: NodeContext) -> Tensor:
 def scatter_elements(ctx: NodeContext) -> Tensor:
     """data with updates[p] written at data[p with p[axis] replaced by indices[p]] (or combined by ``reduction``
     from opset 16), indices and updates of one shape and of data's rank: a scatter_nd at the full coordinates."""
-    data, indices = _data(ctx), _indices(ctx)
+    data, indices, axis = _along_axis(ctx)
     shape, ishape = shape_of(data), shape_of(indices)
     r = len(shape)
-    axis = _axis(ctx, ctx.attr("axis", INT, 0), r)
-    if len(ishape) != r or any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
-        raise ctx.error(f"indices {fmt_shape(ishape)} must have the rank of data {fmt_shape(shape)} and no larger dims "
-                        f"but on axis {axis}")
     reduction = _reduction(ctx, data)
     updates = _updates(ctx, data, ishape)
     if 0 in ishape:

@@ -173,13 +173,18 @@ def reduce_log_sum_exp(ctx: NodeContext) -> Tensor:
 @onnx_op("ArgMax", since=12, inputs=(1, 1), attrs=("axis", "keepdims", "select_last_index"))
 def arg_max(ctx: NodeContext) -> Tensor:
     """int64 index of the maximum along one axis: the first one, or the last with select_last_index."""
+    return _arg_max_of(ctx, lambda v: v)
+
+
+def _arg_max_of(ctx: NodeContext, order: Callable[[ir.Value], ir.Value]) -> Tensor:
+    """ArgMax of ``order(x)`` along the node's axis, keepdims and select_last_index as the node says."""
     x = ctx.input(0)
     ctx.check_element_type(x, "input", _NUMERIC)
     shape = shape_of(x)
     if not shape:
         raise ctx.error("the input must have rank 1 or more")
     axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
-    y = gg.arg_max(ctx.value(x), axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
+    y = gg.arg_max(order(ctx.value(x)), axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
     return _kept(ctx, y, shape, [axis])
 
 
@@ -194,14 +199,7 @@ def _order_reversed(v: ir.Value) -> ir.Value:
 def arg_min(ctx: NodeContext) -> Tensor:
     """int64 index of the minimum along one axis, as ArgMax of an order-reversed copy: -x for floats (exact), -1 - x
     for integers (exact for every value, where -x would overflow at the most negative one)."""
-    x = ctx.input(0)
-    ctx.check_element_type(x, "input", _NUMERIC)
-    shape = shape_of(x)
-    if not shape:
-        raise ctx.error("the input must have rank 1 or more")
-    axis = _axis(ctx, ctx.attr("axis", INT, 0), len(shape))
-    y = gg.arg_max(_order_reversed(ctx.value(x)), axis=axis, select_last=int(_flag(ctx, "select_last_index", 0)))
-    return _kept(ctx, y, shape, [axis])
+    return _arg_max_of(ctx, _order_reversed)
 
 
 #: the most elements TopK selects (each costs a pass over the input)
