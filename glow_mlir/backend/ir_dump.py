@@ -73,13 +73,27 @@ def _code_ops(func_op: ir.Operation) -> list[ir.Operation]:
     return ops
 
 
-def _users(code: list[ir.Operation]) -> dict[ir.Value, list[str]]:
-    """Each buffer's uses as ``@role number``, in instruction order."""
-    users: dict[ir.Value, list[str]] = {}
+def _body(op: ir.Operation) -> list[ir.Operation]:
+    """The instructions of a loop's body (none for another op)."""
+    if op.name != "glowir.loop":
+        return []
+    return [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+
+
+def _users(code: list[ir.Operation], prefix: str = "",
+           users: dict[ir.Value, list[str]] | None = None) -> dict[ir.Value, list[str]]:
+    """Each buffer's uses as ``@role number``, in instruction order; inside a loop numbered ``<loop>.<k>``."""
+    users = {} if users is None else users
     for number, op in enumerate(code):
         for value, role in zip(op.operands, operand_roles(op), strict=True):
-            users.setdefault(value, []).append(f"@{role} {number}")
+            users.setdefault(value, []).append(f"@{role} {prefix}{number}")
+        _users(_body(op), f"{prefix}{number}.", users)
     return users
+
+
+def _nested(op: ir.Operation) -> list[ir.Operation]:
+    """Every instruction inside a loop, nested loops included."""
+    return [x for inner in _body(op) for x in (inner, *_nested(inner))]
 
 
 def _users_text(users: list[str]) -> str:
@@ -141,6 +155,22 @@ def format_program(func_op: ir.Operation) -> str:
             raise ValueError(f"an operand of @{program.name} is not a glowir buffer: {v}")
         return names[v]
 
+    def instruction(op: ir.Operation, number: str, indent: str) -> list[str]:
+        roles = operand_roles(op)
+        operands = ", ".join(f"@{role} %{name_of(v)}" for v, role in zip(op.operands, roles, strict=True))
+        # Glow names an instruction after the buffer it writes (its @out operand comes first)
+        base = "dealloc" if op.name == "glowir.dealloc_activation" else f"{name_of(op.operands[0])}_res"
+        members = _members(op)
+        text = f"%{namer.take(base)} = {_kind_name(op.name)} {operands}{' ' + _braces(members) if members else ''}"
+        out = [f"{indent}{number} {text}{_scratch_text(op)}"]
+        body = _body(op)
+        if body:  # a loop: its body, one level in
+            out[-1] += " {"
+            for k, inner in enumerate(body):
+                out.extend(instruction(inner, f"{number}.{k}", indent + "  "))
+            out.append(f"{indent}}}")
+        return out
+
     for number, op in enumerate(code):
         if op.name in _DECLARING:
             buf = op.results[0]
@@ -155,13 +185,8 @@ def format_program(func_op: ir.Operation) -> str:
             members = _braces([f"Ty: {glow_type(buf.type)}", *_members(op)])
             text = f"%{names[buf]} = {head} {members}{size}{_users_text(users.get(buf, []))}"
         else:
-            roles = operand_roles(op)
-            operands = ", ".join(f"@{role} %{name_of(v)}" for v, role in zip(op.operands, roles, strict=True))
-            # Glow names an instruction after the buffer it writes (its @out operand comes first)
-            base = "dealloc" if op.name == "glowir.dealloc_activation" else f"{name_of(op.operands[0])}_res"
-            members = _members(op)
-            text = f"%{namer.take(base)} = {_kind_name(op.name)} {operands}{' ' + _braces(members) if members else ''}"
-            text += _scratch_text(op)
+            lines.extend(instruction(op, str(number), "  "))
+            continue
         lines.append(f"  {number} {text}")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -211,6 +236,7 @@ def program_stats(func_op: ir.Operation) -> IRStats:
             current -= live.pop(op.operands[0], 0)
         elif op.name != "glowir.tensor_view":
             kinds[_kind_name(op.name)] += 1
+            kinds.update(_kind_name(inner.name) for inner in _nested(op))
     return IRStats(
         name=program.name,
         instructions=dict(kinds),

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import cnn_numpy
+from . import cnn_numpy, control
 from . import shapes as S
 from .optable import Attr, Dialect, OpDef, Operand, numpy_dtype
 
@@ -52,6 +52,12 @@ def _np(fn: Callable[..., Any]) -> Callable[[list[np.ndarray], dict, list], list
         return [out.astype(numpy_dtype(result_types[0].element_type), copy=False)]
 
     return evaluate
+
+
+def _step_insert(dest: np.ndarray, x: np.ndarray, i: np.ndarray) -> np.ndarray:
+    out = dest.copy()
+    out[int(i)] = x
+    return out
 
 
 def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -313,6 +319,9 @@ OPS: list[OpDef] = [
     OpDef("slice", "result[i] = input[starts + i * steps] for 0 <= i < sizes: a strided box (steps default to 1).",
           _X, (Attr("starts", "i64s"), Attr("sizes", "i64s"), Attr("steps", "i64s", optional=True)),
           infer=S.slice_, instr="extract_tensor", traits=_PURE, evaluate=_np(_slice)),
+    OpDef("step_slice", "result = input[index] along dim 0 (a loop's step of a sequence); index is a 0-d i64.",
+          (Operand("input"), Operand("index")), infer=control.step_slice, instr="step_slice", traits=_PURE,
+          evaluate=_np(lambda x, i: x[int(i)])),
     OpDef("gather", "result[a.., j.., b..] = data[a.., indices[j..], b..], the index on dim `axis`; a negative "
           "index counts from the end.", (Operand("data"), Operand("indices")), (Attr("axis", "i64"),),
           infer=S.gather, instr="gather", traits=_PURE, evaluate=_np(_gather)),
@@ -344,6 +353,13 @@ OPS: list[OpDef] = [
     OpDef("arg_max", "Index (i64) of the largest element along the axis, which leaves the shape; the first one, "
           "or the last with select_last = 1.", _X, (Attr("axis", "i64"), Attr("select_last", "i64")),
           infer=S.arg_max, instr="arg_max", traits=_PURE, evaluate=_np(_arg_max)),
+
+    # --- loops (dialects/control.py; the loops themselves are scf.for / scf.while on tensors) ---
+    OpDef("iteration", "The iteration number of the enclosing loop, from its index induction variable, as a 0-d i64.",
+          (Operand("index", kind="index"),), infer=control.iteration, traits=_PURE),
+    OpDef("step_insert", "result = dest with dest[index] = input along dim 0 (a loop's scan output); index is a 0-d "
+          "i64.", (Operand("dest"), Operand("input"), Operand("index")), infer=control.step_insert_node,
+          instr="step_insert", traits=_PURE, evaluate=_np(_step_insert)),
 ]
 
 DIALECT = Dialect("glowgraph", "tensor", OPS, __doc__ or "")

@@ -7,10 +7,11 @@ that instructions read and write.
 
 from __future__ import annotations
 
-from . import shapes as S
 from mlir import ir
 
-from .optable import Attr, Dialect, OpDef, OpInfo, Operand, VerifyError
+from . import control
+from . import shapes as S
+from .optable import Attr, Dialect, OpDef, Operand, OpInfo, VerifyError
 
 _INSTR = frozenset({"instruction"})
 _DEST = Operand("dest", role="out")
@@ -151,6 +152,11 @@ OPS: list[OpDef] = [
     OpDef("insert_tensor", "The box of dest at offsets, of src's shape, = src; the rest of dest is left as it is.",
           (Operand("dest", role="inout"), Operand("src")), (Attr("offsets", "i64s"),), results=(),
           check=S.insert_tensor, traits=_INSTR),
+    OpDef("step_slice", "dest = src[index] along dim 0 (index: a 0-d i64 buffer).",
+          (_DEST, Operand("src"), Operand("index")), results=(), check=control.step_slice_instr, traits=_INSTR),
+    OpDef("step_insert", "dest[index] = src along dim 0; the rest of dest is left as it is.",
+          (Operand("dest", role="inout"), Operand("src"), Operand("index")), results=(), check=control.step_insert,
+          traits=_INSTR),
     _instr("gather", "dest = gather(data, indices) along axis (a negative index counts from the end).",
            ("data", "indices"), S.gather, (Attr("axis", "i64"),)),
     _instr("scatter_nd", "dest = data, then updates written at the indices (or combined by reduction) in order; an "
@@ -168,6 +174,13 @@ OPS: list[OpDef] = [
     _instr("batch_matmul", "dest[b] = lhs[b] * rhs[b].", ("lhs", "rhs"), S.batch_matmul),
     _instr("arg_max", "dest = index of the max of src along axis (the last one with select_last = 1).", ("src",),
            S.arg_max, (_AXIS, Attr("select_last", "i64"))),
+
+    # --- control flow (dialects/control.py) ---
+    OpDef("loop", "Run the body while the iteration number, written into counter before each iteration, is below "
+          "max_trip and (with has_condition = 1) the condition holds; the body reads and writes the buffers of the "
+          "enclosing program directly.", (Operand("counter", role="inout"), Operand("condition", role="inout")),
+          (Attr("max_trip", "i64"), Attr("has_condition", "i64")), results=(), check=control.ir_loop,
+          traits=frozenset({"instruction", "loop"}), regions=("body",)),
 ]
 
 DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")

@@ -83,6 +83,8 @@ class Operand:
     role: str = "in"
     variadic: bool = False
     group: str | None = None
+    #: "container" (the dialect's tensor or memref) or "index" (a loop's induction variable)
+    kind: str = "container"
 
 
 @dataclass(frozen=True)
@@ -106,11 +108,19 @@ class OpDef:
     instr: str | None = None
     #: free-form traits used by passes ("elementwise", "pure", "instruction", ...)
     traits: frozenset[str] = field(default_factory=frozenset)
+    #: names of the op's regions, one block each (a loop's body). IRDL cannot mark an op of ours as a terminator, so
+    #: a region's block ends in :data:`TERMINATOR`
+    regions: tuple[str, ...] = ()
 
     @property
     def py_name(self) -> str:
         n = self.name
         return n + "_" if keyword.iskeyword(n) or n in ("max", "min", "abs", "pow", "slice", "sum") else n
+
+
+#: the op that ends the block of a region of ours (its operands are what the region yields). IRDL can declare no
+#: terminator, and the upstream terminators check their parent op, but for ``gpu.yield``: any operands, any parent.
+TERMINATOR = "gpu.yield"
 
 
 class VerifyError(Exception):
@@ -125,6 +135,9 @@ class OpInfo:
     attrs: dict[str, Any]
     result_types: list[ir.Type]
     raw_attrs: dict[str, ir.Attribute] = field(default_factory=dict)
+    #: the op itself, where it exists (verification; not while a builder infers its result types): what a rule of
+    #: an op with regions reads them from
+    operation: ir.Operation | None = None
 
     def shape(self, i: int) -> list[int]:
         return list(ir.ShapedType(self.operand_types[i]).shape)
@@ -162,7 +175,9 @@ class Dialect:
                 with ir.InsertionPoint(o.body):
                     groups: dict[str, ir.Value] = {}
 
-                    def constraint(group: str | None) -> ir.Value:
+                    def constraint(group: str | None, kind: str = "container") -> ir.Value:
+                        if kind == "index":
+                            return irdl.is_(ir.TypeAttr.get(ir.IndexType.get()))
                         if group is None:
                             return irdl.base(base_name=base)
                         if group not in groups:
@@ -178,7 +193,7 @@ class Dialect:
                         )
                     if op.operands:
                         irdl.operands_(
-                            [constraint(x.group) for x in op.operands],
+                            [constraint(x.group, x.kind) for x in op.operands],
                             [x.name for x in op.operands],
                             [irdl.Variadicity.variadic if x.variadic else irdl.Variadicity.single for x in op.operands],
                         )
@@ -186,8 +201,11 @@ class Dialect:
                         irdl.results_(
                             [constraint(op.result_group) for _ in op.results],
                             list(op.results),
-                            [irdl.Variadicity.single for _ in op.results],
+                            [irdl.Variadicity.variadic if r.endswith("*") else irdl.Variadicity.single
+                             for r in op.results],
                         )
+                    if op.regions:
+                        irdl.regions_([irdl.region([], number_of_blocks=1) for _ in op.regions], list(op.regions))
 
     # --- Python classes -----------------------------------------------------
     def register_python(self, module_globals: dict) -> None:
@@ -248,7 +266,7 @@ def op_info(opdef: OpDef, op: ir.Operation) -> OpInfo | str:
                 return f"attribute '{a.name}' must be of kind {a.kind}"
         elif not a.optional:
             return f"missing attribute '{a.name}'"
-    return OpInfo([v.type for v in op.operands], attrs, [r.type for r in op.results], raw)
+    return OpInfo([v.type for v in op.operands], attrs, [r.type for r in op.results], raw, op)
 
 
 def _operand_slices(opdef: OpDef, n: int) -> list[slice]:
@@ -266,7 +284,7 @@ def _operand_slices(opdef: OpDef, n: int) -> list[slice]:
 def _make_opview(dialect: Dialect, opdef: OpDef) -> type:
     ns: dict[str, Any] = {
         "OPERATION_NAME": f"{dialect.name}.{opdef.name}",
-        "_ODS_REGIONS": (0, True),
+        "_ODS_REGIONS": (len(opdef.regions), True),
         "__doc__": opdef.doc,
         "OPDEF": opdef,
     }
@@ -288,8 +306,12 @@ def _make_opview(dialect: Dialect, opdef: OpDef) -> type:
 
         ns[a.name] = property(aget, doc=a.doc or f"attribute '{a.name}' ({a.kind})")
     for i, r in enumerate(opdef.results):
-        if r not in ns:
+        if r.endswith("*"):  # variadic: every result
+            ns[r[:-1]] = property(lambda self: list(self.operation.results))
+        elif r not in ns:
             ns[r] = property(lambda self, i=i: self.operation.results[i])
+    for i, r in enumerate(opdef.regions):
+        ns[r] = property(lambda self, i=i: self.operation.regions[i])
     return type(_class_name(opdef.name), (ir.OpView,), ns)
 
 
@@ -324,8 +346,9 @@ def _make_builder(dialect: Dialect, opdef: OpDef) -> Callable[..., Any]:
                 raise TypeError(f"{full} needs explicit result_types")
             else:
                 result_types = opdef.infer(OpInfo([v.type for v in flat], decoded, [], encoded))
-        op = ir.Operation.create(full, results=list(result_types), operands=flat, attributes=encoded, loc=loc)
-        if len(opdef.results) == 1:
+        op = ir.Operation.create(full, results=list(result_types), operands=flat, attributes=encoded, loc=loc,
+                                 regions=len(opdef.regions))
+        if len(opdef.results) == 1 and not opdef.results[0].endswith("*"):
             return op.results[0]
         if not opdef.results:
             return op.opview

@@ -25,6 +25,31 @@ def body_ops(func: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in func.regions[0].blocks[0].operations]
 
 
+#: the upstream loops a graph may hold (a glowgraph graph's control flow: dialects/control.py)
+LOOP_OPS = ("scf.for", "scf.while")
+
+
+def nested_blocks(op: ir.Operation) -> list[ir.Block]:
+    """The blocks of a graph loop's regions (a while's condition block, then its body; a for's body)."""
+    return [b for r in op.regions for b in r.blocks] if op.name in LOOP_OPS else []
+
+
+def graph_ops(func: ir.Operation) -> list[ir.Operation]:
+    """The ops of a function's entry block and, after each loop, those of its blocks, recursively: every node of a
+    graph, wherever it sits (safe to mutate while iterating)."""
+    out: list[ir.Operation] = []
+
+    def visit(block: ir.Block) -> None:
+        for op in block.operations:
+            out.append(op.operation)
+            for inner in nested_blocks(op.operation):
+                visit(inner)
+
+    if func.regions[0].blocks:
+        visit(func.regions[0].blocks[0])
+    return out
+
+
 def has_trait(op: ir.Operation, trait: str) -> bool:
     """Whether ``op`` is a glowgraph/glowir op whose table row has ``trait``."""
     d = opdef_of(op)

@@ -29,7 +29,7 @@ from mlir.dialects.transform import vector as transform_vector
 from ...dialects.cnn_numpy import pack_panels
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
-from ...passes.utils import body_ops, functions
+from ...passes.utils import functions, graph_ops
 from . import approx, conv, epilogue, isa, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
@@ -50,8 +50,8 @@ class TargetOptions:
 
 
 def _graph_nodes(module: ir.Operation, names: tuple[str, ...]) -> list[ir.Operation]:
-    """The glowgraph nodes named ``names`` of the module's functions (a graph is one flat block)."""
-    return [op for f in functions(module) for op in body_ops(f) if op.name in names]
+    """The glowgraph nodes named ``names`` of the module's functions (its nodes inside loops too)."""
+    return [op for f in functions(module) for op in graph_ops(f) if op.name in names]
 
 
 @dataclass(frozen=True)

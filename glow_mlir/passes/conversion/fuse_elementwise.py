@@ -29,8 +29,17 @@ from mlir import ir
 from mlir.dialects import linalg
 
 from ..registry import Pass
-from .linalg_buffers import (PURE_OPS, Footprint, all_same_or_disjoint, clone_body, inputs, is_identity, is_temporary,
-                             parallel_generic)
+from .linalg_buffers import (
+    PURE_OPS,
+    Footprint,
+    all_same_or_disjoint,
+    clone_body,
+    code_blocks,
+    inputs,
+    is_identity,
+    is_temporary,
+    parallel_generic,
+)
 
 #: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
 #: a network stacks (activation, residual add, scale and shift), and it keeps each fusion's cost bounded, so the pass
@@ -132,7 +141,7 @@ class FuseElementwise(Pass):
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             if op.name == "func.func" and len(op.regions[0].blocks):
-                blocks.append(op.regions[0].blocks[0])
+                blocks.extend(code_blocks(op))
             return ir.WalkResult.ADVANCE
 
         with module.context:

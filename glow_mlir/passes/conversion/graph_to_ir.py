@@ -15,7 +15,13 @@ program ``func.func @f() attributes {glowir.inputs = [...], glowir.outputs = [..
 - a ``concat`` becomes one ``insert_tensor`` per input into its buffer, as in Glow's IRGen; a concat that only
   feeds another one along the same axis gets no buffer of its own: its inputs go straight into the outer one's;
 - a ``copy`` fills an output only where no node can write it: the output is an argument, a
-  constant, a view, or the same value as an earlier output.
+  constant, a view, or the same value as an earlier output;
+- a loop (``scf.for`` from 0 by 1 to a constant, or the ``scf.while`` form of :func:`_while_form`) becomes a
+  ``glowir.loop`` whose body holds the instructions of its nodes (:func:`_plan_loop`): each loop-carried value gets a
+  state buffer, filled before the loop (a copy, or a splat for a splat constant) and written at the end of each
+  iteration from the value the body yields (a copy; a ``step_insert`` into its own state is done in place, so a
+  scan output is never copied whole); the loop's results are the state buffers. Every buffer of the body is
+  allocated before the loop and freed after it: the body allocates nothing.
 
 Nodes no output depends on get no buffer, as in Glow's IRGen, which walks back from the outputs.
 Every graph of the module is planned in plain Python (:func:`plan_graph`) before the IR is
@@ -32,14 +38,19 @@ from mlir.dialects import func
 from ...dialects import DIALECTS, opdef_of
 from ...dialects import glowgraph as gg
 from ...dialects import glowir as gi
+from ...dialects.optable import TERMINATOR
 from ..registry import Pass, PassError
+from ..utils import LOOP_OPS
 from .ir_program import INPUTS_ATTR, OUTPUTS_ATTR, UniqueNames, is_program
 
 #: arg/res attribute through which the importer names a graph's inputs and outputs
 NAME_ATTR = gg.NAME_ATTR
 
 #: glowgraph nodes that become no instruction: they are handled by hand below
-_SPECIAL = ("constant", "reshape")
+_SPECIAL = ("constant", "reshape", "iteration")
+#: ops of other dialects a graph may hold: its loops, and the index and i1 arithmetic of their bounds and conditions
+_CONTROL = (*LOOP_OPS, "scf.yield", "scf.condition", "arith.constant", "arith.addi", "arith.cmpi", "arith.andi",
+            "tensor.extract")
 
 
 @dataclass(eq=False)
@@ -73,13 +84,15 @@ class Step:
     """One op of the program's code, in order. ``buffers`` are an instruction's operands
     (``@out`` first); for an alloc, view or dealloc, the one buffer it declares or frees."""
 
-    #: "alloc", "view", "instr" or "dealloc"
+    #: "alloc", "view", "instr", "loop" or "dealloc"
     kind: str
     buffers: list[Buffer]
     loc: ir.Location
     #: the glowir op name of an "instr" step ("fully_connected", "copy", ...)
     instr: str = ""
     attrs: dict[str, ir.Attribute] = field(default_factory=dict)
+    #: the steps of a loop's body (its ``buffers``: the counter, the condition, then every buffer the body touches)
+    body: list[Step] = field(default_factory=list)
 
 
 @dataclass
@@ -120,10 +133,15 @@ def _memref(t: ir.Type, what: str, loc: ir.Location) -> ir.MemRefType:
 
 
 def _check_convertible(op: ir.Operation) -> None:
-    """Declared legality, checked up front: a graph holds only glowgraph nodes with a way into glowir."""
+    """Declared legality, checked up front: a graph holds only glowgraph nodes with a way into glowir, and loops."""
+    if op.name in _CONTROL:
+        for block in [b for r in op.regions for b in r.blocks]:
+            for inner in block.operations:
+                _check_convertible(inner.operation)
+        return
     if not op.name.startswith("glowgraph."):
-        raise PassError(f"'{op.name}' cannot be converted to glowir: a graph may hold only glowgraph nodes",
-                        op.location)
+        raise PassError(f"'{op.name}' cannot be converted to glowir: a graph may hold only glowgraph nodes and "
+                        "scf loops", op.location)
     opdef = opdef_of(op)
     if opdef is None:
         raise PassError(f"'{op.name}' is not in the glowgraph op table", op.location)
@@ -224,6 +242,26 @@ def _producer(v: ir.Value) -> str | None:
     return v.owner.operation.name if isinstance(v, ir.OpResult) else None
 
 
+def _reads(op: ir.Operation) -> list[ir.Value]:
+    """The values ``op`` reads: its operands and, for a loop, every value its body uses from outside it."""
+    if op.name not in LOOP_OPS:
+        return list(op.operands)
+    inside: set[ir.Value] = set()
+    used: list[ir.Value] = list(op.operands)
+
+    def visit(o: ir.Operation) -> None:
+        for region in o.regions:
+            for block in region.blocks:
+                inside.update(block.arguments)
+                for inner in block.operations:
+                    used.extend(inner.operation.operands)
+                    inside.update(inner.operation.results)
+                    visit(inner.operation)
+
+    visit(op)
+    return [v for v in dict.fromkeys(used) if v not in inside]
+
+
 def _live_nodes(nodes: list[ir.Operation], ret: ir.Operation) -> list[ir.Operation]:
     """The nodes some output depends on, in program order."""
     needed = set(ret.operands)
@@ -231,8 +269,91 @@ def _live_nodes(nodes: list[ir.Operation], ret: ir.Operation) -> list[ir.Operati
     for op in reversed(nodes):
         if any(r in needed for r in op.results):
             live.append(op)
-            needed.update(op.operands)
+            needed.update(_reads(op))
     return live[::-1]
+
+
+def _index_constant(v: ir.Value) -> int | None:
+    """The value of an ``arith.constant`` of index type, else None."""
+    if isinstance(v, ir.OpResult) and v.owner.operation.name == "arith.constant" and isinstance(v.type, ir.IndexType):
+        return ir.IntegerAttr(v.owner.operation.attributes["value"]).value
+    return None
+
+
+@dataclass
+class _Loop:
+    """A graph loop in the terms of glowir.loop: its body block, and what its block arguments, yields and results
+    are. ``carried`` pairs each loop-carried value's init with its block argument, the value the body yields for it,
+    and the loop's result."""
+
+    op: ir.Operation
+    body: ir.Block
+    max_trip: int
+    #: the index induction variable (its value is glowir.loop's counter)
+    iv: ir.Value
+    #: (init, block argument, yielded value, result) per loop-carried tensor
+    carried: list[tuple[ir.Value, ir.Value, ir.Value, ir.Value]]
+    #: scf.while: (init, block argument, yielded value) of the condition tensor
+    condition: tuple[ir.Value, ir.Value, ir.Value] | None = None
+
+
+def _for_form(op: ir.Operation) -> _Loop:
+    """``scf.for %iv = 0 to M step 1 iter_args(...)`` with M a constant."""
+    lb, ub, step = (_index_constant(v) for v in list(op.operands)[:3])
+    if lb != 0 or step != 1 or ub is None:
+        raise PassError("a loop must run from 0 by 1 to a constant", op.location)
+    body = op.regions[0].blocks[0]
+    yields = list(body.operations)[-1].operation
+    args = list(body.arguments)
+    carried = list(zip(list(op.operands)[3:], args[1:], yields.operands, op.results, strict=True))
+    return _Loop(op, body, max(ub, 0), args[0], carried)
+
+
+def _while_form(op: ir.Operation) -> _Loop:
+    """The while loop the importer builds for a condition computed in the body::
+
+        scf.while (%iv = 0, %cond = c0, %x = x0, ...) {
+          %go = arith.andi (arith.cmpi slt %iv, M), (tensor.extract %cond[])
+          scf.condition(%go) %iv, %cond, %x, ...
+        } do { ^bb(%iv, %cond, %x, ...): ... scf.yield (arith.addi %iv, 1), %cond2, %x2, ... }
+    """
+    where = op.location
+    before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    ops = [o.operation for o in before.operations]
+    names = [o.name for o in ops]
+    if names != ["arith.cmpi", "tensor.extract", "arith.andi", "scf.condition"]:
+        raise PassError(f"a while loop's condition must be its trip count and its condition tensor, got {names}", where)
+    cmp, extract, _, cond = ops
+    bargs = list(before.arguments)
+    max_trip = _index_constant(cmp.operands[1])
+    if (cmp.operands[0] != bargs[0] or max_trip is None or ir.IntegerAttr(cmp.attributes["predicate"]).value != 2
+            or extract.operands[0] != bargs[1] or list(cond.operands)[1:] != bargs):
+        raise PassError("a while loop's condition must be `iv < M and cond`, forwarding its arguments", where)
+    yields = list(after.operations)[-1].operation
+    out = list(yields.operands)
+    step = out[0].owner.operation if isinstance(out[0], ir.OpResult) else None
+    aargs = list(after.arguments)
+    if step is None or step.name != "arith.addi" or step.operands[0] != aargs[0] or \
+            _index_constant(step.operands[1]) != 1:
+        raise PassError("a while loop must count its iterations from 0 by 1", where)
+    inits = list(op.operands)
+    if _index_constant(inits[0]) != 0:
+        raise PassError("a while loop must count its iterations from 0 by 1", where)
+    carried = list(zip(inits[2:], aargs[2:], out[2:], list(op.results)[2:], strict=True))
+    return _Loop(op, after, max(max_trip, 0), aargs[0], carried, (inits[1], aargs[1], out[1]))
+
+
+def _loop_form(op: ir.Operation) -> _Loop:
+    return _for_form(op) if op.name == "scf.for" else _while_form(op)
+
+
+def _touched(steps: list[Step]) -> list[Buffer]:
+    """Every buffer the steps touch, nested loops included, in first-touch order."""
+    out: list[Buffer] = []
+    for step in steps:
+        out.extend(step.buffers)
+        out.extend(_touched(step.body))
+    return list(dict.fromkeys(out))
 
 
 def _with_deallocs(steps: list[Step]) -> list[Step]:
@@ -265,16 +386,34 @@ def _interface(f: func.FuncOp, ret: ir.Operation, names: UniqueNames) -> tuple[l
 
 
 def _constants(users: list[ir.Operation], names: UniqueNames) -> dict[ir.Value, Buffer]:
-    """A const weight var for every constant ``users`` read, in first-use order."""
+    """A const weight var for every constant ``users`` read, in first-use order (inside their loops too; a splat
+    that only starts a loop-carried value is a splat instruction instead)."""
     constants: dict[ir.Value, Buffer] = {}
     for op in users:
-        for v in op.operands:
+        for v in _constant_reads(op):
             if v not in constants and _producer(v) == "glowgraph.constant":
                 c = v.owner.operation
                 name = names.take(_loc_name(c.location) or f"const_{len(constants)}")
                 constants[v] = Buffer("const", name, _memref(v.type, f"'{c.name}'", c.location), c.location,
                                       value=c.attributes["value"])
     return constants
+
+
+def _constant_reads(op: ir.Operation) -> list[ir.Value]:
+    """The values ``op`` reads as operands of its nodes, its loops' bodies included; a loop's splat inits left out."""
+    if op.name not in LOOP_OPS:
+        return list(op.operands)
+    loop = _loop_form(op)
+    out = [init for init, _, _, _ in loop.carried if not _is_splat(init)]
+    if loop.condition is not None:
+        out.append(loop.condition[0])
+    for inner in loop.body.operations:
+        out.extend(_constant_reads(inner.operation))
+    return out
+
+
+def _is_splat(v: ir.Value) -> bool:
+    return _producer(v) == "glowgraph.constant" and ir.DenseElementsAttr(v.owner.operation.attributes["value"]).is_splat
 
 
 def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], buf: dict[ir.Value, Buffer],
@@ -301,6 +440,13 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
     activations = 0
     absorbed = _absorbed_concats(live)
     for op in live:
+        if op.name in LOOP_OPS:
+            _plan_loop(_loop_form(op), buf, names, steps, steps, direct)
+            for v in op.results:
+                fill_copies(v)
+            continue
+        if op.name == "arith.constant":
+            continue
         if op.name == "glowgraph.constant" or op.results[0] in absorbed:
             continue
         v = op.results[0]
@@ -321,6 +467,108 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
         buf[v] = b
         fill_copies(v)
     return steps
+
+
+def _activation(names: UniqueNames, wanted: str, t: ir.MemRefType, loc: ir.Location, top: list[Step]) -> Buffer:
+    b = Buffer("activation", names.take(wanted), t, loc)
+    top.append(Step("alloc", [b], loc))
+    return b
+
+
+def _plan_loop(loop: _Loop, buf: dict[ir.Value, Buffer], names: UniqueNames, top: list[Step], steps: list[Step],
+               direct: dict[ir.Value, Buffer]) -> None:
+    """Append the glowir loop of ``loop`` to ``steps``: its allocations (state buffers, the counter, the condition,
+    every buffer of its body) to ``top``, the program's own steps, so that nothing is allocated inside a loop."""
+    loc, ctx = loop.op.location, loop.op.context
+    base = _loc_name(loc) or "loop"
+    scalar = lambda elem: ir.MemRefType.get([], elem, loc=loc)
+    counter = _activation(names, f"{base}.counter", scalar(ir.IntegerType.get_signless(64, ctx)), loc, top)
+    condition = _activation(names, f"{base}.condition", scalar(ir.IntegerType.get_signless(1, ctx)), loc, top)
+    buf[loop.iv] = counter
+    states: list[Buffer] = []
+    for k, (init, arg, _, result) in enumerate(loop.carried):
+        state = direct.get(result) or _activation(names, f"{base}.state{k}", _memref(arg.type, f"state #{k}", loc),
+                                                    loc, top)
+        if _is_splat(init):
+            value = ir.DenseElementsAttr(init.owner.operation.attributes["value"]).get_splat_value()
+            steps.append(Step("instr", [state], loc, "splat", {"value": value}))
+        else:
+            steps.append(Step("instr", [state, buf[init]], loc, "copy"))
+        buf[arg] = states.append(state) or state
+    if loop.condition is not None:
+        init, arg, _ = loop.condition
+        steps.append(Step("instr", [condition, buf[init]], loc, "copy"))
+        buf[arg] = condition
+    yields = list(loop.body.operations)[-1].operation
+    body_ops = [o.operation for o in loop.body.operations][:-1]
+    live = _live_nodes(body_ops, yields)
+    body: list[Step] = []
+    in_place = _in_place_inserts(loop, live)
+    for node in live:
+        if node.name in LOOP_OPS:
+            _plan_loop(_loop_form(node), buf, names, top, body, {})
+            continue
+        if node.name in ("arith.constant", "arith.addi", "glowgraph.constant"):
+            continue
+        v = node.results[0]
+        what = f"the result of '{node.name}'"
+        if node.name == "glowgraph.iteration":
+            buf[v] = buf[node.operands[0]]
+            continue
+        if _is_view(node):
+            offsets = list(node.opview.starts) if node.name == "glowgraph.slice" else None
+            b = Buffer("view", "", _memref(v.type, what, node.location), node.location, source=buf[node.operands[0]],
+                       offsets=offsets if offsets and any(offsets) else None)
+            top.append(Step("view", [b], node.location))
+            buf[v] = b
+            continue
+        if node in in_place:  # a scan output: written into its own state
+            b = buf[node.operands[0]]
+        else:
+            b = _activation(names, _loc_name(node.location) or "act", _memref(v.type, what, node.location),
+                            node.location, top)
+        if node.name == "glowgraph.step_insert":
+            if node not in in_place:
+                body.append(Step("instr", [b, buf[node.operands[0]]], node.location, "copy"))
+            body.append(Step("instr", [b, buf[node.operands[1]], buf[node.operands[2]]], node.location,
+                             "step_insert"))
+        else:
+            body.extend(_instructions(node, b, buf, set()))
+        buf[v] = b
+    # the yielded values become the next iteration's state; a value that is another state is read before any
+    # state is written (a swap of two loop-carried values)
+    pending = [(state, buf[y]) for state, (_, _, y, _) in zip(states, loop.carried)]
+    if loop.condition is not None:
+        pending.append((condition, buf[loop.condition[2]]))
+    state_roots = {b.root() for b, _ in pending}
+    final = []
+    for state, value in pending:
+        if value is state:
+            continue
+        if value.root() in state_roots:
+            temp = _activation(names, f"{base}.next", value.type, loc, top)
+            body.append(Step("instr", [temp, value], loc, "copy"))
+            value = temp
+        final.append(Step("instr", [state, value], loc, "copy"))
+    body.extend(final)
+    i64 = ir.IntegerType.get_signless(64, ctx)
+    attrs = {"max_trip": ir.IntegerAttr.get(i64, loop.max_trip),
+             "has_condition": ir.IntegerAttr.get(i64, int(loop.condition is not None))}
+    steps.append(Step("loop", [counter, condition, *_touched(body)], loc, "loop", attrs, body))
+    for state, (_, _, _, result) in zip(states, loop.carried):
+        buf[result] = state
+
+
+def _in_place_inserts(loop: _Loop, live: list[ir.Operation]) -> set[ir.Operation]:
+    """The step_insert nodes of the body that may write their loop-carried dest in place: the dest is a block
+    argument that nothing else reads, and the result is yielded for that same argument and read by nothing else."""
+    out = set()
+    for _, arg, yielded, _ in loop.carried:
+        node = yielded.owner.operation if isinstance(yielded, ir.OpResult) else None
+        if (node is not None and node.name == "glowgraph.step_insert" and node in live and node.operands[0] == arg
+                and len(list(arg.uses)) == 1 and len(list(yielded.uses)) == 1):
+            out.add(node)
+    return out
 
 
 def plan_graph(f: func.FuncOp) -> Plan:
@@ -362,20 +610,30 @@ def emit_program(plan: Plan) -> None:
             for w in plan.weights:
                 values[w] = gi.weight_var(name=w.name, mutability="const" if w.kind == "const" else "mutable",
                                           value=w.value, result_types=[w.type], loc=w.loc)
-            for step in plan.steps:
-                b = step.buffers[0]
-                if step.kind == "alloc":
-                    values[b] = gi.alloc_activation(name=b.name, result_types=[b.type], loc=step.loc)
-                elif step.kind == "view":
-                    values[b] = gi.tensor_view(values[b.source], offsets=b.offsets, result_types=[b.type],
-                                               loc=step.loc)
-                elif step.kind == "dealloc":
-                    gi.dealloc_activation(values[b], loc=step.loc)
-                else:
-                    ir.Operation.create(f"glowir.{step.instr}", results=[], operands=[values[x] for x in step.buffers],
-                                        attributes=step.attrs, loc=step.loc)
+            _emit_steps(plan.steps, values)
             func.ReturnOp([], loc=plan.return_loc)
     old.operation.erase()
+
+
+def _emit_steps(steps: list[Step], values: dict[Buffer, ir.Value]) -> None:
+    """The glowir ops of ``steps`` at the insertion point (a loop's body inside its region)."""
+    for step in steps:
+        b = step.buffers[0]
+        if step.kind == "alloc":
+            values[b] = gi.alloc_activation(name=b.name, result_types=[b.type], loc=step.loc)
+        elif step.kind == "view":
+            values[b] = gi.tensor_view(values[b.source], offsets=b.offsets, result_types=[b.type], loc=step.loc)
+        elif step.kind == "dealloc":
+            gi.dealloc_activation(values[b], loc=step.loc)
+        elif step.kind == "loop":
+            op = ir.Operation.create("glowir.loop", results=[], operands=[values[x] for x in step.buffers[:2]],
+                                     attributes=step.attrs, loc=step.loc, regions=1)
+            with ir.InsertionPoint(op.regions[0].blocks.append()):
+                _emit_steps(step.body, values)
+                ir.Operation.create(TERMINATOR, loc=step.loc)
+        else:
+            ir.Operation.create(f"glowir.{step.instr}", results=[], operands=[values[x] for x in step.buffers],
+                                attributes=step.attrs, loc=step.loc)
 
 
 def graph_functions(module: ir.Operation) -> list[func.FuncOp]:

@@ -243,3 +243,21 @@ def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Va
             remap(clone, mapping)
             mapping.update(zip(op.results, clone.results))
     return [mapping.get(v, v) for v in ops[-1].operands]
+
+
+def code_blocks(func_op: ir.Operation) -> list[ir.Block]:
+    """The blocks of a lowered program that hold its code: the entry block, then the body of each of its loops
+    (``scf.for``, the ``do`` block of ``scf.while``), nested loops included."""
+    blocks: list[ir.Block] = []
+
+    def visit(block: ir.Block) -> None:
+        blocks.append(block)
+        for op in block.operations:
+            if op.operation.name == "scf.for":
+                visit(op.operation.regions[0].blocks[0])
+            elif op.operation.name == "scf.while":
+                visit(op.operation.regions[1].blocks[0])
+
+    if func_op.regions[0].blocks:
+        visit(func_op.regions[0].blocks[0])
+    return blocks

@@ -26,8 +26,17 @@ from mlir.dialects import func
 from ..registry import Pass
 from .ir_program import is_program
 from .ir_to_linalg import BLOCKED_CONV_ATTR, PACKED_MATMUL_ATTR
-from .linalg_buffers import (DEAD_INPUT_ATTR, PURE_OPS, captured, is_temporary, moves_to, remap, same_or_disjoint,
-                             updates_in_place)
+from .linalg_buffers import (
+    DEAD_INPUT_ATTR,
+    PURE_OPS,
+    captured,
+    code_blocks,
+    is_temporary,
+    moves_to,
+    remap,
+    same_or_disjoint,
+    updates_in_place,
+)
 
 #: the function attribute LLVM translation turns into function attributes (here: noinline)
 _PASSTHROUGH = "passthrough"
@@ -199,7 +208,8 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
     prefix = ir.StringAttr(program.attributes["sym_name"]).value
     known = {} if known is None else known
     before = len(known)
-    for group in kernel_groups([o.operation for o in program.regions[0].blocks[0].operations]):
+    groups = [g for block in code_blocks(program) for g in kernel_groups([o.operation for o in block.operations])]
+    for group in groups:
         head = next((op for op in group if head_dest(op) is not None), group[0])
         base = f"{prefix}_{head.name.removeprefix('linalg.')}"
         name, k = base, 0

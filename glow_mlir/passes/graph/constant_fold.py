@@ -11,7 +11,7 @@ from ...dialects import glowgraph as gg
 from ...dialects import opdef_of
 from ...dialects.optable import attr_to_python, numpy_to_elements
 from ..registry import Pass, PassError
-from ..utils import body_ops, constant_value, functions, is_constant, replace_op
+from ..utils import constant_value, functions, graph_ops, is_constant, replace_op
 
 
 def _feeds_only_outputs(op: ir.Operation) -> bool:
@@ -55,5 +55,5 @@ class ConstantFold(Pass):
     def run(self, module: ir.Operation) -> None:
         for func in functions(module):
             # Program order: a folded node's constant is visible to its users in the same sweep.
-            for op in body_ops(func):
+            for op in graph_ops(func):
                 fold_node(op, self.max_elements)

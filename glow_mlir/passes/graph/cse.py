@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass
 
 from mlir import ir
 
 from ..registry import Pass
-from ..utils import body_ops, functions, has_trait, replace_op
+from ..utils import functions, has_trait, nested_blocks, replace_op
 
 
 def _key(op: ir.Operation) -> tuple:
@@ -17,10 +18,18 @@ def _key(op: ir.Operation) -> tuple:
 
 
 def eliminate_common_subexpressions(func: ir.Operation) -> int:
-    """Replace each pure node by an earlier identical one; returns how many were merged."""
-    seen: dict[tuple, ir.Operation] = {}
+    """Replace each pure node by an earlier identical one; returns how many were merged. Inside a loop's body a node
+    may be replaced by one of the enclosing blocks, never the other way round (the body's nodes are scoped to it)."""
+    if not func.regions[0].blocks:
+        return 0
+    return _cse_block(func.regions[0].blocks[0], collections.ChainMap())
+
+
+def _cse_block(block: ir.Block, seen: collections.ChainMap) -> int:
     merged = 0
-    for op in body_ops(func):
+    for op in [o.operation for o in block.operations]:
+        for inner in nested_blocks(op):
+            merged += _cse_block(inner, seen.new_child())
         if not has_trait(op, "pure"):
             continue
         key = _key(op)

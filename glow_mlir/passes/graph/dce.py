@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..registry import Pass
-from ..utils import body_ops, functions, has_trait, has_uses
+from ..utils import functions, graph_ops, has_trait, has_uses
 
 
 def eliminate_dead_nodes(func: ir.Operation) -> int:
     """Erase unused pure glowgraph nodes, last first so chains die in one sweep; returns the count."""
     erased = 0
-    for op in reversed(body_ops(func)):
+    for op in reversed(graph_ops(func)):
         if has_trait(op, "pure") and not has_uses(op):
             op.erase()
             erased += 1

@@ -19,7 +19,7 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ...dialects.optable import attr_to_python, elements_to_numpy, numpy_dtype, numpy_to_elements
 from ..registry import Pass
-from ..utils import body_ops, functions, has_trait
+from ..utils import functions, graph_ops, has_trait
 
 Pattern = Callable[[ir.Operation], bool]
 
@@ -128,7 +128,7 @@ def apply_patterns(func: ir.Operation, patterns: Sequence[Pattern]) -> int:
     total = 0
     while True:
         count = 0
-        for op in body_ops(func):
+        for op in graph_ops(func):
             with ir.InsertionPoint(op), op.location:
                 count += any(pattern(op) for pattern in patterns)
         total += count

@@ -12,6 +12,9 @@ What a pass asks:
 - whether two buffers can share storage around one instruction (:func:`interferes`), which copy elimination and
   buffer sharing both use.
 
+A ``glowir.loop`` is one instruction at its place in the block: it reads and writes every buffer its body touches
+(:func:`operand_accesses`), so each of them lives across the whole loop; the passes leave its body as it is.
+
 Positions are indices into the block at the time of the walk. The passes that merge buffers keep the analysis up to
 date as they go (:meth:`Liveness.merged`, :meth:`Liveness.erased`): a merge moves only declarations and removes
 ops, so the positions of instructions and deallocs keep their order. Others recompute it (it is one walk).
@@ -131,6 +134,21 @@ def is_instruction(op: ir.Operation) -> bool:
     return d is not None and op.name.startswith("glowir.") and not ({"declaration", "dealloc"} & d.traits)
 
 
+def operand_accesses(op: ir.Operation) -> list[tuple[ir.Value, str]]:
+    """The (buffer, role) pairs of an instruction's operands. A loop's are its own operands (``inout``), then each
+    buffer its body touches, nested loops included, once, in order: ``in`` where the body only reads it, else
+    ``inout``, since what one iteration writes the next may read (an :class:`Access` of a loop numbers these pairs,
+    not the loop's operands)."""
+    if op.name != "glowir.loop":
+        return list(zip(op.operands, operand_roles(op), strict=True))
+    roles: dict[ir.Value, str] = {}
+    for inner in op.regions[0].blocks[0].operations:
+        if is_instruction(inner.operation):
+            for v, role in operand_accesses(inner.operation):
+                roles[v] = "in" if roles.get(v, "in") == "in" and role == "in" else "inout"
+    return [*((v, "inout") for v in op.operands), *roles.items()]
+
+
 def inplace_safe(op: ir.Operation, out_operand: int, in_operand: int) -> bool:
     """Whether ``op`` may write operand ``out_operand`` into the memory it reads as ``in_operand``.
 
@@ -190,7 +208,7 @@ class Liveness:
             elif is_instruction(op):
                 self.instructions.append(op)
                 mine = self._by_op[op] = []
-                for k, (v, role) in enumerate(zip(op.operands, operand_roles(op), strict=True)):
+                for k, (v, role) in enumerate(operand_accesses(op)):
                     access = Access(i, op, k, role, self.regions[v])
                     self._accesses[access.region.root].append(access)
                     mine.append(access)

@@ -63,7 +63,11 @@ CONTRACTIONS: dict[str, Callable[[ir.OpView], int]] = {
 
 
 def instruction_flops(op: ir.Operation) -> int:
-    """The cost of one instruction: 2 * MACs for a contraction, else one per element of its largest operand."""
+    """The cost of one instruction: 2 * MACs for a contraction, else one per element of its largest operand; a
+    loop's, its body's times its trip count (its most: a condition may end it sooner)."""
+    if op.name == "glowir.loop":
+        body = [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+        return ir.IntegerAttr(op.attributes["max_trip"]).value * sum(instruction_flops(inner) for inner in body)
     contraction = CONTRACTIONS.get(op.name)
     if contraction is not None:
         return contraction(op.opview)

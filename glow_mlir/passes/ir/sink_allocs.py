@@ -17,11 +17,19 @@ from .liveness import programs
 _SINKABLE = ("glowir.alloc_activation", "glowir.tensor_view")
 
 
+def top_level(op: ir.Operation, block: ir.Block) -> ir.Operation:
+    """``op``, or the op of ``block`` that holds it (the loop whose body uses a buffer)."""
+    while op.parent is not None and op.block != block:
+        op = op.parent.operation
+    return op
+
+
 def first_user(value: ir.Value) -> ir.Operation | None:
-    """The earliest op in the block that uses ``value``."""
+    """The earliest op in the value's block that uses ``value``, itself or inside its body."""
     first = None
+    block = value.owner.operation.block if isinstance(value, ir.OpResult) else value.owner
     for use in value.uses:
-        user = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        user = top_level(use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner, block)
         if first is None or user.is_before_in_block(first):
             first = user
     return first

@@ -14,7 +14,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import batch_norm_scale_shift
 from ...dialects.optable import numpy_to_elements
 from ..registry import Pass
-from ..utils import body_ops, constant_value, functions, replace_op
+from ..utils import constant_value, functions, graph_ops, replace_op
 
 Lowering = Callable[[ir.OpView], list[ir.Value]]
 
@@ -220,5 +220,5 @@ class LowerNodes(Pass):
     def run(self, module: ir.Operation) -> None:
         keep = frozenset(self.keep)
         for func in functions(module):
-            for op in body_ops(func):
+            for op in graph_ops(func):
                 lower_node(op, keep)

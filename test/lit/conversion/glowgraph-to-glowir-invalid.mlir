@@ -31,3 +31,34 @@ func.func @call_in_graph(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 func.func private @callee(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+func.func @loop_from_one(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  // expected-error@+1 {{a loop must run from 0 by 1 to a constant}}
+  %r = scf.for %iv = %c1 to %c5 step %c1 iter_args(%h = %a) -> (tensor<2xf32>) {
+    %n = "glowgraph.relu"(%h) : (tensor<2xf32>) -> tensor<2xf32>
+    scf.yield %n : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @while_of_another_form(%a: tensor<2xf32>, %go: tensor<i1>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{a while loop's condition must be its trip count and its condition tensor}}
+  %r:3 = scf.while (%iv = %c0, %cond = %go, %h = %a) : (index, tensor<i1>, tensor<2xf32>) -> (index, tensor<i1>, tensor<2xf32>) {
+    %c = tensor.extract %cond[] : tensor<i1>
+    scf.condition(%c) %iv, %cond, %h : index, tensor<i1>, tensor<2xf32>
+  } do {
+  ^bb0(%iv: index, %cond: tensor<i1>, %h: tensor<2xf32>):
+    %n = "glowgraph.relu"(%h) : (tensor<2xf32>) -> tensor<2xf32>
+    %next = arith.addi %iv, %c1 : index
+    scf.yield %next, %cond, %n : index, tensor<i1>, tensor<2xf32>
+  }
+  return %r#2 : tensor<2xf32>
+}

@@ -301,3 +301,26 @@ func.func @part(%act: memref<8192xi8>, %x: memref<1x4x4x8xf32>, %f: memref<1x1x8
   }
   return
 }
+
+// -----
+
+// The body of a program's loop holds kernels too: each of its linalg ops becomes a call inside the loop, an operand
+// made there (the step's subview) passed as an argument.
+// CHECK-LABEL: func.func private @looped_copy
+// CHECK-SAME:  (%{{.+}}: memref<2xf32, strided<[1], offset: ?>>, %{{.+}}: memref<2xf32>)
+// CHECK-LABEL: func.func @looped
+// CHECK:       scf.for %[[IV:.+]] =
+// CHECK-NEXT:    %[[ROW:.+]] = memref.subview %{{.+}}[%[[IV]], 0] [1, 2] [1, 1]
+// CHECK-NEXT:    call @looped_copy(%[[ROW]], %{{.+}})
+// CHECK-NEXT:  }
+// CHECK-NOT:   linalg.
+func.func @looped(%xs: memref<5x2xf32>, %x: memref<2xf32>) attributes {glowir.inputs = ["xs"], glowir.outputs = ["x"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  scf.for %iv = %c0 to %c5 step %c1 {
+    %row = memref.subview %xs[%iv, 0] [1, 2] [1, 1] : memref<5x2xf32> to memref<2xf32, strided<[1], offset: ?>>
+    linalg.copy ins(%row : memref<2xf32, strided<[1], offset: ?>>) outs(%x : memref<2xf32>)
+  }
+  return
+}

@@ -31,6 +31,27 @@ def _insert_tensor(op: ir.OpView, new: Operands) -> None:
     linalg.copy(new.src, outs=[_subview(new.dest, op.offsets, shape, [1] * len(shape))])
 
 
+def _step(source: ir.Value, index: ir.Value) -> ir.Value:
+    """``source[index]`` along dim 0 as a rank-reduced view, the 0-d i64 ``index`` clamped into the dim."""
+    src = _memref(source)
+    i64, index_type = ir.IntegerType.get_signless(64), ir.IndexType.get()
+    at = memref.load(index, [])
+    at = arith.maxsi(arith.minsi(at, arith.constant(i64, src.shape[0] - 1)), arith.constant(i64, 0))
+    strides, _ = src.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides[1:])
+    return memref.subview(source, [arith.index_cast(index_type, at), *([0] * (src.rank - 1))], [1, *src.shape[1:]],
+                          [1] * src.rank,
+                          result_type=ir.MemRefType.get(src.shape[1:], src.element_type, layout=layout))
+
+
+def _step_slice(op: ir.OpView, new: Operands) -> None:
+    linalg.copy(_step(new.src, new.index), outs=[new.dest])
+
+
+def _step_insert(op: ir.OpView, new: Operands) -> None:
+    linalg.copy(new.src, outs=[_step(new.dest, new.index)])
+
+
 def _gather(op: ir.OpView, new: Operands) -> None:
     data, indices, dest = _memref(new.data), _memref(new.indices), _memref(new.dest)
     axis, q = op.axis, indices.rank
@@ -109,6 +130,8 @@ def _scatter_nd(op: ir.OpView, new: Operands) -> None:
 LOWERINGS: dict[str, Lowering] = {
     "extract_tensor": _extract_tensor,
     "insert_tensor": _insert_tensor,
+    "step_slice": _step_slice,
+    "step_insert": _step_insert,
     "gather": _gather,
     "scatter_nd": _scatter_nd,
 }

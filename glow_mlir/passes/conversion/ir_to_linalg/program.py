@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, memref
+from mlir.dialects import arith, memref, scf
 
 from ...registry import Pass, PassError
 from ..ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, SCRATCH_ATTR, is_program, memory_layout, size_in_bytes
@@ -25,8 +25,16 @@ LOWERINGS: dict[str, Lowering] = {**basic.LOWERINGS, **cnn.LOWERINGS, **arithmet
 SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {**cnn.SCRATCH, **reductions.SCRATCH}
 
 
+def loop_body(op: ir.Operation) -> list[ir.Operation]:
+    """The instructions of a glowir loop's body, its terminator left out."""
+    return [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+
+
 def scratch_types(op: ir.Operation) -> list[ir.MemRefType]:
-    """The scratch buffers the lowering of ``op`` takes (none for most instructions)."""
+    """The scratch buffers the lowering of ``op`` takes (none for most instructions); a loop takes those of its
+    body's instructions, in order, for its whole run."""
+    if op.name == PREFIX + "loop":
+        return [t for inner in loop_body(op) for t in scratch_types(inner)]
     rule = SCRATCH.get(op.name.removeprefix(PREFIX))
     return rule(op.opview) if rule is not None else []
 
@@ -109,13 +117,11 @@ def convert_program(func_op: ir.Operation) -> None:
             continue
         if op.name == PREFIX + "weight_var" or (planned and op.name == PREFIX + "dealloc_activation"):
             continue
-        lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
-        if lowering is None:
-            raise PassError(f"'{op.name}' has no lowering to linalg", op.location)
         with ir.InsertionPoint(op), op.location:
             scratch = _scratch_buffers(op, regions["activations"] if planned else None)
-            replacement = lowering(op.opview, Operands(op.opview, lowered, scratch))
-            if not planned:
+        replacement = _lower(op, lowered, scratch)
+        if not planned:
+            with ir.InsertionPoint(op), op.location:
                 for buffer in scratch:
                     memref.dealloc(buffer)
         if replacement is not None:
@@ -129,6 +135,56 @@ def convert_program(func_op: ir.Operation) -> None:
         ir.FunctionType.get([a.type for a in block.arguments], results))
     func_op.attributes["glowir.arguments"] = names
     func_op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def _lower(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: list[ir.Value]) -> ir.Value | None:
+    """Lower one instruction before it, on its ``scratch`` buffers; its replacement value, if it has a result."""
+    if op.name == PREFIX + "loop":
+        _lower_loop(op, lowered, scratch)
+        return None
+    lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
+    if lowering is None:
+        raise PassError(f"'{op.name}' has no lowering to linalg", op.location)
+    with ir.InsertionPoint(op), op.location:
+        return lowering(op.opview, Operands(op.opview, lowered, scratch))
+
+
+def _lower_loop(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: list[ir.Value]) -> None:
+    """glowir.loop -> scf.for over [0, max_trip), or scf.while also testing the condition buffer (an i1 stored as a
+    byte) before each iteration; each iteration first stores its number into the counter buffer. The body's
+    instructions move into the scf loop and are lowered there, each on its share of the loop's scratch buffers."""
+    body = loop_body(op)
+    counter, condition = (lowered[v] for v in op.operands)
+    index, i64 = ir.IndexType.get(), ir.IntegerType.get_signless(64)
+    with ir.InsertionPoint(op), op.location:
+        zero, one = arith.constant(index, 0), arith.constant(index, 1)
+        trips = arith.constant(index, ir.IntegerAttr(op.attributes["max_trip"]).value)
+        if not ir.IntegerAttr(op.attributes["has_condition"]).value:
+            loop = scf.ForOp(zero, trips, one)
+            with ir.InsertionPoint(loop.body):
+                memref.store(arith.index_cast(i64, loop.induction_variable), counter, [])
+                end = scf.YieldOp([])
+        else:
+            loop = scf.WhileOp([index], [zero])
+            before = loop.before.blocks.append(index)
+            with ir.InsertionPoint(before):
+                i = before.arguments[0]
+                below = arith.cmpi(arith.CmpIPredicate.slt, i, trips)
+                holds = arith.cmpi(arith.CmpIPredicate.ne, memref.load(condition, []),
+                                   arith.constant(ir.MemRefType(condition.type).element_type, 0))
+                scf.ConditionOp(arith.andi(below, holds), [i])
+            after = loop.after.blocks.append(index)
+            with ir.InsertionPoint(after):
+                memref.store(arith.index_cast(i64, after.arguments[0]), counter, [])
+                end = scf.YieldOp([arith.addi(after.arguments[0], one)])
+    for inner in body:
+        inner.move_before(end.operation)
+    taken = 0
+    for inner in body:
+        count = len(scratch_types(inner))
+        _lower(inner, lowered, scratch[taken:taken + count])
+        taken += count
+        inner.erase()
 
 
 def check_legal(module: ir.Operation) -> None:
