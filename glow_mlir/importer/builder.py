@@ -212,8 +212,10 @@ class NodeContext:
         self.where = node_where(model_label, label, node.op_type)
         self._values = values
         #: import a subgraph of this node (If's branches, Loop's body): ``import_graph(graph, bindings)`` -> its
-        #: outputs, its inputs bound to ``bindings`` and the enclosing values visible (set by the importer)
-        self.import_graph: Callable[[onnx.GraphProto, dict[str, Tensor]], list[Tensor]] | None = None
+        #: outputs, its inputs bound to ``bindings`` and the enclosing values visible (set by the importer); with
+        #: ``scoped=True`` (a loop's body, imported into the loop's region) the enclosing graphs' known tensors
+        #: become constants of the body, never of the enclosing graph
+        self.import_graph: Callable[..., list[Tensor]] | None = None
         #: the type the model stores each value in where it is a storage or quantized type (set by the importer)
         self.stored: Mapping[str, np.dtype] = {}
 
@@ -363,6 +365,30 @@ def import_model(
         raise e from None
 
 
+class _BodyScope(Mapping[str, Tensor]):
+    """The enclosing values as a loop's body sees them: each known tensor is a Const of the body's own, made a
+    constant inside the body at its first use there. The enclosing graph's Const may not have its constant op yet,
+    and one made inside the loop would not be visible after it."""
+
+    def __init__(self, outer: Mapping[str, Tensor]):
+        self._outer = outer
+        self._own: dict[str, Const] = {}
+
+    def __getitem__(self, name: str) -> Tensor:
+        x = self._outer[name]
+        if not isinstance(x, Const):
+            return x
+        if name not in self._own:
+            self._own[name] = Const(x.array, x.name)
+        return self._own[name]
+
+    def __iter__(self):
+        return iter(self._outer)
+
+    def __len__(self) -> int:
+        return len(self._outer)
+
+
 class _Importer:
     """One import: the map from ONNX value names to tensors, filled node by node."""
 
@@ -468,8 +494,8 @@ class _Importer:
 
     def _subgraph_importer(self, label: str, outer: Mapping[str, Tensor]):
         """The ``import_graph`` of a node labelled ``label`` whose enclosing values are ``outer``."""
-        def import_graph(graph: onnx.GraphProto, bindings: dict[str, Tensor]) -> list[Tensor]:
-            return self._import_subgraph(graph, bindings, outer, label)
+        def import_graph(graph: onnx.GraphProto, bindings: dict[str, Tensor], scoped: bool = False) -> list[Tensor]:
+            return self._import_subgraph(graph, bindings, _BodyScope(outer) if scoped else outer, label)
 
         return import_graph
 

@@ -1,19 +1,23 @@
-"""If, Loop and Scan resolved at import, against onnx.reference: a known condition selects its branch (reading the
-enclosing graph's values), known trip counts unroll with loop-carried values and scan outputs, a body's own known
-condition ends a loop, Scan in both directions and on another axis, control flow nested; If on a condition computed
-at run time selects between both branches; a Loop condition or trip count computed at run time is a clean
-UnsupportedError."""
+"""If, Loop and Scan against onnx.reference: a known condition selects its branch (reading the enclosing graph's
+values), short known trip counts unroll with loop-carried values and scan outputs, a body's own known condition ends
+a loop, Scan in both directions and on another axis, control flow nested; If on a condition computed at run time
+selects between both branches. Longer loops are loops in the graph (scf.for, with scan outputs) and in the program
+(glowir.loop); a condition computed at run time makes a bounded scf.while; a trip count computed at run time, scan
+outputs of such a loop and loop-carried values that change shape are clean UnsupportedErrors."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
 import pytest
+from mlir import ir
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
+from glow_mlir.dialects import make_context
 from glow_mlir.errors import UnsupportedError
+from glow_mlir.importer import import_model
 
 RNG = np.random.default_rng(3)
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -129,15 +133,19 @@ def test_loop_with_a_runtime_trip_count_is_unsupported() -> None:
         glow.compile(m, cache=False)
 
 
-@pytest.mark.parametrize(("in_axis", "in_dir", "out_dir"), [(0, 0, 0), (1, 1, 0), (0, 0, 1)])
-def test_scan_running_sum(in_axis: int, in_dir: int, out_dir: int) -> None:
+@pytest.mark.parametrize(("steps", "in_axis", "in_dir", "out_dir", "out_axis"),
+                         [(5, 0, 0, 0, 0), (5, 1, 1, 0, 0), (5, 0, 0, 1, 0), (9, 1, 1, 1, 1), (3, 0, 1, 0, 1)])
+def test_scan_running_sum(steps: int, in_axis: int, in_dir: int, out_dir: int, out_axis: int) -> None:
+    # more than 4 steps: a loop in the graph; 3: unrolled
     body = helper.make_graph([helper.make_node("Add", ["s", "row"], ["s_out"]),
                               helper.make_node("Mul", ["s_out", "row"], ["y"])], "body",
                              [vi("s", F32, [2]), vi("row", F32, [2])], [vi("s_out", F32, [2]), vi("y", F32, [2])])
-    shape = [5, 2] if in_axis == 0 else [2, 5]
+    shape = [steps, 2] if in_axis == 0 else [2, steps]
     node = helper.make_node("Scan", ["s0", "xs"], ["s", "ys"], body=body, num_scan_inputs=1,
-                            scan_input_axes=[in_axis], scan_input_directions=[in_dir], scan_output_directions=[out_dir])
+                            scan_input_axes=[in_axis], scan_input_directions=[in_dir], scan_output_directions=[out_dir],
+                            scan_output_axes=[out_axis])
     m = model([node], [vi("s0", F32, [2]), vi("xs", F32, shape)], [vi("s", F32, [2]), vi("ys", F32, None)])
+    assert ("scf.for" in graph_text(m)) == (steps > 4)
     s0, xs = RNG.standard_normal(2).astype(np.float32), RNG.standard_normal(shape).astype(np.float32)
     if not (in_dir or out_dir):
         check(m, {"s0": s0, "xs": xs})
@@ -149,7 +157,7 @@ def test_scan_running_sum(in_axis: int, in_dir: int, out_dir: int) -> None:
     for row in rows:
         state = state + row
         ys.append(state * row)
-    ys = np.stack(ys[::-1] if out_dir else ys)
+    ys = np.stack(ys[::-1] if out_dir else ys, axis=out_axis)
     got = glow.compile(m, cache=False).run({"s0": s0, "xs": xs})
     np.testing.assert_allclose(got["s"], state, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got["ys"], ys, rtol=1e-5, atol=1e-6)
@@ -176,3 +184,106 @@ def test_if_nested_in_a_loop_body() -> None:
     # times), so the expectation is written out
     got = glow.compile(m, cache=False).run({"x": x, "acc0": acc0})["acc"]
     np.testing.assert_allclose(got, acc0 + x, rtol=1e-6, atol=1e-6)
+
+
+def graph_text(m: onnx.ModelProto) -> str:
+    """The imported graph's text."""
+    with make_context() as ctx, ir.Location.unknown():
+        return str(import_model(m, ctx).module)
+
+
+@pytest.mark.parametrize("trip", [5, 40])
+def test_a_longer_loop_is_a_loop_in_the_graph(trip: int) -> None:
+    inits = [numpy_helper.from_array(np.array(True), "keep_going"), numpy_helper.from_array(np.array(trip, np.int64), "M")]
+    node = helper.make_node("Loop", ["M", "keep_going", "acc0"], ["acc", "history"], body=loop_body())
+    m = model([node], [vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3]), vi("history", F32, None)], inits)
+    text = graph_text(m)
+    assert "scf.for" in text and text.count('"glowgraph.mul"') == 1, text  # one body, whatever the trip count
+    compiled = check(m, {"x": RNG.standard_normal(3).astype(np.float32), "acc0": RNG.standard_normal(3).astype(np.float32)})
+    program = compiled.stage("iropt").text
+    assert program.count('"glowir.loop"') == 1 and f"max_trip = {trip} : i64" in program, program
+
+
+def while_body() -> onnx.GraphProto:
+    """acc = acc * 2 + x; the loop goes on while sum(acc) < limit (a condition computed at run time)."""
+    nodes = [helper.make_node("Mul", ["acc", "two"], ["twice"]), helper.make_node("Add", ["twice", "x"], ["acc_out"]),
+             helper.make_node("ReduceSum", ["acc_out"], ["total"], keepdims=0),
+             helper.make_node("Less", ["total", "limit"], ["cond_out"])]
+    return helper.make_graph(nodes, "body", [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [3])],
+                             [vi("cond_out", BOOL, []), vi("acc_out", F32, [3])],
+                             [numpy_helper.from_array(np.array(2, np.float32), "two")])
+
+
+@pytest.mark.parametrize(("limit", "go"), [(50.0, True), (1e9, True), (50.0, False), (-1.0, True)])
+def test_a_condition_computed_at_run_time_makes_a_bounded_while_loop(limit: float, go: bool) -> None:
+    # limit 50: the condition ends the loop after a few iterations; 1e9: the trip count does; go False: no iteration
+    inits = [numpy_helper.from_array(np.array(12, np.int64), "M"), numpy_helper.from_array(np.array(limit, np.float32),
+                                                                                           "limit")]
+    node = helper.make_node("Loop", ["M", "go", "acc0"], ["acc"], body=while_body())
+    m = model([node], [vi("go", BOOL, []), vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3])], inits)
+    assert "scf.while" in graph_text(m)
+    check(m, {"go": np.array(go), "x": np.array([1.0, 0.5, 2.0], np.float32), "acc0": np.ones(3, np.float32)})
+
+
+def test_loops_nest_and_read_the_enclosing_values() -> None:
+    # outer: 6 iterations of acc += inner(acc); inner: 7 iterations of t = t * w + x (w and x from outside)
+    inner_body = helper.make_graph(
+        [helper.make_node("Mul", ["t", "w"], ["tw"]), helper.make_node("Add", ["tw", "x"], ["t_out"]),
+         helper.make_node("Identity", ["c"], ["c_out"])], "inner",
+        [vi("j", I64, []), vi("c", BOOL, []), vi("t", F32, [3])], [vi("c_out", BOOL, []), vi("t_out", F32, [3])])
+    outer_body = helper.make_graph(
+        [helper.make_node("Loop", ["N", "yes", "acc"], ["t"], body=inner_body),
+         helper.make_node("Add", ["acc", "t"], ["acc_out"]), helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "outer", [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [3])],
+        [vi("cond_out", BOOL, []), vi("acc_out", F32, [3])])
+    inits = [numpy_helper.from_array(np.array(6, np.int64), "M"), numpy_helper.from_array(np.array(7, np.int64), "N"),
+             numpy_helper.from_array(np.array(True), "yes"),
+             numpy_helper.from_array(np.array([0.5, -0.25, 0.1], np.float32), "w")]
+    # w is also used outside the loops: the body's constant is its own
+    nodes = [helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=outer_body),
+             helper.make_node("Mul", ["acc", "w"], ["out"])]
+    m = model(nodes, [vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("out", F32, [3])], inits)
+    assert graph_text(m).count("scf.for") == 2
+    check(m, {"x": RNG.standard_normal(3).astype(np.float32), "acc0": RNG.standard_normal(3).astype(np.float32)})
+
+
+def test_a_body_that_needs_its_iteration_number_at_compile_time_is_unrolled() -> None:
+    # Slice at [i, i + 1): its starts must be known, so the 6 iterations are unrolled rather than a loop
+    body = helper.make_graph(
+        [helper.make_node("Add", ["i", "one"], ["end"]), helper.make_node("Unsqueeze", ["i", "axes"], ["start1"]),
+         helper.make_node("Unsqueeze", ["end", "axes"], ["end1"]),
+         helper.make_node("Slice", ["xs", "start1", "end1"], ["row"]), helper.make_node("Add", ["acc", "row"], ["acc_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"])], "body",
+        [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [1, 3])], [vi("cond_out", BOOL, []), vi("acc_out", F32, [1, 3])],
+        [numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array([0], np.int64), "axes")])
+    inits = [numpy_helper.from_array(np.array(6, np.int64), "M"), numpy_helper.from_array(np.array(True), "yes")]
+    m = model([helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=body)],
+              [vi("xs", F32, [6, 3]), vi("acc0", F32, [1, 3])], [vi("acc", F32, [1, 3])], inits)
+    assert "scf.for" not in graph_text(m)
+    check(m, {"xs": RNG.standard_normal((6, 3)).astype(np.float32), "acc0": RNG.standard_normal((1, 3)).astype(np.float32)})
+
+
+def test_scan_outputs_of_a_loop_its_condition_may_end_are_unsupported() -> None:
+    body = while_body()
+    body.output.append(vi("acc_out", F32, [3]))
+    inits = [numpy_helper.from_array(np.array(12, np.int64), "M"), numpy_helper.from_array(np.array(50, np.float32),
+                                                                                           "limit")]
+    node = helper.make_node("Loop", ["M", "go", "acc0"], ["acc", "history"], body=body)
+    m = model([node], [vi("go", BOOL, []), vi("x", F32, [3]), vi("acc0", F32, [3])],
+              [vi("acc", F32, [3]), vi("history", F32, None)], inits)
+    with pytest.raises(UnsupportedError, match=r"node 'Loop#0' \(Loop\): scan outputs of a loop whose condition may "
+                                               r"end it early are not supported"):
+        glow.compile(m, cache=False)
+
+
+def test_a_loop_carried_value_that_changes_shape_is_unsupported() -> None:
+    body = helper.make_graph([helper.make_node("Concat", ["acc", "acc"], ["acc_out"], axis=0),
+                              helper.make_node("Identity", ["cond"], ["cond_out"])], "body",
+                             [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, None)],
+                             [vi("cond_out", BOOL, []), vi("acc_out", F32, None)])
+    inits = [numpy_helper.from_array(np.array(3000, np.int64), "M"), numpy_helper.from_array(np.array(True), "yes")]
+    m = model([helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=body)], [vi("acc0", F32, [2])],
+              [vi("acc", F32, None)], inits)
+    with pytest.raises(UnsupportedError, match=r"node 'Loop#0' \(Loop\): the body gives loop-carried value #0 as "
+                                               r"tensor<4xf32>, but it enters the loop as tensor<2xf32>"):
+        glow.compile(m, cache=False)

@@ -16,17 +16,27 @@ the IR (``scf.while``), which glow_mlir does not build yet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from mlir import ir
+from mlir.dialects import arith, scf, tensor
 from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
-from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from .core import _concat_all, _expand, _reshape
+from ...dialects.optable import numpy_dtype
+from ...errors import ModelError, UnsupportedError
+from ..builder import Const, NodeContext, Tensor, dtype_of, materialize, onnx_op, shape_of
+from .core import _concat_all, _expand, _reshape, _transpose
 from .datamove import _box
 
 GRAPH, INT, INTS = AttributeProto.GRAPH, AttributeProto.INT, AttributeProto.INTS
+#: a loop body's builder: (the iteration number, the loop-carried values) -> (their next values, the scan items)
+Step = Callable[[ir.Value, list[ir.Value]], tuple[list[ir.Value], list[ir.Value]]]
 #: the most iterations a Loop or Scan is unrolled into
 MAX_UNROLL = 1024
+#: a Loop of at most this many iterations (its condition known) is unrolled rather than a loop in the graph
+UNROLL_MAX = 4
 
 
 def _flag_value(ctx: NodeContext, x: Tensor, what: str) -> bool:
@@ -53,9 +63,9 @@ def _stack(ctx: NodeContext, parts: list[Tensor], axis: int = 0) -> Tensor:
     return _concat_all(ctx, [_reshape(ctx, p, [*shape[:axis], 1, *shape[axis:]]) for p in parts], axis)
 
 
-def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor]) -> list[Tensor]:
+def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor], scoped: bool = False) -> list[Tensor]:
     assert ctx.import_graph is not None, "the importer sets import_graph on every node"
-    return ctx.import_graph(graph, bindings)
+    return ctx.import_graph(graph, bindings, scoped=scoped) if scoped else ctx.import_graph(graph, bindings)
 
 
 @onnx_op("If", since=1, inputs=(1, 1), outputs=(1, None), attrs=("then_branch", "else_branch"), folds=True)
@@ -99,29 +109,53 @@ def _select_branches(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
 
 @onnx_op("Loop", since=1, inputs=(2, None), outputs=(1, None), attrs=("body",), folds=True)
 def loop(ctx: NodeContext) -> list[Tensor]:
-    """The body unrolled while the trip count M (if given) lasts and its condition (if given, then the body's) holds:
-    loop-carried values threaded through, scan outputs stacked along a new first axis."""
+    """A loop in the graph (:func:`_loop_in_graph`), or the body unrolled (:func:`_unrolled`) when it is short or
+    cannot be a loop's body."""
     body = _graph(ctx, "body")
     node = ctx.node
     trip = None
     if ctx.optional_input(0) is not None:
         count = ctx.input(0)
         if not isinstance(count, Const) or count.array.size != 1:
-            raise ctx.unsupported("a trip count computed at run time is not supported (only one known at compile time)")
-        trip = int(count.array.reshape(-1)[0])
-    going = True if ctx.optional_input(1) is None else _flag_value(ctx, ctx.input(1), "the initial condition")
-    if trip is None and ctx.optional_input(1) is None:
+            raise ctx.unsupported("a trip count computed at run time is not supported (a loop needs a static bound)")
+        trip = max(int(count.array.reshape(-1)[0]), 0)
+    cond = ctx.optional_input(1)
+    if trip is None and cond is None:
         raise ctx.error("a loop with neither a trip count nor a condition never ends")
     carried = [ctx.input(i) for i in range(2, len(node.input))]
     names = [i.name for i in body.input]
     if len(names) != 2 + len(carried):
         raise ctx.error(f"the body takes {len(names)} inputs; it must take the iteration number, the condition and "
                         f"the {len(carried)} loop-carried values")
-    scans: list[list[Tensor]] = [[] for _ in range(len(body.output) - 1 - len(carried))]
-    if len(node.output) != len(carried) + len(scans):
+    scans = len(body.output) - 1 - len(carried)
+    if scans < 0 or len(node.output) != len(carried) + scans:
         raise ctx.error(f"the node has {len(node.output)} outputs; the body gives {len(carried)} loop-carried values "
-                        f"and {len(scans)} scan outputs")
-    i = 0
+                        f"and {scans} scan outputs")
+    known = cond is None or isinstance(cond, Const)
+    if known and not (cond is None or _flag_value(ctx, cond, "the initial condition")):
+        if scans:
+            raise ctx.unsupported("a loop that runs no iteration has empty scan outputs of unknown shape")
+        return carried
+    if trip is not None and trip <= UNROLL_MAX and known:
+        return _unrolled(ctx, body, trip, carried, scans)
+    if trip is None:  # only the body's condition ends it: unrolled while that is known at import
+        if known:
+            return _unrolled(ctx, body, None, carried, scans)
+        raise ctx.unsupported("a loop whose condition is computed at run time needs a trip count (its static bound)")
+    try:
+        return _loop_in_graph(ctx, body, trip, cond, carried, scans)
+    except (UnsupportedError, ModelError):
+        if not known or trip > MAX_UNROLL:
+            raise
+        return _unrolled(ctx, body, trip, carried, scans)
+
+
+def _unrolled(ctx: NodeContext, body, trip: int | None, carried: list[Tensor], scans: int) -> list[Tensor]:
+    """The body imported once per iteration while the trip count lasts and its condition (which must then be known
+    at import) holds: loop-carried values threaded through, scan outputs stacked along a new first axis."""
+    names = [i.name for i in body.input]
+    stacked: list[list[Tensor]] = [[] for _ in range(scans)]
+    going, i = True, 0
     while going and (trip is None or i < trip):
         if i >= MAX_UNROLL:
             raise ctx.unsupported(f"a loop of more than {MAX_UNROLL} iterations is not supported (it is unrolled)")
@@ -129,14 +163,149 @@ def loop(ctx: NodeContext) -> list[Tensor]:
                     names[1]: ctx.const(np.array(going), name=f"{ctx.label}.cond{i}"),
                     **dict(zip(names[2:], carried, strict=True))}
         outputs = _import(ctx, body, bindings)
+        if trip is None and not isinstance(outputs[0], Const):
+            raise ctx.unsupported("a loop whose condition is computed at run time needs a trip count (its static "
+                                  "bound)")
         going = _flag_value(ctx, outputs[0], "a loop condition")
         carried = outputs[1:1 + len(carried)]
         for k, s in enumerate(outputs[1 + len(carried):]):
-            scans[k].append(s)
+            stacked[k].append(s)
         i += 1
     if scans and i == 0:
         raise ctx.unsupported("a loop that runs no iteration has empty scan outputs of unknown shape")
-    return [*carried, *(_stack(ctx, s) for s in scans)]
+    return [*carried, *(_stack(ctx, s) for s in stacked)]
+
+
+def _passes_condition_on(body) -> bool:
+    """Whether the body's condition output is its condition input (directly or through an Identity), so that only
+    the trip count ends the loop."""
+    cond_in, cond_out = body.input[1].name, body.output[0].name
+    if cond_out == cond_in:
+        return True
+    producer = next((n for n in body.node if cond_out in n.output), None)
+    return producer is not None and producer.op_type == "Identity" and list(producer.input) == [cond_in]
+
+
+def _loop_in_graph(ctx: NodeContext, body, trip: int, cond: Tensor | None, carried: list[Tensor],
+                   scans: int) -> list[Tensor]:
+    """The loop as ``scf.for`` (the body passes its condition on, and the first one holds) or ``scf.while`` (bounded
+    by ``trip``); see dialects/control.py for the forms. Each loop-carried value keeps its type across iterations."""
+    names = [i.name for i in body.input]
+    inits = [ctx.value(x) for x in carried]
+    return _undone_on_error(lambda: _build_loop(ctx, body, names, trip, cond, inits, scans))
+
+
+def _undone_on_error(build: Callable[[], list[Tensor]]) -> list[Tensor]:
+    """``build()``, which appends a loop to the current block; when it raises, the ops it appended are erased (the
+    loop with its body, and its bounds) so that the graph is as it was, and the error goes on."""
+    block = ir.InsertionPoint.current.block  # the importer appends to it
+    count = len(block.operations)
+    try:
+        return build()
+    except (UnsupportedError, ModelError):
+        for op in reversed([o.operation for o in block.operations][count:]):
+            op.erase()
+        raise
+
+
+def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tensor | None, inits: list[ir.Value],
+                scans: int) -> list[Tensor]:
+    if (isinstance(cond, Const) or cond is None) and _passes_condition_on(body):
+        def step(i: ir.Value, args: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value]]:
+            outputs = _import(ctx, body, {names[0]: i, names[1]: ctx.const(np.array(True)),
+                                          **dict(zip(names[2:], args, strict=True))}, scoped=True)
+            return _carried(ctx, outputs[1:1 + len(inits)], inits), [ctx.value(y) for y in outputs[1 + len(inits):]]
+
+        finals, stacked = _for_loop(ctx, trip, inits, step, [False] * scans)
+        return [*finals, *stacked]
+    index = ir.IndexType.get()
+    zero, one, bound = (arith.constant(index, v) for v in (0, 1, trip))
+    if isinstance(cond, Const) or cond is None:
+        cond_value = materialize(ctx.const(np.array(True)), ctx.where)
+    else:
+        cond_value = ctx.value(cond)
+    if scans:
+        raise ctx.unsupported("scan outputs of a loop whose condition may end it early are not supported (their "
+                              "length would be known only at run time)")
+    i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+    if shape_of(cond_value) not in ([], [1]):
+        raise ctx.error(f"the condition must hold one value, got shape {shape_of(cond_value)}")
+    if shape_of(cond_value) == [1]:
+        cond_value = gg.reshape(cond_value, shape=[])
+    types = [index, i1, *(v.type for v in inits)]
+    loop = scf.WhileOp(types, [zero, cond_value, *inits])
+    before = loop.before.blocks.append(*types)
+    with ir.InsertionPoint(before):
+        args = list(before.arguments)
+        go = arith.andi(arith.cmpi(arith.CmpIPredicate.slt, args[0], bound), tensor.extract(args[1], []))
+        scf.ConditionOp(go, args)
+    after = loop.after.blocks.append(*types)
+    with ir.InsertionPoint(after):
+        args = list(after.arguments)
+        outputs = _import(ctx, body, {names[0]: gg.iteration(args[0]), names[1]: args[1],
+                                      **dict(zip(names[2:], args[2:], strict=True))}, scoped=True)
+        yields = [_body_value(ctx, outputs[0], i1, "the condition"), *_carried(ctx, outputs[1:], inits)]
+        scf.YieldOp([arith.addi(args[0], one), *yields])
+    return list(loop.results)[2:]
+
+
+def _carried(ctx: NodeContext, values: list[Tensor], inits: list[ir.Value]) -> list[ir.Value]:
+    """The loop-carried values a body gives, each of the type it entered the loop with."""
+    return [_body_value(ctx, y, v.type, f"loop-carried value #{k}")
+            for k, (y, v) in enumerate(zip(values, inits, strict=True))]
+
+
+def _body_value(ctx: NodeContext, x: Tensor, want: ir.Type, what: str) -> ir.Value:
+    """A value the body yields, as an MLIR value of the type the loop gives it (a [1] condition reshaped)."""
+    v = ctx.value(x)
+    if v.type != want and shape_of(v) == [1] and list(ir.RankedTensorType(want).shape) == []:
+        v = gg.reshape(v, shape=[])
+    if v.type != want:
+        raise ctx.unsupported(f"the body gives {what} as {v.type}, but it enters the loop as {want}: a loop-carried "
+                              "value must keep its type")
+    return v
+
+
+def _step_at(ctx: NodeContext, i: ir.Value, trip: int, reverse: bool) -> ir.Value:
+    """Where iteration ``i`` reads or writes a sequence of ``trip`` steps: ``i``, or ``trip - 1 - i`` in reverse."""
+    if not reverse:
+        return i
+    return gg.sub(materialize(ctx.const(np.array(trip - 1, np.int64), name=f"{ctx.label}.last"), ctx.where), i)
+
+
+def _for_loop(ctx: NodeContext, trip: int, inits: list[ir.Value], step: Step,
+              reverse: list[bool]) -> tuple[list[ir.Value], list[ir.Value]]:
+    """``scf.for`` over [0, trip): ``step(i, args)`` builds the body once (``i`` the iteration number) and gives the
+    next loop-carried values and the scan items, each stacked into a ``[trip, ...]`` tensor at step ``i`` (at
+    ``trip - 1 - i`` where ``reverse`` says so): one more iteration argument per item, filled by step_insert. The
+    items' types are known only once the body is built, so the loop is then built again with those arguments and
+    the body's ops moved into it. Returns the last loop-carried values and the stacked items."""
+    index = ir.IndexType.get()
+    zero, one, bound = (arith.constant(index, v) for v in (0, 1, trip))
+    probe = scf.ForOp(zero, bound, one, inits)
+    with ir.InsertionPoint(probe.body):
+        args = list(probe.body.arguments)
+        i = gg.iteration(args[0])
+        carried, items = step(i, args[1:])
+        if not items:
+            scf.YieldOp(carried)
+            return list(probe.results), []
+    with ir.InsertionPoint(probe.operation):
+        stacks = [materialize(ctx.const(np.broadcast_to(np.zeros((), numpy_dtype(ir.ShapedType(y.type).element_type)),
+                                                         [trip, *shape_of(y)])), ctx.where) for y in items]
+        loop = scf.ForOp(zero, bound, one, [*inits, *stacks])
+    new_args = list(loop.body.arguments)
+    with ir.InsertionPoint(loop.body) as at_end:
+        for op in [o.operation for o in probe.body.operations]:
+            at_end.insert(op.detach_from_parent())
+        for old, new in zip(args, new_args):
+            old.replace_all_uses_with(new)
+        filled = [gg.step_insert(stack, item, _step_at(ctx, i, trip, rev))
+                  for stack, item, rev in zip(new_args[1 + len(inits):], items, reverse, strict=True)]
+        scf.YieldOp([*carried, *filled])
+    probe.operation.erase()
+    results = list(loop.results)
+    return results[:len(inits)], results[len(inits):]
 
 
 @onnx_op("Scan", since=9, inputs=(1, None), outputs=(1, None), folds=True,
@@ -169,12 +338,19 @@ def scan(ctx: NodeContext) -> list[Tensor]:
     if len(lengths) != 1:
         raise ctx.error(f"the scan inputs have different lengths along their scan axes: {sorted(lengths)}")
     steps = lengths.pop()
-    if steps > MAX_UNROLL:
-        raise ctx.unsupported(f"a scan of more than {MAX_UNROLL} iterations is not supported (it is unrolled)")
     names = [i.name for i in body.input]
     if len(names) != n + m or len(node.output) != len(body.output):
         raise ctx.error(f"the body takes {len(names)} inputs and gives {len(body.output)} outputs; the node has "
                         f"{n} states, {m} scan inputs and {len(node.output)} outputs")
+    if steps > UNROLL_MAX:
+        try:
+            return _undone_on_error(lambda: _scan_loop(ctx, body, names, states, inputs, in_axes, in_dirs,
+                                                       out_axes, out_dirs, steps))
+        except (UnsupportedError, ModelError):
+            if steps > MAX_UNROLL:
+                raise
+    if steps > MAX_UNROLL:
+        raise ctx.unsupported(f"a scan of more than {MAX_UNROLL} iterations is not supported (it is unrolled)")
     collected: list[list[Tensor]] = [[] for _ in range(outs)]
     for t in range(steps):
         slices = []
@@ -195,3 +371,34 @@ def scan(ctx: NodeContext) -> list[Tensor]:
             raise ctx.error(f"scan_output_axes {out_axes} are out of range")
         stacked.append(_stack(ctx, parts[::-1] if reverse else parts, axis % rank))
     return [*states, *stacked]
+
+
+def _scan_loop(ctx: NodeContext, body, names: list[str], states: list[Tensor], inputs: list[Tensor],
+               in_axes: list[int], in_dirs: list[int], out_axes: list[int], out_dirs: list[int],
+               steps: int) -> list[Tensor]:
+    """Scan as a loop in the graph: each scan input with its scan axis moved first, read a step at a time
+    (step_slice, backwards in reverse), each scan output stacked (forwards or backwards), then its axis moved where
+    scan_output_axes puts it."""
+    fronts = []
+    for x, axis in zip(inputs, in_axes):
+        rank = len(shape_of(x))
+        fronts.append(ctx.value(x if axis == 0 else
+                                _transpose(ctx, x, [axis, *(d for d in range(rank) if d != axis)])))
+    inits = [ctx.value(s) for s in states]
+    n = len(states)
+
+    def step(i: ir.Value, args: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value]]:
+        slices = [gg.step_slice(x, _step_at(ctx, i, steps, bool(rev))) for x, rev in zip(fronts, in_dirs)]
+        results = _import(ctx, body, dict(zip(names, [*args, *slices], strict=True)), scoped=True)
+        return _carried(ctx, results[:n], inits), [ctx.value(y) for y in results[n:]]
+
+    finals, stacked = _for_loop(ctx, steps, inits, step, [bool(d) for d in out_dirs])
+    outputs: list[Tensor] = list(finals)
+    for y, axis in zip(stacked, out_axes):
+        rank = len(shape_of(y))
+        if not -rank <= axis < rank:
+            raise ctx.error(f"scan_output_axes {out_axes} are out of range")
+        axis %= rank
+        order = [d for d in range(1, rank)]
+        outputs.append(y if axis == 0 else _transpose(ctx, y, [*order[:axis], 0, *order[axis:]]))
+    return outputs
