@@ -2,9 +2,9 @@
 
 Each layer is a one-node ONNX model (hidden and input size ``--hidden``, ``--steps`` time steps, forward, random
 weights with both biases) run at each ``--batch`` on ``--threads`` threads by both engines in this one process; the
-table gives both medians, their ratio (above 1: glow_mlir is slower) and glow_mlir's cold compile time, which grows
-with the number of steps (the recurrence is unrolled: see ``glow_mlir/importer/handlers/recurrent.py``). Outputs are
-checked against onnxruntime's (rtol 1e-4) before timing. Needs the ``bench`` extra (onnxruntime).
+table gives both medians, their ratio (above 1: glow_mlir is slower) and glow_mlir's cold compile time, which does
+not grow with the number of steps (the recurrence is a loop: see ``glow_mlir/importer/handlers/recurrent.py``).
+Outputs are checked against onnxruntime's (rtol 1e-4) before timing. Needs the ``bench`` extra (onnxruntime).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from conftest import EXAMPLES_DIR, ROOT, model_path, run_tool
 
@@ -301,3 +302,21 @@ def test_weights_compiled_in_from_the_c_initializer(tmp_path: Path):
     assert len(re.findall(r"0x[0-9A-F]{2},", text)) == files.weights["linear_sigmoid"].stat().st_size
     run = build_and_run(files, "linear_sigmoid", LINEAR_SIGMOID, tmp_path, "--embed")
     check_against_jit(run, LINEAR_SIGMOID)
+
+
+def test_a_recurrent_bundle_keeps_its_loop_whole(tmp_path: Path):
+    # an LSTM layer: the projection, then one glowir.loop over its 12 steps; cut in 3 partitions, the loop stays in
+    # one of them (FLOPs: its body's times its trip count), and both bundles give the JIT's outputs (within the
+    # tolerance: the partitions' buffers that cross a cut are not temporaries, so fewer elementwise ops fuse)
+    from glow_mlir.bench_recurrent import layer_model
+
+    model = tmp_path / "lstm.onnx"
+    onnx.save(layer_model("LSTM", 12, 2, 16), model)
+    np.savez(model.with_suffix(".io.npz"), in_X=np.random.default_rng(0).standard_normal((12, 2, 16)).astype(np.float32))
+    whole = build_and_run(make_bundle([model], tmp_path / "whole"), "lstm", model, tmp_path / "w")
+    check_against_jit(whole, model)
+    cut = build_and_run(make_bundle([model], tmp_path / "cut", partitions=3), "lstm", model, tmp_path / "c")
+    listed = re.findall(r"partition \d+: \w+, (\d+) FLOPs", cut.stdout)
+    steps = 2 * 2 * 16 * 64 * 12  # the recurrent matmul [2, 16] x [16, 64] of every step
+    assert len(listed) >= 2 and max(int(f) for f in listed) >= steps
+    check_against_jit(cut, model)

@@ -188,3 +188,21 @@ def test_bad_nodes_are_one_line_errors(kwargs: dict, message: str) -> None:
     model, _ = rnn_model("LSTM", **kwargs)
     with pytest.raises(GlowError, match=message):
         glow.compile(model, cache=False)
+
+
+@pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
+def test_the_recurrence_is_one_loop_whatever_the_sequence_length(op: str) -> None:
+    # the graph and the program hold one body per direction, whatever the number of steps: code and compile time
+    # stay flat (12 and 96 steps give the same program but for the loop's trip count and the sequence's shapes)
+    texts = []
+    for steps in (12, 96):
+        m, feeds = rnn_model(op, steps=steps, direction="bidirectional")
+        compiled = glow.compile(m, cache=False)
+        ref = ReferenceEvaluator(m).run(None, feeds)
+        for name, want in zip(OUTPUTS[op], ref, strict=False):
+            np.testing.assert_allclose(compiled.run(feeds)[name], want, rtol=RTOL, atol=ATOL, err_msg=name)
+        program = compiled.stage("iropt").text
+        assert program.count('"glowir.loop"') == 2 and f"max_trip = {steps} : i64" in program
+        texts.append(program)
+    count = [sum(1 for line in t.splitlines() if '"glowir.' in line) for t in texts]
+    assert count[0] == count[1], count

@@ -1,11 +1,13 @@
-"""Recurrent layers: LSTM, GRU and RNN, unrolled over their time steps.
+"""Recurrent layers: LSTM, GRU and RNN, as a loop over their time steps.
 
 Where the recurrence lives: each node becomes, per direction, one fully_connected that projects the inputs of every
 time step at once ([T x B, I] x [I, gates x H], both biases folded in: the GEMM that carries most of the work), then
-one matmul of the hidden state by R^T and the gate arithmetic per time step, unrolled, as Glow lowers its LSTM nodes.
-The sequence length is static (the shapes are), so unrolling needs no new IR construct and every step's kernels are
-the network's ordinary ones; the cost is code and compile time that grow linearly with the number of steps (an
-``scf.for`` over the steps in the IR would keep them flat: not built yet).
+a loop over the steps (``scf.for`` in the graph, ``glowir.loop`` after bufferization: :meth:`Layer.recur`) whose body
+takes step t of the projection (``step_slice``), multiplies the hidden state by R^T, does the gate arithmetic and
+writes h into Y at t (``step_insert``, in place). Glow unrolls its LSTM nodes instead; a loop keeps the code, the
+compile time and the instruction cache footprint the same whatever the sequence length, and every step runs the same
+kernels. A layer of one step, or with sequence lengths shorter than the input (each step then has its own masks),
+is unrolled.
 
 Supported: every direction (forward, reverse, bidirectional), layout 0 and 1, initial_h / initial_c, peepholes,
 ``clip``, ``input_forget``, GRU's ``linear_before_reset``, the activations attributes with their alpha and beta,
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import arith, scf
 from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
@@ -32,6 +35,8 @@ from .datamove import _box
 FLOAT, INT, STRING, FLOATS, STRINGS = (AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING,
                                        AttributeProto.FLOATS, AttributeProto.STRINGS)
 DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
+#: one step of a direction: (x_t, states) -> new states, h first
+Cell = Callable[[ir.Value, list[ir.Value]], list[ir.Value]]
 
 
 # --------------------------------------------------------------------------- activations
@@ -197,8 +202,7 @@ class Layer:
         return v if self.clip is None else gg.clip(v, min=-self.clip, max=self.clip)
 
     def order(self, d: int) -> list[int]:
-        reverse = self.direction == "reverse" or (self.direction == "bidirectional" and d == 1)
-        return list(range(self.steps))[::-1] if reverse else list(range(self.steps))
+        return list(range(self.steps))[::-1] if self.reversed(d) else list(range(self.steps))
 
     def masked(self, t: int, new: ir.Value, old: ir.Value) -> tuple[ir.Value, ir.Value]:
         """(state, output) at step ``t``: past a sequence's end the state stays and the output is zero."""
@@ -208,19 +212,53 @@ class Layer:
         mask = _expand(self.ctx, self.ctx.const(live, name=f"{self.ctx.label}.live{t}"), [self.batch, self.hidden])
         return gg.select(mask, new, old), gg.select(mask, new, _splat(new, 0.0))
 
-    def outputs(self, ys: list[list[ir.Value]], finals: list[list[ir.Value]]) -> list[Tensor | None]:
-        """Y [T, D, B, H] (layout 1: [B, T, D, H]) and the final states [D, B, H] (layout 1: [B, D, H]), each
-        only when the node uses it."""
+    def recur(self, d: int, projected: ir.Value, states: list[ir.Value], cell: Cell) -> tuple[ir.Value, list[ir.Value]]:
+        """Direction ``d`` over every step: ``cell(x_t, states) -> new states`` (h first; x_t the step's [B, gates x H]
+        projection) from ``states``; returns h of every step stacked [T, B, H] and the last states. A loop in the
+        graph (one body whatever T), unrolled for one step or with sequence lengths."""
+        if self.lengths is not None or self.steps == 1:
+            return self._unrolled(d, projected, states, cell)
+        ctx, steps = self.ctx, self.steps
+        index = ir.IndexType.get()
+        zero, one, bound = (arith.constant(index, v) for v in (0, 1, steps))
+        stack = ctx.value(ctx.const(np.broadcast_to(np.zeros((), np.float32), [steps, self.batch, self.hidden]),
+                                    name=f"{ctx.label}.Y{d}"))
+        loop = scf.ForOp(zero, bound, one, [*states, stack])
+        with ir.InsertionPoint(loop.body):
+            args = list(loop.body.arguments)
+            t = gg.iteration(args[0])
+            if self.reversed(d):
+                t = gg.sub(ctx.value(ctx.const(np.array(steps - 1, np.int64), name=f"{ctx.label}.last")), t)
+            new = cell(gg.step_slice(projected, t), args[1:-1])
+            scf.YieldOp([*new, gg.step_insert(args[-1], new[0], t)])
+        results = list(loop.results)
+        return results[-1], results[:-1]
+
+    def _unrolled(self, d: int, projected: ir.Value, states: list[ir.Value], cell: Cell) -> tuple[ir.Value,
+                                                                                                  list[ir.Value]]:
+        """:meth:`recur` with one copy of the cell per step: past a sequence's end each state stays as it is and
+        the step's output is zero."""
+        outs: list[ir.Value | None] = [None] * self.steps
+        for t in self.order(d):
+            new = cell(self.step_input(projected, t), states)
+            masked = [self.masked(t, n, o) for n, o in zip(new, states, strict=True)]
+            states, outs[t] = [m[0] for m in masked], masked[0][1]
+        y = _concat_all(self.ctx, [_reshape(self.ctx, o, [1, self.batch, self.hidden]) for o in outs], 0)
+        return self.ctx.value(y), states
+
+    def reversed(self, d: int) -> bool:
+        return self.direction == "reverse" or (self.direction == "bidirectional" and d == 1)
+
+    def outputs(self, ys: list[ir.Value], finals: list[list[ir.Value]]) -> list[Tensor | None]:
+        """Y [T, D, B, H] (layout 1: [B, T, D, H]) from each direction's [T, B, H] and the final states [D, B, H]
+        (layout 1: [B, D, H]), each only when the node uses it."""
         ctx = self.ctx
         used = [bool(name) for name in ctx.node.output]
         results: list[Tensor | None] = []
         per_step = [self.batch, self.hidden]
         if used[0]:
-            steps = []
-            for t in range(self.steps):
-                dirs = [_reshape(ctx, ys[d][t], [1, 1, *per_step]) for d in range(self.directions)]
-                steps.append(_concat_all(ctx, dirs, 1))
-            y = _concat_all(ctx, steps, 0)
+            y = _concat_all(ctx, [_reshape(ctx, ys[d], [self.steps, 1, *per_step]) for d in range(self.directions)],
+                            1)
             results.append(_transpose(ctx, y, [2, 0, 1, 3]) if self.layout else y)
         else:
             results.append(None)
@@ -261,10 +299,12 @@ def lstm(ctx: NodeContext) -> list[Tensor | None]:
             for k in range(3):
                 row = _reshape(ctx, _box(ctx, peepholes, [d, k * layer.hidden], [1, layer.hidden]), [layer.hidden])
                 peep[k] = ctx.value(_expand(ctx, row, [layer.batch, layer.hidden]))
-        h, c = layer.state(0, d), layer.state(1, d)
-        outs = [None] * layer.steps
-        for t in layer.order(d):
-            gates = gg.add(layer.step_input(projected, t), gg.matmul(h, ctx.value(rt)))
+        r_t = ctx.value(rt)
+
+        def cell(x: ir.Value, states: list[ir.Value], f_act=f_act, g_act=g_act, h_act=h_act, r_t=r_t,
+                 peep=peep) -> list[ir.Value]:
+            h, c = states
+            gates = gg.add(x, gg.matmul(h, r_t))
             pre = [layer.clipped(layer.gate(gates, k)) for k in range(4)]  # i, o, f, c
             if peep[0] is not None:
                 pre[0] = gg.add(pre[0], gg.mul(peep[0], c))
@@ -273,10 +313,10 @@ def lstm(ctx: NodeContext) -> list[Tensor | None]:
             f = gg.sub(_splat(i, 1.0), i) if couple else f_act(pre[2])
             c_new = gg.add(gg.mul(f, c), gg.mul(i, g_act(pre[3])))
             o_pre = pre[1] if peep[1] is None else gg.add(pre[1], gg.mul(peep[1], c_new))
-            h_new = gg.mul(f_act(o_pre), h_act(c_new))
-            c, _ = layer.masked(t, c_new, c)
-            h, outs[t] = layer.masked(t, h_new, h)
-        ys.append(outs)
+            return [gg.mul(f_act(o_pre), h_act(c_new)), c_new]
+
+        y, (h, c) = layer.recur(d, projected, [layer.state(0, d), layer.state(1, d)], cell)
+        ys.append(y)
         hs.append(h)
         cs.append(c)
     return layer.outputs(ys, [hs, cs])
@@ -307,27 +347,29 @@ def gru(ctx: NodeContext) -> list[Tensor | None]:
         rt = layer.weights(layer.r, d)  # [hidden, 3 x hidden]
         rt_zr = _box(ctx, rt, [0, 0], [hid, 2 * hid])
         rt_h = _box(ctx, rt, [0, 2 * hid], [hid, hid])
-        h = layer.state(0, d)
-        outs = [None] * layer.steps
-        for t in layer.order(d):
-            x = layer.step_input(projected, t)
-            zr = gg.add(ctx.value(_box(ctx, x, [0, 0], [layer.batch, 2 * hid])), gg.matmul(h, ctx.value(rt_zr)))
+        rt_zr, rt_h = ctx.value(rt_zr), ctx.value(rt_h)
+
+        def cell(x: ir.Value, states: list[ir.Value], f_act=f_act, g_act=g_act, rt_zr=rt_zr, rt_h=rt_h,
+                 rbh=rbh) -> list[ir.Value]:
+            (h,) = states
+            zr = gg.add(ctx.value(_box(ctx, x, [0, 0], [layer.batch, 2 * hid])), gg.matmul(h, rt_zr))
             z = f_act(layer.clipped(layer.gate(zr, 0)))
             r = f_act(layer.clipped(layer.gate(zr, 1)))
             xh = layer.gate(x, 2)
             if before:
-                recurrent = gg.matmul(h, ctx.value(rt_h))
+                recurrent = gg.matmul(h, rt_h)
                 if rbh is not None:
                     recurrent = gg.add(recurrent, rbh)
                 pre = gg.add(xh, gg.mul(r, recurrent))
             else:
-                pre = gg.add(xh, gg.matmul(gg.mul(r, h), ctx.value(rt_h)))
+                pre = gg.add(xh, gg.matmul(gg.mul(r, h), rt_h))
                 if rbh is not None:
                     pre = gg.add(pre, rbh)
             candidate = g_act(layer.clipped(pre))
-            h_new = gg.add(gg.mul(gg.sub(_splat(z, 1.0), z), candidate), gg.mul(z, h))
-            h, outs[t] = layer.masked(t, h_new, h)
-        ys.append(outs)
+            return [gg.add(gg.mul(gg.sub(_splat(z, 1.0), z), candidate), gg.mul(z, h))]
+
+        y, (h,) = layer.recur(d, projected, [layer.state(0, d)], cell)
+        ys.append(y)
         hs.append(h)
     return layer.outputs(ys, [hs])
 
@@ -343,12 +385,13 @@ def rnn(ctx: NodeContext) -> list[Tensor | None]:
         wb, rb = layer.bias(d, 0), layer.bias(d, 1)
         projected = layer.projected(d, None if wb is None else gg.add(ctx.value(wb), ctx.value(rb)))
         rt = layer.weights(layer.r, d)
-        h = layer.state(0, d)
-        outs = [None] * layer.steps
-        for t in layer.order(d):
-            h_new = f_act(layer.clipped(gg.add(layer.step_input(projected, t), gg.matmul(h, ctx.value(rt)))))
-            h, outs[t] = layer.masked(t, h_new, h)
-        ys.append(outs)
+        r_t = ctx.value(rt)
+
+        def cell(x: ir.Value, states: list[ir.Value], f_act=f_act, r_t=r_t) -> list[ir.Value]:
+            return [f_act(layer.clipped(gg.add(x, gg.matmul(states[0], r_t))))]
+
+        y, (h,) = layer.recur(d, projected, [layer.state(0, d)], cell)
+        ys.append(y)
         hs.append(h)
     return layer.outputs(ys, [hs])
 
