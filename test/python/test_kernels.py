@@ -98,7 +98,8 @@ def test_avx2_tiles_fit_16_registers() -> None:
     # them), a B known only at run time as it is (no copy per call)
     (piece,) = matmul.plan(60, 512, 784, AVX2)
     assert (piece.tiles.mr, piece.tiles.nr, piece.tiles.pack) == (6, 16, False)
-    assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 0
+    assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 16
+    assert matmul.panel_width(4, 512, 784, AVX2) == 0  # a matrix-vector tile reads B's rows as they are
     assert matmul.panel_width(60, 504, 784, AVX2) == 0  # N not whole panels
     assert matmul.panel_width(64, 512, 784, AVX512) == 0 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
     # 64 rows: 4x16 (8 accumulators, enough for the FMA pipes) in one island, not 60 rows of 6x16 and a strip of 4

@@ -1,5 +1,5 @@
 // cpu-pack-matmul-weights: the constant weights [K, N] of a fully_connected or matmul whose tile class wants B in
-// column panels (AVX2: 32 rows or more, N whole panels of 16) are laid out [N/16, K, 16] at compile time; the
+// column panels (AVX2: 8 rows or more, N whole panels of 16) are laid out [N/16, K, 16] at compile time; the
 // node's result type stays.
 // RUN: glow-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(cpu-pack-matmul-weights{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(cpu-pack-matmul-weights{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
@@ -23,20 +23,20 @@ func.func @packed(%x: tensor<64x32xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32
 
 // -----
 
-// Negative: weights known only at run time, fewer than 32 rows (the copy does not pay), N not whole panels (40),
-// and a single panel (16) keep [K, N].
+// Negative: weights known only at run time, fewer than 8 rows (a matrix-vector tile reads B's rows as they are),
+// N not whole panels (40), and a single panel (16) keep [K, N].
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: x{{[0-9]+}}x16xf32>
 // CHECK: return
-func.func @kept(%x: tensor<64x32xf32>, %s: tensor<8x32xf32>, %v: tensor<32x64xf32>) -> (tensor<64x64xf32>, tensor<8x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>) {
+func.func @kept(%x: tensor<64x32xf32>, %s: tensor<4x32xf32>, %v: tensor<32x64xf32>) -> (tensor<64x64xf32>, tensor<4x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>) {
   %w = "glowgraph.constant"() {value = dense<1.0> : tensor<32x64xf32>} : () -> tensor<32x64xf32>
   %w40 = "glowgraph.constant"() {value = dense<1.0> : tensor<32x40xf32>} : () -> tensor<32x40xf32>
   %w16 = "glowgraph.constant"() {value = dense<1.0> : tensor<32x16xf32>} : () -> tensor<32x16xf32>
   %0 = "glowgraph.matmul"(%x, %v) : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
-  %1 = "glowgraph.matmul"(%s, %w) : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  %1 = "glowgraph.matmul"(%s, %w) : (tensor<4x32xf32>, tensor<32x64xf32>) -> tensor<4x64xf32>
   %2 = "glowgraph.matmul"(%x, %w40) : (tensor<64x32xf32>, tensor<32x40xf32>) -> tensor<64x40xf32>
   %3 = "glowgraph.matmul"(%x, %w16) : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
-  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<8x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<4x64xf32>, tensor<64x40xf32>, tensor<64x16xf32>
 }
 
 // -----
