@@ -11,7 +11,11 @@ a vector op (AVX-512: FMAs, ``vroundps``, shifts).
   be subnormal) it is 0 (the true value is below 2.8e-38). About 2 ulp.
 - erf: odd, computed on ``|x|``: its Taylor series to x^13 below 0.5 (truncation < 3e-8), Abramowitz & Stegun 7.1.26
   above (absolute error 1.5e-7, relative below 3e-7 there since erf(0.5) = 0.52).
-- tanh (Cephes ``tanhf``): odd, ``x + x^3 P(x^2)`` below 0.625, ``1 - 2 / (e^(2|x|) + 1)`` above.
+- tanh: ``x P(x^2) / Q(x^2)`` (degrees 6 and 3) on x clamped to +-7.9053, where the quotient reaches 1 in float32;
+  ``x`` itself below 4e-4 (there tanh(x) = x to within half an ulp). The rational approximation that Eigen and
+  onnxruntime's MLAS use: one division and ten FMAs, no exp and no branch to blend; relative error below 4e-7
+  (measured on 2.1 million points, numpy float32 arithmetic). The earlier Cephes recipe (a polynomial below 0.625,
+  ``1 - 2 / (e^(2|x|) + 1)`` above, both computed and one selected) took 4x the time of onnxruntime's tanh.
 
 test/python/test_approx.py checks them against numpy on many points (relative tolerance 1e-6 plus absolute 1e-7 for erf).
 """
@@ -36,9 +40,11 @@ ERF_TAYLOR = tuple((-1) ** k / (pymath.factorial(k) * (2 * k + 1)) * 2 / pymath.
 #: Abramowitz & Stegun 7.1.26: erf(x) = 1 - t (a1 + a2 t + ... + a5 t^4) e^(-x^2), t = 1 / (1 + p x)
 ERF_P = 0.3275911
 ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-#: tanh(x) = x + x^3 P(x^2) below TANH_SPLIT (Cephes tanhf)
-TANH_SPLIT = 0.625
-TANH_POLY = (-3.33332819422e-1, 1.33314422036e-1, -5.37397155531e-2, 2.06390887954e-2, -5.70498872745e-3)
+#: tanh(x) = x P(x^2) / Q(x^2) on |x| <= TANH_CLAMP (Eigen's and MLAS's float tanh), x below TANH_TINY
+TANH_CLAMP, TANH_TINY = 7.90531110763549805, 4e-4
+TANH_P = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
+          -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16)
+TANH_Q = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
 
 
 def _const(t: ir.Type, value: float) -> ir.Value:
@@ -93,12 +99,10 @@ def erf(x: ir.Value) -> ir.Value:
 def tanh(x: ir.Value) -> ir.Value:
     """tanh(x) (see the module docstring)."""
     t = x.type
-    a = math.absf(x)
-    z = arith.mulf(a, a)
-    small = math.fma(arith.mulf(z, a), _horner(z, TANH_POLY), a)
-    large = arith.subf(_const(t, 1.0), arith.divf(_const(t, 2.0), arith.addf(exp(arith.addf(a, a)), _const(t, 1.0))))
-    y = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, a, _const(t, TANH_SPLIT)), small, large)
-    return math.copysign(y, x)
+    c = arith.minimumf(arith.maximumf(x, _const(t, -TANH_CLAMP)), _const(t, TANH_CLAMP))
+    z = arith.mulf(c, c)
+    y = arith.divf(arith.mulf(c, _horner(z, TANH_P)), _horner(z, TANH_Q))
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, math.absf(x), _const(t, TANH_TINY)), x, y)
 
 
 #: math op -> its approximation (f32 scalars and vectors only: the coefficients are single precision)
