@@ -177,6 +177,30 @@ def test_bidirectional_two_layer_lstm_tagger_as_torch_exports_it() -> None:
     assert compiled.stage("import").text.count('"glowgraph.fully_connected"') == 4
 
 
+def test_gru_encoder_as_torch_exports_it() -> None:
+    # torch.nn.GRU(16, 12, batch_first=True) exports a GRU node with linear_before_reset = 1 and the given h0,
+    # its X transposed to time-major before it, Y squeezed on the directions axis and transposed back after it
+    steps, batch, inputs, hidden = 20, 3, 16, 12
+    x = RNG.standard_normal((batch, steps, inputs)).astype(np.float32)
+    h0 = RNG.standard_normal((1, batch, hidden)).astype(np.float32)
+    inits = [numpy_helper.from_array(RNG.uniform(-0.3, 0.3, shape).astype(np.float32), name) for name, shape in
+             (("W", (1, 3 * hidden, inputs)), ("R", (1, 3 * hidden, hidden)), ("B", (1, 6 * hidden)))]
+    inits.append(numpy_helper.from_array(np.array([1], np.int64), "axes"))
+    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
+             helper.make_node("GRU", ["xt", "W", "R", "B", "", "h0"], ["Y", "h"], hidden_size=hidden,
+                              linear_before_reset=1),
+             helper.make_node("Squeeze", ["Y", "axes"], ["ys"]),
+             helper.make_node("Transpose", ["ys"], ["y"], perm=[1, 0, 2])]
+    graph = helper.make_graph(nodes, "encoder", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
+                                                 helper.make_tensor_value_info("h0", TensorProto.FLOAT, h0.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("h", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    compiled = check(model, {"x": x, "h0": h0}, engine="onnxruntime")
+    assert compiled.stage("iropt").text.count('"glowir.loop"') == 1
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"direction": "sideways"}, "attribute 'direction' must be forward, reverse or bidirectional"),
     ({"activations": ["Tanh"]}, "attribute 'activations' must name 3 functions"),
