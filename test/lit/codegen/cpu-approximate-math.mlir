@@ -15,11 +15,16 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
+// erf takes |x| and copies the sign back; tanh clamps x, divides two polynomials in x^2 and keeps x itself when it is
+// tiny.
 // CHECK-LABEL: func.func @erf_tanh_scalar(
 // CHECK-NOT:   math.erf
 // CHECK-NOT:   math.tanh
-// CHECK:       math.copysign
-// CHECK:       math.copysign
+// CHECK:       %[[ERF:.+]] = math.copysign %{{.+}}, %{{.+}} : f32
+// CHECK:       %[[C:.+]] = arith.minimumf %{{.+}}, %{{.+}} : f32
+// CHECK:       %[[Q:.+]] = arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK:       %[[TINY:.+]] = arith.cmpf olt, %{{.+}}, %{{.+}} : f32
+// CHECK:       arith.select %[[TINY]], %[[ERF]], %[[Q]] : f32
 func.func @erf_tanh_scalar(%x: f32) -> f32 {
   %0 = math.erf %x : f32
   %1 = math.tanh %0 : f32
