@@ -73,11 +73,14 @@ def _code_ops(func_op: ir.Operation) -> list[ir.Operation]:
     return ops
 
 
+def _regions(op: ir.Operation) -> list[list[ir.Operation]]:
+    """The instructions of each region of a loop (its body) or an if (then, else); none for another op."""
+    return [[o.operation for o in r.blocks[0].operations][:-1] for r in op.regions]
+
+
 def _body(op: ir.Operation) -> list[ir.Operation]:
-    """The instructions of a loop's body (none for another op)."""
-    if op.name != "glowir.loop":
-        return []
-    return [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+    """Every instruction directly in the regions of a loop or an if, in order."""
+    return [inner for region in _regions(op) for inner in region]
 
 
 def _users(code: list[ir.Operation], prefix: str = "",
@@ -163,11 +166,12 @@ def format_program(func_op: ir.Operation) -> str:
         members = _members(op)
         text = f"%{namer.take(base)} = {_kind_name(op.name)} {operands}{' ' + _braces(members) if members else ''}"
         out = [f"{indent}{number} {text}{_scratch_text(op)}"]
-        body = _body(op)
-        if body:  # a loop: its body, one level in
-            out[-1] += " {"
-            for k, inner in enumerate(body):
+        k = 0
+        for r, region in enumerate(_regions(op)):  # a loop's body, an if's branches: one level in
+            out[-1] += " {" if r == 0 else " else {"
+            for inner in region:
                 out.extend(instruction(inner, f"{number}.{k}", indent + "  "))
+                k += 1
             out.append(f"{indent}}}")
         return out
 

@@ -16,6 +16,10 @@ Before each iteration the loop writes the iteration number into ``counter`` (a `
 number is below ``max_trip`` and, with ``has_condition`` = 1, while ``condition`` (a ``memref<i1>`` the body writes)
 holds. The IR passes see the loop as one instruction that reads and writes every buffer its body touches
 (passes/ir/liveness.py), so each of them lives across the whole loop and the memory plan places it once.
+
+An ``scf.if`` of a graph (If on a condition computed at run time) becomes glowir ``if(condition)`` with a then and an
+else region of the same kind, seen by the IR passes the same way: one instruction touching every buffer either
+branch touches, a buffer one branch writes and the other may not counting as read too (its old value may survive).
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ from mlir import ir
 from .optable import TERMINATOR, OpInfo, VerifyError, tensor_like
 
 
-def _body(info: OpInfo) -> tuple[ir.Block, ir.Operation]:
-    """The loop's one block and its terminator."""
+def _body(info: OpInfo, k: int = 0) -> tuple[ir.Block, ir.Operation]:
+    """The one block of region ``k`` and its terminator."""
     op = info.operation
     if op is None:
-        raise VerifyError("a loop is checked on the op itself")
-    region = op.regions[0]
+        raise VerifyError("an op with regions is checked on the op itself")
+    region = op.regions[k]
     blocks = list(region.blocks)
     if len(blocks) != 1:
         raise VerifyError(f"the body must have one block, got {len(blocks)}")
@@ -62,6 +66,16 @@ def ir_loop(info: OpInfo) -> None:
     block, yields = _body(info)
     if len(block.arguments) or len(yields.operands):
         raise VerifyError("the body takes no arguments and yields nothing: it reads and writes buffers")
+
+
+def ir_if(info: OpInfo) -> None:
+    """glowir.if: a memref<i1> condition; then and else, one block each without arguments."""
+    if not _scalar(info.operand_types[0], "i1"):
+        raise VerifyError(f"the condition must be a memref<i1>, got {info.operand_types[0]}")
+    for k in range(2):
+        block, yields = _body(info, k)
+        if len(block.arguments) or len(yields.operands):
+            raise VerifyError("a branch takes no arguments and yields nothing: it reads and writes buffers")
 
 
 def step_slice(info: OpInfo) -> list[ir.Type]:

@@ -181,6 +181,9 @@ OPS: list[OpDef] = [
           "enclosing program directly.", (Operand("counter", role="inout"), Operand("condition", role="inout")),
           (Attr("max_trip", "i64"), Attr("has_condition", "i64")), results=(), check=control.ir_loop,
           traits=frozenset({"instruction", "loop"}), regions=("body",)),
+    OpDef("if", "Run the then region when the i1 condition holds, else the else region; both read and write the "
+          "buffers of the enclosing program directly.", (Operand("condition"),), (), results=(),
+          check=control.ir_if, traits=frozenset({"instruction", "branch"}), regions=("then", "else")),
 ]
 
 DIALECT = Dialect("glowir", "memref", OPS, __doc__ or "")

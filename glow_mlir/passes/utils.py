@@ -27,16 +27,19 @@ def body_ops(func: ir.Operation) -> list[ir.Operation]:
 
 #: the upstream loops a graph may hold (a glowgraph graph's control flow: dialects/control.py)
 LOOP_OPS = ("scf.for", "scf.while")
+#: every upstream op with regions a graph may hold: its loops and its ifs
+REGION_OPS = (*LOOP_OPS, "scf.if")
 
 
 def nested_blocks(op: ir.Operation) -> list[ir.Block]:
-    """The blocks of a graph loop's regions (a while's condition block, then its body; a for's body)."""
-    return [b for r in op.regions for b in r.blocks] if op.name in LOOP_OPS else []
+    """The blocks of a graph loop's or if's regions (a while's condition block, then its body; a for's body; an
+    if's then and else blocks)."""
+    return [b for r in op.regions for b in r.blocks] if op.name in REGION_OPS else []
 
 
 def graph_ops(func: ir.Operation) -> list[ir.Operation]:
-    """The ops of a function's entry block and, after each loop, those of its blocks, recursively: every node of a
-    graph, wherever it sits (safe to mutate while iterating)."""
+    """The ops of a function's entry block and, after each loop or if, those of its blocks, recursively: every node
+    of a graph, wherever it sits (safe to mutate while iterating)."""
     out: list[ir.Operation] = []
 
     def visit(block: ir.Block) -> None:

@@ -115,6 +115,43 @@ def test_views_attributes_and_peak_memory() -> None:
     assert stats.instructions == {"relu": 1, "transpose": 1, "copy": 1}
 
 
+def test_loop_and_if_print_their_regions_one_level_in() -> None:
+    """A loop's body and an if's branches print indented under it, numbered <instruction>.<k>; uses inside them are
+    listed with those numbers; the stats count the instructions inside too."""
+    ctx = make_context()
+    module = ir.Module.parse("""
+      func.func @g(%c: tensor<i1>, %xs: tensor<4x2xf32>, %h0: tensor<2xf32>) -> tensor<2xf32> {
+        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %c4 = arith.constant 4 : index
+        %h = scf.for %iv = %c0 to %c4 step %c1 iter_args(%s = %h0) -> (tensor<2xf32>) {
+          %i = "glowgraph.iteration"(%iv) : (index) -> tensor<i64>
+          %x = "glowgraph.step_slice"(%xs, %i) : (tensor<4x2xf32>, tensor<i64>) -> tensor<2xf32> loc("x")
+          %n = "glowgraph.add"(%s, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("n")
+          scf.yield %n : tensor<2xf32>
+        } loc("loop")
+        %flag = tensor.extract %c[] : tensor<i1>
+        %r = scf.if %flag -> (tensor<2xf32>) {
+          %t = "glowgraph.tanh"(%h) : (tensor<2xf32>) -> tensor<2xf32> loc("t")
+          scf.yield %t : tensor<2xf32>
+        } else {
+          %u = "glowgraph.neg"(%h) : (tensor<2xf32>) -> tensor<2xf32> loc("u")
+          scf.yield %u : tensor<2xf32>
+        } loc("if")
+        return %r : tensor<2xf32>
+      }""", ctx)
+    run_pipeline(module.operation, [get_pass("convert-glowgraph-to-glowir")()])
+    text = format_program(module.body.operations[0])
+    assert "{ MaxTrip: 4, HasCondition: 0} {\n    6.0 %x_res = stepslice @out %x, @in %input_1, @in %loop.counter\n" in text
+    assert "    6.2 %loop.state0_res_1 = copy @out %loop.state0, @in %n\n  }\n" in text
+    assert "  11 %input_0_res = if @in %input_0 {\n    11.0 %output_0_res = tanh @out %output_0, @in %loop.state0\n" \
+           "  } else {\n    11.1 %output_0_res_1 = neg @out %output_0, @in %loop.state0\n  }\n" in text
+    assert "%loop.state0 = allocactivation  { Ty: float<2>} // size: 8 // Users: @out 3, @in 6.1, @out 6.2, @in 11.0, " \
+           "@in 11.1, @out 12\n" in text
+    stats = program_stats(module.body.operations[0])
+    assert stats.instructions == {"copy": 2, "loop": 1, "stepslice": 1, "elementadd": 1, "if": 1, "tanh": 1, "neg": 1}
+
+
 def test_glow_type_names() -> None:
     with make_context(), ir.Location.unknown():
         assert glow_type(ir.MemRefType.get([2, 3], ir.IntegerType.get_signless(64))) == "index64<2 x 3>"

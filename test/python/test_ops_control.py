@@ -1,7 +1,7 @@
 """If, Loop and Scan against onnx.reference: a known condition selects its branch (reading the enclosing graph's
 values), short known trip counts unroll with loop-carried values and scan outputs, a body's own known condition ends
 a loop, Scan in both directions and on another axis, control flow nested; If on a condition computed at run time
-selects between both branches. Longer loops are loops in the graph (scf.for, with scan outputs) and in the program
+is an scf.if in the graph and a glowir.if in the program. Longer loops are loops in the graph (scf.for, with scan outputs) and in the program
 (glowir.loop); a condition computed at run time makes a bounded scf.while; a trip count computed at run time, scan
 outputs of such a loop and loop-carried values that change shape are clean UnsupportedErrors."""
 
@@ -74,12 +74,16 @@ def test_if_on_a_shape_test_folds_as_exported_models_have_it() -> None:
 
 
 @pytest.mark.parametrize("cond_shape", [[], [1]])
-def test_if_on_a_runtime_condition_selects_between_both_branches(cond_shape: list[int]) -> None:
+def test_if_on_a_runtime_condition_runs_the_branch_it_picks(cond_shape: list[int]) -> None:
     then, other = branches()
     m = model([helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)],
               [vi("c", BOOL, cond_shape), vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
     x, y = RNG.standard_normal((2, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    assert "scf.if" in graph_text(m)
     compiled = glow.compile(m, cache=False)
+    # one glowir.if; each branch writes the output itself (no copy): then x * 2 + y, else x - y
+    program = compiled.stage("iropt").text
+    assert program.count('"glowir.if"') == 1 and '"glowir.copy"' not in program, program
     for flag in (True, False):
         feeds = {"c": np.full(cond_shape, flag), "x": x, "y": y}
         np.testing.assert_allclose(compiled.run(feeds)["z"], ReferenceEvaluator(m).run(None, feeds)[0], rtol=1e-6)

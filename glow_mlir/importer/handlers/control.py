@@ -4,8 +4,8 @@ What is known at compile time is taken apart here, and the program stays a strai
 
 - If with a condition known at import (a shape test, a flag the exporter froze) is the nodes of the branch it
   selects, imported in place (they read the enclosing graph's values as the spec allows); with a condition computed
-  at run time both branches are imported and each output is a select between them (both run: fine for the small
-  branches exporters make; a branch worth skipping would need ``scf.if``);
+  at run time it is ``scf.if`` in the graph, each branch imported into its region, and only the branch the condition
+  picks runs;
 - Loop with a known trip count (or a condition the body computes from known values) is unrolled: the body imported
   once per iteration, its loop-carried values threaded through, its scan outputs stacked; so is Scan, over its scan
   axis. A loop of more than :data:`MAX_UNROLL` iterations is refused.
@@ -27,7 +27,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import numpy_dtype
 from ...errors import ModelError, UnsupportedError
 from ..builder import Const, NodeContext, Tensor, dtype_of, materialize, onnx_op, shape_of
-from .core import _concat_all, _expand, _reshape, _transpose
+from .core import _concat_all, _reshape, _transpose
 from .datamove import _box
 
 GRAPH, INT, INTS = AttributeProto.GRAPH, AttributeProto.INT, AttributeProto.INTS
@@ -70,11 +70,11 @@ def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor], scoped: bool =
 
 @onnx_op("If", since=1, inputs=(1, 1), outputs=(1, None), attrs=("then_branch", "else_branch"), folds=True)
 def if_(ctx: NodeContext) -> list[Tensor]:
-    """The branch a known condition selects, imported in place; with a condition computed at run time, both branches
-    imported and each output selected between them by the condition (:func:`_select_branches`)."""
+    """The branch a known condition selects, imported in place; with a condition computed at run time, an if in the
+    graph (:func:`_branches_in_graph`)."""
     cond = ctx.input(0)
     if not isinstance(cond, Const):
-        return _select_branches(ctx, cond)
+        return _branches_in_graph(ctx, cond)
     chosen = "then_branch" if _flag_value(ctx, cond, "a condition") else "else_branch"
     graph = _graph(ctx, chosen)
     outputs = _import(ctx, graph, {})
@@ -83,28 +83,39 @@ def if_(ctx: NodeContext) -> list[Tensor]:
     return outputs
 
 
-def _select_branches(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
-    """If with a run-time condition: both branches computed (an ONNX branch has no side effects), each output the
-    then-branch's where the condition holds, else the else-branch's. The two must give each output one static type:
-    a choice at run time between shapes would make the output's shape dynamic."""
+def _branches_in_graph(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
+    """If with a run-time condition: ``scf.if`` on it, each branch imported into its region (``glowir.if`` after
+    bufferization: only the branch the condition picks runs). The two must give each output one static type: a
+    choice at run time between shapes would make the output's shape dynamic. The branches' types are known only
+    once they are imported, so the if is then built again with its results and the branches' ops moved into it."""
     ctx.check_element_type(cond, "condition", (np.dtype(np.bool_),))
     if int(np.prod(shape_of(cond))) != 1:
         raise ctx.error(f"the condition must hold one value, got shape {shape_of(cond)}")
-    branches = [_import(ctx, _graph(ctx, name), {}) for name in ("then_branch", "else_branch")]
-    for name, outputs in zip(("then_branch", "else_branch"), branches, strict=True):
-        if len(outputs) != len(ctx.node.output):
-            raise ctx.error(f"{name} gives {len(outputs)} outputs, the node {len(ctx.node.output)}")
-    results = []
+    flag = _reshape(ctx, cond, []) if shape_of(cond) else cond
+    holds = tensor.extract(ctx.value(flag), [])
+    probe = scf.IfOp(holds, [], has_else=True)
+    branches: list[list[Tensor]] = []
+    for name, block in (("then_branch", probe.then_block), ("else_branch", probe.else_block)):
+        with ir.InsertionPoint(block):
+            outputs = _import(ctx, _graph(ctx, name), {}, scoped=True)
+            if len(outputs) != len(ctx.node.output):
+                raise ctx.error(f"{name} gives {len(outputs)} outputs, the node {len(ctx.node.output)}")
+            branches.append([ctx.value(x) for x in outputs])
     for i, (then, other) in enumerate(zip(*branches, strict=True)):
-        if shape_of(then) != shape_of(other) or dtype_of(then) != dtype_of(other):
+        if then.type != other.type:
             raise ctx.unsupported(
                 f"output #{i} is {shape_of(then)} {dtype_of(then)} in then_branch but {shape_of(other)} "
                 f"{dtype_of(other)} in else_branch: a condition computed at run time needs one static type")
-        shape = shape_of(then)
-        flag = _reshape(ctx, cond, [1] * len(shape)) if shape else _reshape(ctx, cond, [])
-        mask = _expand(ctx, flag, shape) if shape else flag
-        results.append(gg.select(ctx.value(mask), ctx.value(then), ctx.value(other)))
-    return results
+    with ir.InsertionPoint(probe.operation):
+        branch = scf.IfOp(holds, [v.type for v in branches[0]], has_else=True)
+    for old, new, outputs in ((probe.then_block, branch.then_block, branches[0]),
+                              (probe.else_block, branch.else_block, branches[1])):
+        with ir.InsertionPoint(new) as at_end:
+            for op in [o.operation for o in old.operations]:
+                at_end.insert(op.detach_from_parent())
+            scf.YieldOp(outputs)
+    probe.operation.erase()
+    return list(branch.results)
 
 
 @onnx_op("Loop", since=1, inputs=(2, None), outputs=(1, None), attrs=("body",), folds=True)

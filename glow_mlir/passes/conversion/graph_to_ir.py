@@ -21,7 +21,9 @@ program ``func.func @f() attributes {glowir.inputs = [...], glowir.outputs = [..
   state buffer, filled before the loop (a copy, or a splat for a splat constant) and written at the end of each
   iteration from the value the body yields (a copy; a ``step_insert`` into its own state is done in place, so a
   scan output is never copied whole); the loop's results are the state buffers. Every buffer of the body is
-  allocated before the loop and freed after it: the body allocates nothing.
+  allocated before the loop and freed after it: the body allocates nothing;
+- an ``scf.if`` on ``tensor.extract`` of an i1 tensor becomes a ``glowir.if`` on that tensor's buffer, one buffer
+  per result written by either branch (:func:`_plan_if`).
 
 Nodes no output depends on get no buffer, as in Glow's IRGen, which walks back from the outputs.
 Every graph of the module is planned in plain Python (:func:`plan_graph`) before the IR is
@@ -40,7 +42,7 @@ from ...dialects import glowgraph as gg
 from ...dialects import glowir as gi
 from ...dialects.optable import TERMINATOR
 from ..registry import Pass, PassError
-from ..utils import LOOP_OPS
+from ..utils import LOOP_OPS, REGION_OPS
 from .ir_program import INPUTS_ATTR, OUTPUTS_ATTR, UniqueNames, is_program
 
 #: arg/res attribute through which the importer names a graph's inputs and outputs
@@ -49,8 +51,10 @@ NAME_ATTR = gg.NAME_ATTR
 #: glowgraph nodes that become no instruction: they are handled by hand below
 _SPECIAL = ("constant", "reshape", "iteration")
 #: ops of other dialects a graph may hold: its loops, and the index and i1 arithmetic of their bounds and conditions
-_CONTROL = (*LOOP_OPS, "scf.yield", "scf.condition", "arith.constant", "arith.addi", "arith.cmpi", "arith.andi",
+_CONTROL = (*REGION_OPS, "scf.yield", "scf.condition", "arith.constant", "arith.addi", "arith.cmpi", "arith.andi",
             "tensor.extract")
+#: ops of a graph that become no step of their own: loop bounds, a loop's count, an if's condition as an i1
+_NO_STEP = ("arith.constant", "arith.addi", "tensor.extract", "glowgraph.constant")
 
 
 @dataclass(eq=False)
@@ -91,8 +95,11 @@ class Step:
     #: the glowir op name of an "instr" step ("fully_connected", "copy", ...)
     instr: str = ""
     attrs: dict[str, ir.Attribute] = field(default_factory=dict)
-    #: the steps of a loop's body (its ``buffers``: the counter, the condition, then every buffer the body touches)
+    #: the steps of a loop's body or of an if's then branch (its ``buffers``: the loop's counter and condition, or the
+    #: if's condition, then every buffer these steps touch)
     body: list[Step] = field(default_factory=list)
+    #: the steps of an if's else branch
+    orelse: list[Step] = field(default_factory=list)
 
 
 @dataclass
@@ -243,8 +250,8 @@ def _producer(v: ir.Value) -> str | None:
 
 
 def _reads(op: ir.Operation) -> list[ir.Value]:
-    """The values ``op`` reads: its operands and, for a loop, every value its body uses from outside it."""
-    if op.name not in LOOP_OPS:
+    """The values ``op`` reads: its operands and, for a loop or an if, every value its regions use from outside."""
+    if op.name not in REGION_OPS:
         return list(op.operands)
     inside: set[ir.Value] = set()
     used: list[ir.Value] = list(op.operands)
@@ -353,6 +360,7 @@ def _touched(steps: list[Step]) -> list[Buffer]:
     for step in steps:
         out.extend(step.buffers)
         out.extend(_touched(step.body))
+        out.extend(_touched(step.orelse))
     return list(dict.fromkeys(out))
 
 
@@ -400,7 +408,10 @@ def _constants(users: list[ir.Operation], names: UniqueNames) -> dict[ir.Value, 
 
 
 def _constant_reads(op: ir.Operation) -> list[ir.Value]:
-    """The values ``op`` reads as operands of its nodes, its loops' bodies included; a loop's splat inits left out."""
+    """The values ``op`` reads as operands of its nodes, its loops' bodies and its ifs' branches included; a loop's
+    splat inits left out."""
+    if op.name == "scf.if":
+        return [v for r in op.regions for inner in r.blocks[0].operations for v in _constant_reads(inner.operation)]
     if op.name not in LOOP_OPS:
         return list(op.operands)
     loop = _loop_form(op)
@@ -440,12 +451,13 @@ def _code(live: list[ir.Operation], ret: ir.Operation, outputs: list[Buffer], bu
     activations = 0
     absorbed = _absorbed_concats(live)
     for op in live:
-        if op.name in LOOP_OPS:
-            _plan_loop(_loop_form(op), buf, names, steps, steps, direct)
+        if op.name in REGION_OPS:
+            _plan_loop(_loop_form(op), buf, names, steps, steps, direct) if op.name in LOOP_OPS else \
+                _plan_if(op, buf, names, steps, steps, direct)
             for v in op.results:
                 fill_copies(v)
             continue
-        if op.name == "arith.constant":
+        if op.name in ("arith.constant", "tensor.extract"):
             continue
         if op.name == "glowgraph.constant" or op.results[0] in absorbed:
             continue
@@ -500,41 +512,9 @@ def _plan_loop(loop: _Loop, buf: dict[ir.Value, Buffer], names: UniqueNames, top
         steps.append(Step("instr", [condition, buf[init]], loc, "copy"))
         buf[arg] = condition
     yields = list(loop.body.operations)[-1].operation
-    body_ops = [o.operation for o in loop.body.operations][:-1]
-    live = _live_nodes(body_ops, yields)
+    live = _live_nodes([o.operation for o in loop.body.operations][:-1], yields)
     body: list[Step] = []
-    in_place = _in_place_inserts(loop, live)
-    for node in live:
-        if node.name in LOOP_OPS:
-            _plan_loop(_loop_form(node), buf, names, top, body, {})
-            continue
-        if node.name in ("arith.constant", "arith.addi", "glowgraph.constant"):
-            continue
-        v = node.results[0]
-        what = f"the result of '{node.name}'"
-        if node.name == "glowgraph.iteration":
-            buf[v] = buf[node.operands[0]]
-            continue
-        if _is_view(node):
-            offsets = list(node.opview.starts) if node.name == "glowgraph.slice" else None
-            b = Buffer("view", "", _memref(v.type, what, node.location), node.location, source=buf[node.operands[0]],
-                       offsets=offsets if offsets and any(offsets) else None)
-            top.append(Step("view", [b], node.location))
-            buf[v] = b
-            continue
-        if node in in_place:  # a scan output: written into its own state
-            b = buf[node.operands[0]]
-        else:
-            b = _activation(names, _loc_name(node.location) or "act", _memref(v.type, what, node.location),
-                            node.location, top)
-        if node.name == "glowgraph.step_insert":
-            if node not in in_place:
-                body.append(Step("instr", [b, buf[node.operands[0]]], node.location, "copy"))
-            body.append(Step("instr", [b, buf[node.operands[1]], buf[node.operands[2]]], node.location,
-                             "step_insert"))
-        else:
-            body.extend(_instructions(node, b, buf, set()))
-        buf[v] = b
+    _plan_nodes(live, buf, names, top, body, _in_place_inserts(loop, live))
     # the yielded values become the next iteration's state; a value that is another state is read before any
     # state is written (a swap of two loop-carried values)
     pending = [(state, buf[y]) for state, (_, _, y, _) in zip(states, loop.carried)]
@@ -557,6 +537,82 @@ def _plan_loop(loop: _Loop, buf: dict[ir.Value, Buffer], names: UniqueNames, top
     steps.append(Step("loop", [counter, condition, *_touched(body)], loc, "loop", attrs, body))
     for state, (_, _, _, result) in zip(states, loop.carried):
         buf[result] = state
+
+
+def _plan_nodes(live: list[ir.Operation], buf: dict[ir.Value, Buffer], names: UniqueNames, top: list[Step],
+                steps: list[Step], in_place: set[ir.Operation] = frozenset(),
+                direct: dict[ir.Value, Buffer] | None = None) -> None:
+    """The steps of the live nodes of a loop's body or an if's branch, appended to ``steps``; their allocations and
+    views go to ``top`` (the program's own steps). A step_insert in ``in_place`` writes its dest's buffer; a value
+    in ``direct`` is written into the buffer it maps to."""
+    direct = direct or {}
+    for node in live:
+        if node.name in REGION_OPS:
+            _plan_loop(_loop_form(node), buf, names, top, steps, direct) if node.name in LOOP_OPS else \
+                _plan_if(node, buf, names, top, steps, direct)
+            continue
+        if node.name in _NO_STEP:
+            continue
+        v = node.results[0]
+        what = f"the result of '{node.name}'"
+        if node.name == "glowgraph.iteration":
+            buf[v] = buf[node.operands[0]]
+            continue
+        if _is_view(node):
+            offsets = list(node.opview.starts) if node.name == "glowgraph.slice" else None
+            b = Buffer("view", "", _memref(v.type, what, node.location), node.location, source=buf[node.operands[0]],
+                       offsets=offsets if offsets and any(offsets) else None)
+            top.append(Step("view", [b], node.location))
+            buf[v] = b
+            continue
+        if node in in_place:  # a scan output: written into its own state
+            b = buf[node.operands[0]]
+        else:
+            b = direct.get(v) or _activation(names, _loc_name(node.location) or "act",
+                                             _memref(v.type, what, node.location), node.location, top)
+        if node.name == "glowgraph.step_insert":
+            if node not in in_place:
+                steps.append(Step("instr", [b, buf[node.operands[0]]], node.location, "copy"))
+            steps.append(Step("instr", [b, buf[node.operands[1]], buf[node.operands[2]]], node.location,
+                              "step_insert"))
+        else:
+            steps.extend(_instructions(node, b, buf, set()))
+        buf[v] = b
+
+
+def _plan_if(op: ir.Operation, buf: dict[ir.Value, Buffer], names: UniqueNames, top: list[Step], steps: list[Step],
+             direct: dict[ir.Value, Buffer]) -> None:
+    """Append the glowir if of ``scf.if`` to ``steps``: one buffer per result (allocated in ``top``, or the output
+    it is), which each branch writes: the node that computes the value it yields writes it there directly, else a
+    copy does at the branch's end."""
+    loc = op.location
+    extract = op.operands[0].owner.operation if isinstance(op.operands[0], ir.OpResult) else None
+    if extract is None or extract.name != "tensor.extract":
+        raise PassError("an if's condition must be a tensor<i1> read with tensor.extract", loc)
+    condition = buf[extract.operands[0]]
+    base = _loc_name(loc) or "if"
+    results = [direct.get(r) or _activation(names, f"{base}.result{k}", _memref(r.type, f"result #{k}", loc), loc,
+                                            top) for k, r in enumerate(op.results)]
+    branches: list[list[Step]] = []
+    for region in op.regions:
+        block = region.blocks[0]
+        yields = list(block.operations)[-1].operation
+        ops = [o.operation for o in block.operations][:-1]
+        inner: dict[ir.Value, Buffer] = {}
+        for y, b in zip(yields.operands, results, strict=True):
+            node = y.owner.operation if isinstance(y, ir.OpResult) else None
+            if node is not None and node in ops and node.name.startswith("glowgraph.") and y not in inner \
+                    and node.name not in ("glowgraph.constant", "glowgraph.iteration") and not _is_view(node):
+                inner[y] = b
+        body: list[Step] = []
+        _plan_nodes(_live_nodes(ops, yields), buf, names, top, body, direct=inner)
+        body.extend(Step("instr", [b, buf[y]], loc, "copy") for y, b in zip(yields.operands, results)
+                    if buf[y] is not b)
+        branches.append(body)
+    steps.append(Step("if", [condition, *_touched(branches[0] + branches[1])], loc, "if", {}, branches[0],
+                      branches[1]))
+    for r, b in zip(op.results, results):
+        buf[r] = b
 
 
 def _in_place_inserts(loop: _Loop, live: list[ir.Operation]) -> set[ir.Operation]:
@@ -625,12 +681,15 @@ def _emit_steps(steps: list[Step], values: dict[Buffer, ir.Value]) -> None:
             values[b] = gi.tensor_view(values[b.source], offsets=b.offsets, result_types=[b.type], loc=step.loc)
         elif step.kind == "dealloc":
             gi.dealloc_activation(values[b], loc=step.loc)
-        elif step.kind == "loop":
-            op = ir.Operation.create("glowir.loop", results=[], operands=[values[x] for x in step.buffers[:2]],
-                                     attributes=step.attrs, loc=step.loc, regions=1)
-            with ir.InsertionPoint(op.regions[0].blocks.append()):
-                _emit_steps(step.body, values)
-                ir.Operation.create(TERMINATOR, loc=step.loc)
+        elif step.kind in ("loop", "if"):
+            own = 2 if step.kind == "loop" else 1
+            branches = [step.body] if step.kind == "loop" else [step.body, step.orelse]
+            op = ir.Operation.create(f"glowir.{step.kind}", results=[], operands=[values[x] for x in step.buffers[:own]],
+                                     attributes=step.attrs, loc=step.loc, regions=len(branches))
+            for region, branch in zip(op.regions, branches):
+                with ir.InsertionPoint(region.blocks.append()):
+                    _emit_steps(branch, values)
+                    ir.Operation.create(TERMINATOR, loc=step.loc)
         else:
             ir.Operation.create(f"glowir.{step.instr}", results=[], operands=[values[x] for x in step.buffers],
                                 attributes=step.attrs, loc=step.loc)

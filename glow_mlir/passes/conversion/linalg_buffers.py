@@ -247,7 +247,7 @@ def clone_body(source: ir.Block, target: ir.Block, mapping: dict[ir.Value, ir.Va
 
 def code_blocks(func_op: ir.Operation) -> list[ir.Block]:
     """The blocks of a lowered program that hold its code: the entry block, then the body of each of its loops
-    (``scf.for``, the ``do`` block of ``scf.while``), nested loops included."""
+    (``scf.for``, the ``do`` block of ``scf.while``) and both branches of its ifs, nested ones included."""
     blocks: list[ir.Block] = []
 
     def visit(block: ir.Block) -> None:
@@ -257,6 +257,10 @@ def code_blocks(func_op: ir.Operation) -> list[ir.Block]:
                 visit(op.operation.regions[0].blocks[0])
             elif op.operation.name == "scf.while":
                 visit(op.operation.regions[1].blocks[0])
+            elif op.operation.name == "scf.if":
+                for region in op.operation.regions:
+                    for inner in region.blocks:
+                        visit(inner)
 
     if func_op.regions[0].blocks:
         visit(func_op.regions[0].blocks[0])

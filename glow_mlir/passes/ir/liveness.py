@@ -12,8 +12,9 @@ What a pass asks:
 - whether two buffers can share storage around one instruction (:func:`interferes`), which copy elimination and
   buffer sharing both use.
 
-A ``glowir.loop`` is one instruction at its place in the block: it reads and writes every buffer its body touches
-(:func:`operand_accesses`), so each of them lives across the whole loop; the passes leave its body as it is.
+A ``glowir.loop`` or ``glowir.if`` is one instruction at its place in the block: it reads and writes every buffer its
+regions touch (:func:`operand_accesses`), so each of them lives across the whole loop or if; the passes leave the
+regions as they are.
 
 Positions are indices into the block at the time of the walk. The passes that merge buffers keep the analysis up to
 date as they go (:meth:`Liveness.merged`, :meth:`Liveness.erased`): a merge moves only declarations and removes
@@ -135,18 +136,20 @@ def is_instruction(op: ir.Operation) -> bool:
 
 
 def operand_accesses(op: ir.Operation) -> list[tuple[ir.Value, str]]:
-    """The (buffer, role) pairs of an instruction's operands. A loop's are its own operands (``inout``), then each
-    buffer its body touches, nested loops included, once, in order: ``in`` where the body only reads it, else
-    ``inout``, since what one iteration writes the next may read (an :class:`Access` of a loop numbers these pairs,
-    not the loop's operands)."""
-    if op.name != "glowir.loop":
-        return list(zip(op.operands, operand_roles(op), strict=True))
+    """The (buffer, role) pairs of an instruction's operands. A loop's or an if's are its own operands, then each
+    buffer its regions touch, nested ones included, once, in order: ``in`` where they only read it, else ``inout``:
+    what one iteration writes the next may read, and what one branch writes the other may leave as it was (an
+    :class:`Access` of such an instruction numbers these pairs, not its operands)."""
+    own = list(zip(op.operands, operand_roles(op), strict=True))
+    if not len(op.regions):
+        return own
     roles: dict[ir.Value, str] = {}
-    for inner in op.regions[0].blocks[0].operations:
-        if is_instruction(inner.operation):
-            for v, role in operand_accesses(inner.operation):
-                roles[v] = "in" if roles.get(v, "in") == "in" and role == "in" else "inout"
-    return [*((v, "inout") for v in op.operands), *roles.items()]
+    for region in op.regions:
+        for inner in region.blocks[0].operations:
+            if is_instruction(inner.operation):
+                for v, role in operand_accesses(inner.operation):
+                    roles[v] = "in" if roles.get(v, "in") == "in" and role == "in" else "inout"
+    return [*own, *roles.items()]
 
 
 def inplace_safe(op: ir.Operation, out_operand: int, in_operand: int) -> bool:

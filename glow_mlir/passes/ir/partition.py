@@ -64,10 +64,13 @@ CONTRACTIONS: dict[str, Callable[[ir.OpView], int]] = {
 
 def instruction_flops(op: ir.Operation) -> int:
     """The cost of one instruction: 2 * MACs for a contraction, else one per element of its largest operand; a
-    loop's, its body's times its trip count (its most: a condition may end it sooner)."""
+    loop's, its body's times its trip count (its most: a condition may end it sooner); an if's, its costlier branch's."""
+    branches = [sum(instruction_flops(inner.operation) for inner in list(r.blocks[0].operations)[:-1])
+                for r in op.regions]
     if op.name == "glowir.loop":
-        body = [o.operation for o in op.regions[0].blocks[0].operations][:-1]
-        return ir.IntegerAttr(op.attributes["max_trip"]).value * sum(instruction_flops(inner) for inner in body)
+        return ir.IntegerAttr(op.attributes["max_trip"]).value * branches[0]
+    if op.name == "glowir.if":
+        return max(branches)
     contraction = CONTRACTIONS.get(op.name)
     if contraction is not None:
         return contraction(op.opview)

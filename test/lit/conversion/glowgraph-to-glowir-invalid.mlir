@@ -62,3 +62,16 @@ func.func @while_of_another_form(%a: tensor<2xf32>, %go: tensor<i1>) -> tensor<2
   }
   return %r#2 : tensor<2xf32>
 }
+
+// -----
+
+func.func @if_on_a_constant(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %c = arith.constant true
+  // expected-error@+1 {{an if's condition must be a tensor<i1> read with tensor.extract}}
+  %r = scf.if %c -> (tensor<2xf32>) {
+    scf.yield %a : tensor<2xf32>
+  } else {
+    scf.yield %a : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}

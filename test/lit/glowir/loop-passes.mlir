@@ -3,7 +3,7 @@
 // RUN: glow-opt %s --split-input-file --glowir-dse | FileCheck %s --check-prefix=DSE
 // RUN: glow-opt %s --split-input-file --glowir-plan-memory | FileCheck %s --check-prefix=PLAN
 
-// The IR passes see a loop as one instruction that reads and writes every buffer its body touches: a buffer first
+// The IR passes see a loop (or an if, last case) as one instruction that reads and writes every buffer its body touches: a buffer first
 // used in the body is allocated right before the loop (never inside it) and freed right after it; what the body
 // reads stays written before it; buffers of the body live across the whole loop, so none shares bytes with another,
 // while one allocated after the loop reuses their memory.
@@ -78,5 +78,35 @@ func.func @dead_loop() attributes {glowir.inputs = ["xs"], glowir.outputs = []} 
   "glowir.dealloc_activation"(%i) : (memref<i64>) -> ()
   "glowir.dealloc_activation"(%c) : (memref<i1>) -> ()
   "glowir.dealloc_activation"(%x) : (memref<2xf32>) -> ()
+  return
+}
+
+// -----
+
+// An if is one instruction too: a value only one branch reads is still written before it; a store nobody reads is
+// dead; a buffer one branch writes keeps the value it had when the other branch runs, so a store before the if
+// into it is not dead either.
+// DSE-LABEL: func.func @if_reads
+// DSE:       "glowir.splat"(%{{.+}}) {value = 1.000000e+00 : f32}
+// DSE-NOT:   "glowir.splat"(%{{.+}}) {value = 2.000000e+00 : f32}
+// DSE:       "glowir.splat"(%{{.+}}) {value = 3.000000e+00 : f32}
+// DSE-NEXT:  "glowir.if"
+func.func @if_reads() attributes {glowir.inputs = ["c", "x"], glowir.outputs = ["y"]} {
+  %c = "glowir.weight_var"() {mutability = "mutable", name = "c"} : () -> memref<i1>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<2xf32>
+  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<2xf32>
+  "glowir.splat"(%t) {value = 1.0 : f32} : (memref<2xf32>) -> ()
+  %u = "glowir.alloc_activation"() {name = "u"} : () -> memref<2xf32>
+  "glowir.splat"(%u) {value = 2.0 : f32} : (memref<2xf32>) -> ()
+  "glowir.splat"(%y) {value = 3.0 : f32} : (memref<2xf32>) -> ()
+  "glowir.if"(%c) ({
+    "glowir.element_add"(%y, %x, %t) : (memref<2xf32>, memref<2xf32>, memref<2xf32>) -> ()
+    gpu.yield
+  }, {
+    gpu.yield
+  }) : (memref<i1>) -> ()
+  "glowir.dealloc_activation"(%t) : (memref<2xf32>) -> ()
+  "glowir.dealloc_activation"(%u) : (memref<2xf32>) -> ()
   return
 }

@@ -25,16 +25,16 @@ LOWERINGS: dict[str, Lowering] = {**basic.LOWERINGS, **cnn.LOWERINGS, **arithmet
 SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {**cnn.SCRATCH, **reductions.SCRATCH}
 
 
-def loop_body(op: ir.Operation) -> list[ir.Operation]:
-    """The instructions of a glowir loop's body, its terminator left out."""
-    return [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+def region_body(op: ir.Operation, k: int = 0) -> list[ir.Operation]:
+    """The instructions of region ``k`` of a glowir loop or if, its terminator left out."""
+    return [o.operation for o in op.regions[k].blocks[0].operations][:-1]
 
 
 def scratch_types(op: ir.Operation) -> list[ir.MemRefType]:
-    """The scratch buffers the lowering of ``op`` takes (none for most instructions); a loop takes those of its
-    body's instructions, in order, for its whole run."""
-    if op.name == PREFIX + "loop":
-        return [t for inner in loop_body(op) for t in scratch_types(inner)]
+    """The scratch buffers the lowering of ``op`` takes (none for most instructions); a loop or an if takes those
+    of the instructions of its regions, in order, for its whole run."""
+    if len(op.regions):
+        return [t for k in range(len(op.regions)) for inner in region_body(op, k) for t in scratch_types(inner)]
     rule = SCRATCH.get(op.name.removeprefix(PREFIX))
     return rule(op.opview) if rule is not None else []
 
@@ -142,6 +142,9 @@ def _lower(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: list[ir
     if op.name == PREFIX + "loop":
         _lower_loop(op, lowered, scratch)
         return None
+    if op.name == PREFIX + "if":
+        _lower_if(op, lowered, scratch)
+        return None
     lowering = LOWERINGS.get(op.name.removeprefix(PREFIX))
     if lowering is None:
         raise PassError(f"'{op.name}' has no lowering to linalg", op.location)
@@ -153,7 +156,7 @@ def _lower_loop(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: li
     """glowir.loop -> scf.for over [0, max_trip), or scf.while also testing the condition buffer (an i1 stored as a
     byte) before each iteration; each iteration first stores its number into the counter buffer. The body's
     instructions move into the scf loop and are lowered there, each on its share of the loop's scratch buffers."""
-    body = loop_body(op)
+    body = region_body(op)
     counter, condition = (lowered[v] for v in op.operands)
     index, i64 = ir.IndexType.get(), ir.IntegerType.get_signless(64)
     with ir.InsertionPoint(op), op.location:
@@ -177,14 +180,36 @@ def _lower_loop(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: li
             with ir.InsertionPoint(after):
                 memref.store(arith.index_cast(i64, after.arguments[0]), counter, [])
                 end = scf.YieldOp([arith.addi(after.arguments[0], one)])
-    for inner in body:
-        inner.move_before(end.operation)
-    taken = 0
-    for inner in body:
+    _lower_into(body, end.operation, lowered, scratch)
+
+
+def _lower_into(ops: list[ir.Operation], end: ir.Operation, lowered: dict[ir.Value, ir.Value],
+                scratch: list[ir.Value]) -> list[ir.Value]:
+    """Move ``ops`` before ``end`` and lower each there, on its share of ``scratch``; returns the scratch left."""
+    for inner in ops:
+        inner.move_before(end)
+    for inner in ops:
         count = len(scratch_types(inner))
-        _lower(inner, lowered, scratch[taken:taken + count])
-        taken += count
+        _lower(inner, lowered, scratch[:count])
+        scratch = scratch[count:]
         inner.erase()
+    return scratch
+
+
+def _lower_if(op: ir.Operation, lowered: dict[ir.Value, ir.Value], scratch: list[ir.Value]) -> None:
+    """glowir.if -> scf.if on the condition's byte; each branch's instructions move into its block and are lowered
+    there."""
+    condition = lowered[op.operands[0]]
+    with ir.InsertionPoint(op), op.location:
+        holds = arith.cmpi(arith.CmpIPredicate.ne, memref.load(condition, []),
+                           arith.constant(ir.MemRefType(condition.type).element_type, 0))
+        branch = scf.IfOp(holds, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            ends = [scf.YieldOp([])]
+        with ir.InsertionPoint(branch.else_block):
+            ends.append(scf.YieldOp([]))
+    for k, end in enumerate(ends):
+        scratch = _lower_into(region_body(op, k), end.operation, lowered, scratch)
 
 
 def check_legal(module: ir.Operation) -> None:
