@@ -498,10 +498,17 @@ def _plan_loop(loop: _Loop, buf: dict[ir.Value, Buffer], names: UniqueNames, top
     condition = _activation(names, f"{base}.condition", scalar(ir.IntegerType.get_signless(1, ctx)), loc, top)
     buf[loop.iv] = counter
     states: list[Buffer] = []
+    body_ops = [o.operation for o in loop.body.operations][:-1]
+    yields = list(loop.body.operations)[-1].operation
+    live = _live_nodes(body_ops, yields)
+    in_place = _in_place_inserts(loop, live)
+    filled = _filled_whole(loop, in_place)
     for k, (init, arg, _, result) in enumerate(loop.carried):
         state = direct.get(result) or _activation(names, f"{base}.state{k}", _memref(arg.type, f"state #{k}", loc),
                                                     loc, top)
-        if _is_splat(init):
+        if arg in filled:
+            pass  # every step of it is written before anything reads it: its first value is never seen
+        elif _is_splat(init):
             value = ir.DenseElementsAttr(init.owner.operation.attributes["value"]).get_splat_value()
             steps.append(Step("instr", [state], loc, "splat", {"value": value}))
         else:
@@ -511,10 +518,8 @@ def _plan_loop(loop: _Loop, buf: dict[ir.Value, Buffer], names: UniqueNames, top
         init, arg, _ = loop.condition
         steps.append(Step("instr", [condition, buf[init]], loc, "copy"))
         buf[arg] = condition
-    yields = list(loop.body.operations)[-1].operation
-    live = _live_nodes([o.operation for o in loop.body.operations][:-1], yields)
     body: list[Step] = []
-    _plan_nodes(live, buf, names, top, body, _in_place_inserts(loop, live))
+    _plan_nodes(live, buf, names, top, body, in_place)
     # the yielded values become the next iteration's state; a value that is another state is read before any
     # state is written (a swap of two loop-carried values)
     pending = [(state, buf[y]) for state, (_, _, y, _) in zip(states, loop.carried)]
@@ -613,6 +618,44 @@ def _plan_if(op: ir.Operation, buf: dict[ir.Value, Buffer], names: UniqueNames, 
                       branches[1]))
     for r, b in zip(op.results, results):
         buf[r] = b
+
+
+def _filled_whole(loop: _Loop, in_place: set[ir.Operation]) -> set[ir.Value]:
+    """The loop-carried block arguments that the loop fills step by step before anything reads them: a scan output
+    written in place at the iteration number (or backwards from the end) by a loop that runs all its ``max_trip``
+    iterations, ``max_trip`` being its number of steps. Their initial value is dead."""
+    if loop.condition is not None:
+        return set()
+    out = set()
+    for node in in_place:
+        index = node.operands[2]
+        arg = node.operands[0]
+        if ir.ShapedType(arg.type).shape[0] == loop.max_trip and _steps_through(index, loop.iv, loop.max_trip):
+            out.add(arg)
+    return out
+
+
+def _steps_through(index: ir.Value, iv: ir.Value, trip: int) -> bool:
+    """Whether ``index`` is the iteration number of the loop of ``iv``, or ``trip - 1`` minus it."""
+    op = index.owner.operation if isinstance(index, ir.OpResult) else None
+    if op is not None and op.name == "glowgraph.iteration":
+        return op.operands[0] == iv
+    if op is None or op.name != "glowgraph.sub":
+        return False
+    last = _constant_scalar(op.operands[0])
+    return last == trip - 1 and _steps_through(op.operands[1], iv, trip) \
+        and op.operands[1].owner.operation.name == "glowgraph.iteration"
+
+
+def _constant_scalar(v: ir.Value) -> int | None:
+    """The one value of a glowgraph constant of one element, else None."""
+    if _producer(v) != "glowgraph.constant":
+        return None
+    attr = ir.DenseElementsAttr(v.owner.operation.attributes["value"])
+    if ir.ShapedType(attr.type).rank != 0 and list(ir.ShapedType(attr.type).shape) != [1]:
+        return None
+    element = attr.get_splat_value() if attr.is_splat else attr[0]
+    return int(ir.IntegerAttr(element).value) if isinstance(element, ir.IntegerAttr) else None
 
 
 def _in_place_inserts(loop: _Loop, live: list[ir.Operation]) -> set[ir.Operation]:

@@ -1,9 +1,10 @@
 // RUN: glow-opt %s --split-input-file --convert-glowgraph-to-glowir | FileCheck %s
 
 // scf.for becomes glowir.loop: each loop-carried value a state buffer (here the outputs themselves) filled before
-// the loop; the iteration number is the loop's counter; a scan output's step_insert writes its own state in place;
-// the body's other values get buffers allocated before the loop and freed after it, and each iteration ends by
-// copying the yielded value into its state.
+// the loop; the iteration number is the loop's counter; a scan output's step_insert writes its own state in place
+// (and as the loop writes every step of it before anything reads it, its zeros are never written); the body's other
+// values get buffers allocated before the loop and freed after it, and each iteration ends by copying the yielded
+// value into its state.
 // CHECK-LABEL: func.func @scan()
 // CHECK:       %[[XS:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "xs"} : () -> memref<5x2xf32>
 // CHECK:       %[[H0:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "h0"} : () -> memref<2xf32>
@@ -12,7 +13,6 @@
 // CHECK:       %[[I:.+]] = "glowir.alloc_activation"() {name = "loop.counter"} : () -> memref<i64>
 // CHECK-NEXT:  %[[C:.+]] = "glowir.alloc_activation"() {name = "loop.condition"} : () -> memref<i1>
 // CHECK-NEXT:  "glowir.copy"(%[[H]], %[[H0]])
-// CHECK-NEXT:  "glowir.splat"(%[[YS]]) {value = 0.000000e+00 : f32}
 // CHECK-NEXT:  %[[X:.+]] = "glowir.alloc_activation"() {name = "x"} : () -> memref<2xf32>
 // CHECK-NEXT:  %[[N:.+]] = "glowir.alloc_activation"() {name = "n"} : () -> memref<2xf32>
 // CHECK-NEXT:  "glowir.loop"(%[[I]], %[[C]]) ({
@@ -39,6 +39,27 @@ func.func @scan(%xs: tensor<5x2xf32> {glowgraph.name = "xs"}, %h0: tensor<2xf32>
     scf.yield %n, %s : tensor<2xf32>, tensor<5x2xf32>
   } loc("loop")
   return %r#0, %r#1 : tensor<2xf32>, tensor<5x2xf32>
+}
+
+// -----
+
+// Negative: a loop of 3 steps into a 5-step scan output leaves two of its steps as they were: its zeros are written.
+// CHECK-LABEL: func.func @partial_scan()
+// CHECK:       %[[YS:.+]] = "glowir.weight_var"() {mutability = "mutable", name = "ys"} : () -> memref<5x2xf32>
+// CHECK:       "glowir.splat"(%[[YS]]) {value = 0.000000e+00 : f32}
+// CHECK:       "glowir.loop"
+// CHECK-NEXT:    "glowir.step_insert"(%[[YS]], %{{.+}}, %{{.+}})
+func.func @partial_scan(%h0: tensor<2xf32> {glowgraph.name = "h0"}) -> (tensor<5x2xf32> {glowgraph.name = "ys"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %y0 = "glowgraph.constant"() {value = dense<0.0> : tensor<5x2xf32>} : () -> tensor<5x2xf32>
+  %r = scf.for %iv = %c0 to %c3 step %c1 iter_args(%ys = %y0) -> (tensor<5x2xf32>) {
+    %i = "glowgraph.iteration"(%iv) : (index) -> tensor<i64>
+    %s = "glowgraph.step_insert"(%ys, %h0, %i) : (tensor<5x2xf32>, tensor<2xf32>, tensor<i64>) -> tensor<5x2xf32>
+    scf.yield %s : tensor<5x2xf32>
+  } loc("loop")
+  return %r : tensor<5x2xf32>
 }
 
 // -----
