@@ -305,14 +305,18 @@ def lstm(ctx: NodeContext) -> list[Tensor | None]:
                  peep=peep) -> list[ir.Value]:
             h, c = states
             gates = gg.add(x, gg.matmul(h, r_t))
-            pre = [layer.clipped(layer.gate(gates, k)) for k in range(4)]  # i, o, f, c
-            if peep[0] is not None:
-                pre[0] = gg.add(pre[0], gg.mul(peep[0], c))
-                pre[2] = gg.add(pre[2], gg.mul(peep[2], c))
-            i = f_act(pre[0])
-            f = gg.sub(_splat(i, 1.0), i) if couple else f_act(pre[2])
-            c_new = gg.add(gg.mul(f, c), gg.mul(i, g_act(pre[3])))
-            o_pre = pre[1] if peep[1] is None else gg.add(pre[1], gg.mul(peep[1], c_new))
+
+            def pre(k: int) -> ir.Value:  # gate k (i, o, f, c) sliced right before its first use: a slice next to
+                return layer.clipped(layer.gate(gates, k))  # its reader fuses into it (linalg-fuse-elementwise)
+
+            i_pre = pre(0) if peep[0] is None else gg.add(pre(0), gg.mul(peep[0], c))
+            i = f_act(i_pre)
+            if couple:
+                f = gg.sub(_splat(i, 1.0), i)
+            else:
+                f = f_act(pre(2) if peep[2] is None else gg.add(pre(2), gg.mul(peep[2], c)))
+            c_new = gg.add(gg.mul(f, c), gg.mul(i, g_act(pre(3))))
+            o_pre = pre(1) if peep[1] is None else gg.add(pre(1), gg.mul(peep[1], c_new))
             return [gg.mul(f_act(o_pre), h_act(c_new)), c_new]
 
         y, (h, c) = layer.recur(d, projected, [layer.state(0, d), layer.state(1, d)], cell)

@@ -397,3 +397,36 @@ func.func @long_chain(%d: memref<4x8xf32>, %x: memref<20x4x8xf32>) {
   }
   return
 }
+
+// -----
+
+// In a loop's body too: a slice copied into a temporary (extract_tensor's elementwise copy) folds into its reader,
+// which reads the columns where they are.
+// CHECK-LABEL: func.func @slice_in_a_loop(
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[COLS:.+]] = memref.subview %{{.+}}[0, 8] [4, 8] [1, 1]
+// CHECK-NEXT:    linalg.generic {{.+}} ins(%[[COLS]] : memref<4x8xf32, strided<[16, 1], offset: 8>>) outs(%{{.+}} : memref<4x8xf32>)
+// CHECK:         math.tanh
+// CHECK-NOT:     linalg.generic
+// CHECK:       }
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @slice_in_a_loop(%g: memref<4x16xf32>, %d: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %t = memref.alloc() : memref<4x8xf32>
+  scf.for %i = %c0 to %c3 step %c1 {
+    %cols = memref.subview %g[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%cols : memref<4x8xf32, strided<[16, 1], offset: 8>>) outs(%t : memref<4x8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<4x8xf32>) outs(%d : memref<4x8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %e = math.tanh %a : f32
+      linalg.yield %e : f32
+    }
+  }
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}

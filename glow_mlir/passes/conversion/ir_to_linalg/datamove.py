@@ -22,7 +22,13 @@ def _subview(source: ir.Value, offsets: Sequence[int], sizes: Sequence[int], ste
 
 def _extract_tensor(op: ir.OpView, new: Operands) -> None:
     shape = _memref(new.dest).shape
-    box = _subview(new.src, op.offsets, shape, op.steps or [1] * len(shape))
+    steps = op.steps or [1] * len(shape)
+    box = _subview(new.src, op.offsets, shape, steps)
+    if all(k == 1 for k in steps):
+        # an elementwise copy: linalg-fuse-elementwise can then fold it into the op that reads dest (a gate's
+        # activation reads its columns of the gates where they are)
+        elementwise(new.dest, [box], lambda x: x)
+        return
     linalg.copy(box, outs=[new.dest])
 
 
