@@ -16,7 +16,7 @@ from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
 from glow_mlir.dialects import make_context
-from glow_mlir.errors import UnsupportedError
+from glow_mlir.errors import ModelError, UnsupportedError
 from glow_mlir.importer import import_model
 
 RNG = np.random.default_rng(3)
@@ -290,4 +290,19 @@ def test_a_loop_carried_value_that_changes_shape_is_unsupported() -> None:
               [vi("acc", F32, None)], inits)
     with pytest.raises(UnsupportedError, match=r"node 'Loop#0' \(Loop\): the body gives loop-carried value #0 as "
                                                r"tensor<4xf32>, but it enters the loop as tensor<2xf32>"):
+        glow.compile(m, cache=False)
+
+
+def test_a_condition_of_more_than_one_value_is_a_model_error() -> None:
+    then, other = branches()
+    m = model([helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)],
+              [vi("c", BOOL, [2]), vi("x", F32, [2, 3]), vi("y", F32, [2, 3])], [vi("z", F32, [2, 3])])
+    with pytest.raises(ModelError, match=r"node 'If#0' \(If\): the condition must hold one value, got shape \[2\]"):
+        glow.compile(m, cache=False)
+    inits = [numpy_helper.from_array(np.array(9, np.int64), "M"), numpy_helper.from_array(np.array([True, True]), "go")]
+    node = helper.make_node("Loop", ["M", "go", "acc0"], ["acc"], body=while_body())
+    m = model([node], [vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3])],
+              [*inits, numpy_helper.from_array(np.array(50, np.float32), "limit")])
+    with pytest.raises(ModelError, match=r"node 'Loop#0' \(Loop\): the initial condition must hold one value, got "
+                                         r"shape \[2\]"):
         glow.compile(m, cache=False)
