@@ -314,6 +314,8 @@ CASTS = Case("casts", [
     *(node("Cast", [src], f"{src}_to_{dst}", to=to)
       for src in ("f", "i", "k", "b") for dst, to in _CAST_TARGETS.items()),
     node("Cast", ["known"], "known_to_i64", to=TensorProto.INT64),
+    # CastLike to the element type of its second input, whose values it does not read
+    *(node("CastLike", [src, like], f"{src}_like_{like}") for src in ("f", "i", "b") for like in ("f", "k", "b")),
 ], {"f": _F, "i": _INTS, "k": _I32, "b": _BOOLS}, {"known": np.array([1.9, -1.9], np.float32)})
 
 

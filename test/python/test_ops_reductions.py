@@ -196,6 +196,20 @@ def test_layer_normalization(axis: int, consts: dict[str, np.ndarray], attrs: di
     check(make("LayerNormalization", {"x": X3}, 17, consts, axis=axis, **attrs), {"x": X3})
 
 
+@pytest.mark.parametrize(("axis", "scale", "attrs"), [(-1, SCALE[0], {}), (1, SCALE, {"epsilon": 1e-2}),
+                                                     (0, np.broadcast_to(SCALE, (2, 3, 4)).copy(), {})])
+def test_rms_normalization(axis: int, scale: np.ndarray, attrs: dict):
+    check(make("RMSNormalization", {"x": X3}, 23, {"scale": scale}, axis=axis, **attrs), {"x": X3})
+
+
+@pytest.mark.parametrize(("axis", "p"), [(-1, 2), (1, 1), (0, 2)])
+def test_lp_normalization(axis: int, p: int):
+    x = X3.copy()
+    x[0, 1] = 0.0  # a zero slice (axis -1) stays zero
+    # onnx.reference's p = 1 sums x, not |x| (the spec's L1 norm): onnxruntime is the reference there
+    check(make("LpNormalization", {"x": x}, 22, {}, axis=axis, p=p), {"x": x}, "onnx" if p == 2 else "onnxruntime")
+
+
 def test_layer_normalization_with_unused_statistics_outputs():
     model = make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE[0]}, outputs=("y", "mean", "inv_std"))
     check(model, {"x": X3})

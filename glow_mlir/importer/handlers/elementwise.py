@@ -273,6 +273,18 @@ def cast(ctx: NodeContext) -> Tensor:
     return _convert(ctx, ctx.input(0), dtype)
 
 
+@onnx_op("CastLike", since=15, inputs=(2, 2), attrs=("saturate", "round_mode"))
+def cast_like(ctx: NodeContext) -> Tensor:
+    """Cast to the element type of ``target_type`` (its values are not read), as :func:`cast` does; a float16 or
+    float64 target is a storage type, and so is the result, which the importer rounds as it does every float16 the
+    model stores."""
+    stored = ctx.stored.get(ctx.node.input[1])
+    if stored in QUANTIZED_TYPES.values():
+        raise ctx.unsupported(f"unsupported element type {stored} for the target_type input (int8 and uint8 values "
+                              "are read by DequantizeLinear and data movement only)")
+    return _convert(ctx, ctx.input(0), dtype_of(ctx.input(1)))
+
+
 # --------------------------------------------------------------------------- activations
 
 

@@ -386,6 +386,46 @@ def layer_normalization(ctx: NodeContext) -> list[Tensor | None]:
     return results
 
 
+@onnx_op("RMSNormalization", since=23, inputs=(2, 2), attrs=("axis", "epsilon", "stash_type"))
+def rms_normalization(ctx: NodeContext) -> Tensor:
+    """x / sqrt(mean(x^2) + epsilon) * scale, the mean over the dims from axis on (default -1)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, -1), len(shape))
+    stash_type = ctx.attr("stash_type", INT, 1)
+    if stash_type != 1:
+        raise ctx.unsupported(f"stash_type {stash_type}: only 1 (float32 statistics) is supported")
+    scale = _affine(ctx, 1, "scale", shape[axis:])
+    axes = list(range(axis, len(shape)))
+    squares = gg.reduce_mean(gg.mul(ctx.value(x), ctx.value(x)), axes=axes)
+    rms = gg.sqrt(gg.add(squares, _splat(squares, float(ctx.attr("epsilon", FLOAT, 1e-5)))))
+    rms = _expand(ctx, _reshape(ctx, rms, [*shape[:axis], *([1] * len(axes))]), shape)
+    return gg.mul(gg.div(ctx.value(x), rms), _expand(ctx, scale, shape))
+
+
+@onnx_op("LpNormalization", since=1, inputs=(1, 1), attrs=("axis", "p"))
+def lp_normalization(ctx: NodeContext) -> Tensor:
+    """x / ||x||_p along axis (default -1), p 1 (sum of |x|) or 2 (the square root of the sum of squares); a zero
+    norm divides by 1 (the slice stays zero), as in onnx.reference."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    shape = shape_of(x)
+    if not shape:
+        raise ctx.error("the input must have rank 1 or more")
+    axis = _axis(ctx, ctx.attr("axis", INT, -1), len(shape))
+    p = ctx.attr("p", INT, 2)
+    if p not in (1, 2):
+        raise ctx.error(f"attribute 'p' must be 1 or 2, got {p}")
+    v = ctx.value(x)
+    norm = gg.reduce_sum(gg.abs_(v), axes=[axis]) if p == 1 else gg.reduce_l2(v, axes=[axis])
+    norm = gg.select(gg.cmp_eq(norm, _splat(norm, 0.0)), _splat(norm, 1.0), norm)
+    norm = _expand(ctx, _reshape(ctx, norm, [*shape[:axis], 1, *shape[axis + 1:]]), shape)
+    return gg.div(v, norm)
+
+
 @onnx_op("InstanceNormalization", since=6, inputs=(3, 3), attrs=("epsilon",))
 def instance_normalization(ctx: NodeContext) -> Tensor:
     """(x - mean) / sqrt(variance + epsilon) * scale[c] + B[c] over the spatial dims of each sample and channel
