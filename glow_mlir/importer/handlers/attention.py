@@ -1,0 +1,205 @@
+"""Attention (opsets 23 to 25), composed from existing nodes: batch matmuls, a softmax and the masks as one additive
+bias.
+
+Q, K and V are [batch, heads, sequence, head_size], or [batch, sequence, heads x head_size] with the numbers of heads
+given as attributes. The scores are (Q sqrt(scale)) (K sqrt(scale))^T (the spec's order of the scaling), softcapped
+(``softcap tanh(scores / softcap)``) when asked, plus the bias, softmaxed over the keys and multiplied by V. The
+bias adds up, each as 0 where a key is attended and -inf where it is not:
+
+- ``attn_mask``: a boolean mask (True attends) or a float bias, right-aligned to [batch, heads, q, kv]; shorter than
+  the keys along its last axis, it is padded with False / -inf;
+- ``is_causal``: key j is attended from query i iff j <= i + offset, the offset being the past keys' length (or,
+  with ``nonpad_kv_seqlen``, that batch's valid keys minus the queries);
+- ``left_window_size`` / ``right_window_size`` (opset 25): keys farther than that before / after the query's
+  position are masked;
+- ``nonpad_kv_seqlen`` (opset 24): the keys past each batch's length are masked.
+
+A query whose bias masks every key gets zero probabilities (and Y = 0), as the spec says, rather than NaN. Past keys
+and values are concatenated before K and V (``present_key`` / ``present_value``); grouped-query attention repeats each
+K/V head for its group of query heads. ``qk_matmul_output`` gives the scores after the softcap (modes 0 and 1), with
+the bias (2) or after the softmax (3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from onnx import AttributeProto, TensorProto
+
+from ...dialects import glowgraph as gg
+from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import _concat_all, _expand, _reshape, _splat, _transpose
+
+FLOAT, INT = AttributeProto.FLOAT, AttributeProto.INT
+_F32 = np.dtype(np.float32)
+_ATTRS = ("is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale", "softcap",
+          "softmax_precision")
+
+
+def _heads_first(ctx: NodeContext, x: Tensor, heads: int | None, what: str) -> Tensor:
+    """A 3-D [batch, sequence, heads x size] input as [batch, heads, sequence, size]; a 4-D one as it is."""
+    shape = shape_of(x)
+    if len(shape) == 4:
+        return x
+    if heads is None or heads <= 0 or shape[2] % heads:
+        raise ctx.error(f"{what} of shape {fmt_shape(shape)} needs q_num_heads and kv_num_heads that divide its "
+                        "hidden size")
+    return _transpose(ctx, _reshape(ctx, x, [shape[0], shape[1], heads, shape[2] // heads]), [0, 2, 1, 3])
+
+
+def _full(ctx: NodeContext, shape: list[int], value: float) -> ir.Value:
+    return ctx.value(ctx.const(np.broadcast_to(np.float32(value), shape), name=f"{ctx.label}.fill"))
+
+
+def _bias(ctx: NodeContext, allowed: ir.Value) -> ir.Value:
+    """0 where ``allowed`` (a bool tensor) holds, -inf elsewhere."""
+    shape = shape_of(allowed)
+    return gg.select(allowed, _full(ctx, shape, 0.0), _full(ctx, shape, -np.inf))
+
+
+def _mask_bias(ctx: NodeContext, mask: Tensor, kv: int) -> ir.Value:
+    """The attn_mask as an additive bias, padded to ``kv`` keys."""
+    if dtype_of(mask) == np.bool_:
+        m = _bias(ctx, ctx.value(mask))
+    else:
+        ctx.check_element_type(mask, "attn_mask", (_F32, np.dtype(np.bool_)))
+        m = ctx.value(mask)
+    shape = shape_of(m)
+    if not shape or shape[-1] > kv:
+        raise ctx.error(f"attn_mask of shape {fmt_shape(shape)} does not fit {kv} keys")
+    if shape[-1] < kv:
+        m = ctx.value(_concat_all(ctx, [m, _full(ctx, [*shape[:-1], kv - shape[-1]], -np.inf)], len(shape) - 1))
+    return m
+
+
+def _positions(ctx: NodeContext, q: int, kv: int, lengths: Tensor | None, batch: int) -> Tensor:
+    """``offset + i - j`` for query i and key j, [q, kv] with a known offset (0), or [batch, 1, q, kv] with the
+    per-batch offset ``nonpad_kv_seqlen[b] - q`` (int64)."""
+    diff = (np.arange(q).reshape(q, 1) - np.arange(kv).reshape(1, kv)).astype(np.int64)
+    if lengths is None:
+        return ctx.const(diff)
+    n = _expand(ctx, _reshape(ctx, lengths, [batch, 1, 1, 1]), [batch, 1, q, kv])
+    return gg.add(n, ctx.value(ctx.const(np.broadcast_to(diff - q, [batch, 1, q, kv]).copy())))
+
+
+@onnx_op("Attention", since=23, inputs=(3, 6), outputs=(1, 4), attrs=_ATTRS)
+@onnx_op("Attention", since=24, inputs=(3, 7), outputs=(1, 4), attrs=_ATTRS)
+@onnx_op("Attention", since=25, inputs=(3, 7), outputs=(1, 4), attrs=(*_ATTRS, "left_window_size", "right_window_size"))
+def attention(ctx: NodeContext) -> list[Tensor | None]:
+    """softmax((Q sqrt(s)) (K sqrt(s))^T, softcapped, + bias) V (see the module docstring)."""
+    q_in, k_in, v_in = (ctx.input(i) for i in range(3))
+    for x, what in ((q_in, "Q"), (k_in, "K"), (v_in, "V")):
+        ctx.check_element_type(x, what, (_F32,))
+    ranks = {len(shape_of(x)) for x in (q_in, k_in, v_in)}
+    if ranks not in ({3}, {4}):
+        raise ctx.error(f"Q, K and V must all be 3-D or all 4-D, got {fmt_shape(shape_of(q_in))}, "
+                        f"{fmt_shape(shape_of(k_in))} and {fmt_shape(shape_of(v_in))}")
+    three_d = ranks == {3}
+    q_heads, kv_heads = ctx.attr("q_num_heads", INT, None), ctx.attr("kv_num_heads", INT, None)
+    q = _heads_first(ctx, q_in, q_heads, "Q")
+    k = _heads_first(ctx, k_in, kv_heads, "K")
+    v = _heads_first(ctx, v_in, kv_heads, "V")
+    batch, hq, sq, size = shape_of(q)
+    past_key, past_value = ctx.optional_input(4), ctx.optional_input(5)
+    if (past_key is None) != (past_value is None):
+        raise ctx.error("past_key and past_value must be given together")
+    lengths = ctx.optional_input(6)
+    if lengths is not None and past_key is not None:
+        raise ctx.error("nonpad_kv_seqlen cannot be combined with past_key and past_value")
+    past = 0
+    if past_key is not None:
+        past = shape_of(past_key)[2]
+        k = _concat_all(ctx, [past_key, k], 2)
+        v = _concat_all(ctx, [past_value, v], 2)
+    present_k, present_v = k, v
+    hk, kv = shape_of(k)[1], shape_of(k)[2]
+    if shape_of(k)[0] != batch or shape_of(v)[:3] != shape_of(k)[:3] or shape_of(k)[3] != size or hq % hk:
+        raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
+                        f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
+    precision = ctx.attr("softmax_precision", INT, None)
+    if precision not in (None, TensorProto.FLOAT, TensorProto.DOUBLE):
+        raise ctx.unsupported(f"softmax_precision {precision}: only FLOAT and DOUBLE (computed in float32) are "
+                              "supported")
+    mode = ctx.attr("qk_matmul_output_mode", INT, 0)
+    if mode not in (0, 1, 2, 3):
+        raise ctx.error(f"attribute 'qk_matmul_output_mode' must be 0 to 3, got {mode}")
+    if lengths is not None:
+        ctx.check_element_type(lengths, "nonpad_kv_seqlen", (np.dtype(np.int64),))
+        if shape_of(lengths) != [batch]:
+            raise ctx.error(f"nonpad_kv_seqlen must be [{batch}], got {fmt_shape(shape_of(lengths))}")
+
+    # the bias, [batch, hq, sq, kv]
+    full = [batch, hq, sq, kv]
+    parts: list[ir.Value] = []
+    mask = ctx.optional_input(3)
+    if mask is not None:
+        parts.append(_mask_bias(ctx, mask, kv))
+    left, right = ctx.attr("left_window_size", INT, -1), ctx.attr("right_window_size", INT, -1)
+    if ctx.attr("is_causal", INT, 0) or left >= 0 or right >= 0:
+        # i + offset - j, the offset being the past's length or the batch's valid keys minus the queries
+        diff = _positions(ctx, sq, kv, lengths, batch)
+        if isinstance(diff, Const):
+            diff = ctx.const(diff.array + past)
+        allowed = None
+        for bound, sign, on in ((0, 1, bool(ctx.attr("is_causal", INT, 0))), (left, -1, left >= 0),
+                                (right, 1, right >= 0)):
+            if not on:
+                continue
+            # causal: j <= i + offset, i.e. -(diff) <= 0; left: diff <= left; right: -(diff) <= right
+            side = diff if sign < 0 else (ctx.const(-diff.array) if isinstance(diff, Const) else gg.neg(diff))
+            if isinstance(side, Const):
+                ok = ctx.const(side.array <= bound)
+            else:
+                ok = gg.cmp_lte(side, _splat(side, bound))
+            allowed = ok if allowed is None else (ctx.const(allowed.array & ok.array) if isinstance(ok, Const)
+                                                  and isinstance(allowed, Const)
+                                                  else gg.and_(ctx.value(allowed), ctx.value(ok)))
+        parts.append(_bias(ctx, ctx.value(allowed)))
+    if lengths is not None:
+        keys = ctx.const(np.broadcast_to(np.arange(kv, dtype=np.int64), [batch, 1, 1, kv]).copy())
+        n = _expand(ctx, _reshape(ctx, lengths, [batch, 1, 1, 1]), [batch, 1, 1, kv])
+        parts.append(_bias(ctx, gg.cmp_lt(ctx.value(keys), n)))
+    bias = None
+    for part in parts:
+        if len(shape_of(part)) > 4:
+            raise ctx.error(f"attn_mask of rank {len(shape_of(part))} does not broadcast to {fmt_shape(full)}")
+        part = _expand(ctx, _reshape(ctx, part, [1] * (4 - len(shape_of(part))) + shape_of(part)), full)
+        bias = part if bias is None else gg.add(bias, part)
+
+    # grouped-query attention: each K/V head serves hq / hk query heads, in order (h0, h0, h1, h1, ...)
+    if hq != hk:
+        reps = hq // hk
+        k, v = (_reshape(ctx, _expand(ctx, _reshape(ctx, t, [batch, hk, 1, kv, shape_of(t)[3]]),
+                                      [batch, hk, reps, kv, shape_of(t)[3]]), [batch, hq, kv, shape_of(t)[3]])
+                for t in (k, v))
+    scale = ctx.attr("scale", FLOAT, None)
+    root = float(np.sqrt(np.float32(1.0 / np.sqrt(size) if scale is None else scale)))
+    qs = gg.mul(ctx.value(q), _splat(ctx.value(q), root))
+    ks = gg.mul(ctx.value(k), _splat(ctx.value(k), root))
+    kt = _transpose(ctx, ks, [0, 1, 3, 2])
+    scores = gg.batch_matmul(ctx.value(_reshape(ctx, qs, [batch * hq, sq, size])),
+                             ctx.value(_reshape(ctx, kt, [batch * hq, size, kv])))
+    scores = ctx.value(_reshape(ctx, scores, full))
+    softcap = ctx.attr("softcap", FLOAT, 0.0)
+    if softcap > 0:
+        scores = gg.mul(gg.tanh(gg.div(scores, _splat(scores, softcap))), _splat(scores, softcap))
+    qk_output = scores
+    with_bias = scores if bias is None else gg.add(scores, bias)
+    if mode == 2:
+        qk_output = with_bias
+    probs = gg.softmax(with_bias, axis=3)
+    if bias is not None:  # a query whose every key is masked attends to nothing
+        row_max = _expand(ctx, _reshape(ctx, gg.reduce_max(bias, axes=[3]), [batch, hq, sq, 1]), full)
+        masked = gg.cmp_eq(row_max, _splat(row_max, -np.inf))
+        probs = gg.select(masked, _splat(probs, 0.0), probs)
+    if mode == 3:
+        qk_output = probs
+    dv = shape_of(v)[3]
+    y = gg.batch_matmul(ctx.value(_reshape(ctx, probs, [batch * hq, sq, kv])),
+                        ctx.value(_reshape(ctx, v, [batch * hq, kv, dv])))
+    y = _reshape(ctx, y, [batch, hq, sq, dv])
+    if three_d:
+        y = _reshape(ctx, _transpose(ctx, y, [0, 2, 1, 3]), [batch, sq, hq * dv])
+    results: list[Tensor | None] = [y, present_k, present_v, qk_output]
+    return [r if ctx.has_output(i) else None for i, r in enumerate(results)][:len(ctx.node.output)]

@@ -1,0 +1,89 @@
+"""Attention (opsets 23-25) against onnx.reference: 4-D and 3-D inputs, grouped-query heads, past keys and values,
+boolean and float masks (shorter than the keys: padded), causal masking with an offset, softcap, the
+qk_matmul_output modes, sliding windows and per-batch valid key lengths given at run time; bad inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir.api as glow
+from glow_mlir.errors import ModelError
+
+RNG = np.random.default_rng(23)
+F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+DTYPES = {F32: np.float32, I64: np.int64, BOOL: np.bool_}
+
+
+def attention(inputs: dict[str, tuple[int, list[int]]], outputs: list[str], opset: int = 23,
+              lengths: list[int] | None = None, **attrs):
+    """A one-node Attention model and random feeds for its inputs (named as the schema names them; ``lengths``
+    feeds nonpad_kv_seqlen)."""
+    names = ["Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"]
+    used = [n if n in inputs else "" for n in names]
+    while used and not used[-1]:
+        used.pop()
+    node = helper.make_node("Attention", used, outputs, **attrs)
+    graph = helper.make_graph([node], "attention",
+                              [helper.make_tensor_value_info(n, e, s) for n, (e, s) in inputs.items()],
+                              [helper.make_tensor_value_info(o, F32, None) for o in outputs])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    feeds = {}
+    for n, (e, s) in inputs.items():
+        if e == BOOL:
+            feeds[n] = RNG.random(s) > 0.3
+        elif e == I64:
+            feeds[n] = np.asarray(lengths, np.int64)
+        else:
+            feeds[n] = RNG.standard_normal(s).astype(np.float32)
+    return model, feeds
+
+
+def check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    got = glow.compile(model, cache=False).run(feeds)
+    for out, want in zip(model.graph.output, ReferenceEvaluator(model).run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[out.name], want, rtol=1e-5, atol=1e-6, err_msg=out.name)
+
+
+def test_4d_with_a_float_mask_and_every_output() -> None:
+    check(*attention({"Q": (F32, [2, 3, 4, 8]), "K": (F32, [2, 3, 6, 8]), "V": (F32, [2, 3, 6, 5]),
+                      "attn_mask": (F32, [4, 6])}, ["Y", "present_key", "present_value", "qk"], scale=0.3))
+
+
+def test_3d_grouped_query_heads_with_a_short_boolean_mask() -> None:
+    # 6 query heads share 2 K/V heads; the mask covers 5 of the 7 keys: the other two are masked
+    check(*attention({"Q": (F32, [2, 4, 6 * 4]), "K": (F32, [2, 7, 2 * 4]), "V": (F32, [2, 7, 2 * 3]),
+                      "attn_mask": (BOOL, [2, 1, 4, 5])}, ["Y"], q_num_heads=6, kv_num_heads=2))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_causal_with_past_keys_softcap_and_the_qk_output_modes(mode: int) -> None:
+    check(*attention({"Q": (F32, [1, 2, 3, 4]), "K": (F32, [1, 2, 3, 4]), "V": (F32, [1, 2, 3, 4]),
+                      "past_key": (F32, [1, 2, 5, 4]), "past_value": (F32, [1, 2, 5, 4])},
+                     ["Y", "present_key", "present_value", "qk"], is_causal=1, softcap=2.5,
+                     qk_matmul_output_mode=mode))
+
+
+def test_a_fully_masked_query_attends_to_nothing() -> None:
+    model, feeds = attention({"Q": (F32, [1, 1, 3, 4]), "K": (F32, [1, 1, 5, 4]), "V": (F32, [1, 1, 5, 4]),
+                              "attn_mask": (BOOL, [3, 5])}, ["Y"])
+    feeds["attn_mask"][1] = False  # query 1: every key masked, Y = 0 (not NaN)
+    check(model, feeds)
+
+
+def test_sliding_window_and_valid_key_lengths_given_at_run_time() -> None:
+    # opset 25: keys more than 2 before or 1 after the query's position are masked, and so are the keys past each
+    # batch's length (an input: the masks are computed at run time)
+    check(*attention({"Q": (F32, [3, 2, 2, 4]), "K": (F32, [3, 2, 6, 4]), "V": (F32, [3, 2, 6, 4]),
+                      "nonpad_kv_seqlen": (I64, [3])}, ["Y"], opset=25, is_causal=1, left_window_size=2,
+                     right_window_size=1, lengths=[6, 4, 3]))
+
+
+def test_inputs_of_mixed_ranks_are_a_model_error() -> None:
+    model, _ = attention({"Q": (F32, [1, 2, 3, 4]), "K": (F32, [1, 3, 8]), "V": (F32, [1, 3, 8])}, ["Y"])
+    with pytest.raises(ModelError, match=r"node 'Attention#0' \(Attention\): Q, K and V must all be 3-D or all 4-D"):
+        glow.compile(model, cache=False)
