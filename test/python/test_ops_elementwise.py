@@ -234,6 +234,10 @@ ACTIVATIONS = Case("activations", [
     node("Softplus", ["x"], "softplus"),
     node("Gelu", ["x"], "gelu_none"),
     node("Gelu", ["x"], "gelu_tanh", approximate="tanh"),
+    node("Celu", ["x"], "celu_default"),
+    node("Celu", ["x"], "celu_alpha", alpha=0.5),
+    node("ThresholdedRelu", ["x"], "thresholded_relu_default"),
+    node("ThresholdedRelu", ["x"], "thresholded_relu_alpha", alpha=-0.5),
 ], {"x": _X3}, {"slope_c11": floats(3, 1, low=0.0, high=1.0), "slope_1": np.array([0.2], np.float32)}, opset=20)
 
 

@@ -89,6 +89,8 @@ POSITIVE = (np.abs(f32(2, 3, 4)) + 0.5).astype(np.float32)  # products stay away
     ("ReduceMean", 17, {"keepdims": 0}, None),
     ("ReduceL2", 17, {"axes": [2], "keepdims": 0}, None),
     ("ReduceL2", 18, {}, None),
+    ("ReduceL1", 17, {"axes": [0, 2]}, None),
+    ("ReduceL1", 18, {"keepdims": 0}, [1]),
     ("ReduceSumSquare", 17, {"axes": [1]}, None),
     ("ReduceSumSquare", 18, {"keepdims": 0}, [0, 2]),
     ("ReduceLogSum", 17, {"axes": [2], "keepdims": 0}, None),
@@ -208,6 +210,25 @@ def test_lp_normalization(axis: int, p: int):
     x[0, 1] = 0.0  # a zero slice (axis -1) stays zero
     # onnx.reference's p = 1 sums x, not |x| (the spec's L1 norm): onnxruntime is the reference there
     check(make("LpNormalization", {"x": x}, 22, {}, axis=axis, p=p), {"x": x}, "onnx" if p == 2 else "onnxruntime")
+
+
+@pytest.mark.parametrize(("reduction", "weight", "ignore"), [("mean", True, None), ("sum", False, 1), ("none", True, -1),
+                                                          ("mean", False, 2)])
+@pytest.mark.parametrize("op", ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
+def test_losses(op: str, reduction: str, weight: bool, ignore: int | None):
+    # [N, C, d1] scores, targets with the ignored class among them (or -1, outside the classes)
+    x = f32(2, 4, 3)
+    target = np.array([[0, 3, 1], [2, -1 if ignore == -1 else 1, 2]], np.int64)
+    consts = {"w": np.array([0.5, 1.0, 2.0, 0.25], np.float32)} if weight else {}
+    attrs = {"reduction": reduction, **({"ignore_index": ignore} if ignore is not None else {})}
+    node = helper.make_node(op, ["x", "t", *consts], ["y"], name="n", **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
+                                            helper.make_tensor_value_info("t", TensorProto.INT64, target.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=[numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    check(model, {"x": x, "t": target})
 
 
 def test_layer_normalization_with_unused_statistics_outputs():

@@ -122,6 +122,24 @@ def is_inf(ctx: NodeContext) -> Tensor:
     return found[0] if len(found) == 1 else gg.or_(*found)
 
 
+@onnx_op("Celu", since=12, inputs=(1, 1), attrs=("alpha",))
+def celu(ctx: NodeContext) -> Tensor:
+    """max(0, X) + min(0, alpha (exp(X / alpha) - 1))."""
+    x = _float_input(ctx, 0)
+    alpha = ctx.attr("alpha", FLOAT, 1.0)
+    if alpha == 0:
+        raise ctx.error("attribute 'alpha' must not be 0")
+    negative = gg.mul(gg.sub(gg.exp(gg.div(x, _splat(x, alpha))), _splat(x, 1.0)), _splat(x, alpha))
+    return gg.add(gg.max_(x, _splat(x, 0.0)), gg.min_(negative, _splat(x, 0.0)))
+
+
+@onnx_op("ThresholdedRelu", since=10, inputs=(1, 1), attrs=("alpha",))
+def thresholded_relu(ctx: NodeContext) -> Tensor:
+    """X where X > alpha, else 0."""
+    x = _float_input(ctx, 0)
+    return gg.select(gg.cmp_lt(_splat(x, ctx.attr("alpha", FLOAT, 1.0)), x), x, _splat(x, 0.0))
+
+
 @onnx_op("Softsign", since=1, inputs=(1, 1))
 def softsign(ctx: NodeContext) -> Tensor:
     """X / (1 + |X|)."""

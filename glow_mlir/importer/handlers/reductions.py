@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from mlir import ir
+from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
@@ -134,6 +135,13 @@ def reduce_mean(ctx: NodeContext) -> Tensor:
 def reduce_l2(ctx: NodeContext) -> Tensor:
     """sqrt(sum(x * x)) over the axes (float32)."""
     return _reduce(ctx, gg.reduce_l2, _FLOAT)
+
+
+@onnx_op("ReduceL1", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
+@onnx_op("ReduceL1", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
+def reduce_l1(ctx: NodeContext) -> Tensor:
+    """Sum of |x| over the axes, as ReduceSum(Abs(x))."""
+    return _reduce(ctx, lambda x, axes: gg.reduce_sum(gg.abs_(x), axes=axes), _NUMERIC)
 
 
 @onnx_op("ReduceSumSquare", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
@@ -499,3 +507,73 @@ def mean_variance_normalization(ctx: NodeContext) -> Tensor:
     variance = _reshape(ctx, gg.reduce_mean(gg.mul(centered, centered), axes=axes), kept)
     std = _expand(ctx, gg.sqrt(gg.add(ctx.value(variance), _splat(ctx.value(variance), 1e-9))), shape)
     return gg.div(centered, ctx.value(std))
+
+
+# --------------------------------------------------------------------------- losses
+
+_LOSS_ATTRS = ("ignore_index", "reduction")
+_REDUCTIONS = ("none", "sum", "mean")
+
+
+def _nll(ctx: NodeContext, log_prob: ir.Value, target: Tensor, weight: Tensor | None) -> ir.Value:
+    """-log_prob[n, target[n, d..], d..] * weight[target], 0 where the target is ignore_index, reduced as the
+    ``reduction`` attribute says (mean: divided by the sum of the weights that count)."""
+    shape = shape_of(log_prob)
+    if len(shape) < 2:
+        raise ctx.error(f"the input must be [N, C, d1, ...], got {fmt_shape(shape)}")
+    classes, rest = shape[1], [shape[0], *shape[2:]]
+    ctx.check_element_type(target, "target", (np.dtype(np.int64), np.dtype(np.int32)))
+    if shape_of(target) != rest:
+        raise ctx.error(f"the target must be {fmt_shape(rest)} (the input's shape without C), got "
+                        f"{fmt_shape(shape_of(target))}")
+    reduction = ctx.attr("reduction", AttributeProto.STRING, b"mean").decode(errors="replace")
+    if reduction not in _REDUCTIONS:
+        raise ctx.error(f"attribute 'reduction' must be none, sum or mean, got '{reduction}'")
+    t = ctx.value(target)
+    if dtype_of(target) != np.int64:
+        t = gg.cast(t, to=ir.IntegerType.get_signless(64))
+    # one-hot of the target over C, [N, C, d..]: an ignored or out-of-range target picks nothing
+    classes_at = np.arange(classes, dtype=np.int64).reshape([1, classes] + [1] * (len(shape) - 2))
+    wide = _expand(ctx, _reshape(ctx, t, [shape[0], 1, *shape[2:]]), shape)
+    picks = gg.cmp_eq(wide, _expand(ctx, ctx.const(classes_at), shape))
+    zero = _splat(log_prob, 0.0)
+    picked = gg.reduce_sum(gg.select(picks, log_prob, zero), axes=[1])
+    if weight is None:
+        w = gg.reduce_sum(gg.select(picks, _splat(log_prob, 1.0), zero), axes=[1])
+    else:
+        ctx.check_element_type(weight, "weight", _FLOAT)
+        if shape_of(weight) != [classes]:
+            raise ctx.error(f"the weight must be [{classes}], got {fmt_shape(shape_of(weight))}")
+        per_class = _expand(ctx, _reshape(ctx, weight, [1, classes] + [1] * (len(shape) - 2)), shape)
+        w = gg.reduce_sum(gg.select(picks, per_class, zero), axes=[1])
+    ignore = ctx.attr("ignore_index", INT, None)
+    if ignore is not None:
+        keep = gg.not_(gg.cmp_eq(t, _splat(t, ignore)))
+        w = gg.select(keep, w, _splat(w, 0.0))
+    loss = gg.neg(gg.mul(picked, w))
+    if reduction == "none":
+        return loss
+    axes = list(range(len(rest)))
+    total = gg.reduce_sum(loss, axes=axes)
+    return total if reduction == "sum" else gg.div(total, gg.reduce_sum(w, axes=axes))
+
+
+@onnx_op("NegativeLogLikelihoodLoss", since=12, inputs=(2, 3), attrs=_LOSS_ATTRS)
+def negative_log_likelihood_loss(ctx: NodeContext) -> Tensor:
+    """The negative log likelihood of the target classes (:func:`_nll`)."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", _FLOAT)
+    return _nll(ctx, ctx.value(x), ctx.input(1), ctx.optional_input(2))
+
+
+@onnx_op("SoftmaxCrossEntropyLoss", since=12, inputs=(2, 3), outputs=(1, 2), attrs=_LOSS_ATTRS)
+def softmax_cross_entropy_loss(ctx: NodeContext) -> list[Tensor | None]:
+    """The negative log likelihood (:func:`_nll`) of log_softmax(scores) over the classes (axis 1); the log
+    probabilities are the second output."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "scores", _FLOAT)
+    if len(shape_of(x)) < 2:
+        raise ctx.error(f"the scores must be [N, C, d1, ...], got {fmt_shape(shape_of(x))}")
+    log_prob = gg.log_softmax(ctx.value(x), axis=1)
+    loss = _nll(ctx, log_prob, ctx.input(1), ctx.optional_input(2))
+    return [loss, log_prob if ctx.has_output(1) else None][:len(ctx.node.output)]
