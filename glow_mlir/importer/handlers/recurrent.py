@@ -306,8 +306,8 @@ def lstm(ctx: NodeContext) -> list[Tensor | None]:
             h, c = states
             gates = gg.add(x, gg.matmul(h, r_t))
 
-            def pre(k: int) -> ir.Value:  # gate k (i, o, f, c) sliced right before its first use: a slice next to
-                return layer.clipped(layer.gate(gates, k))  # its reader fuses into it (linalg-fuse-elementwise)
+            def pre(gate: int) -> ir.Value:  # gate (i, o, f, c) sliced right before its first use: a slice next
+                return layer.clipped(layer.gate(gates, gate))  # to its reader fuses into it (linalg-fuse-elementwise)
 
             i_pre = pre(0) if peep[0] is None else gg.add(pre(0), gg.mul(peep[0], c))
             i = f_act(i_pre)
