@@ -87,3 +87,27 @@ def test_inputs_of_mixed_ranks_are_a_model_error() -> None:
     model, _ = attention({"Q": (F32, [1, 2, 3, 4]), "K": (F32, [1, 3, 8]), "V": (F32, [1, 3, 8])}, ["Y"])
     with pytest.raises(ModelError, match=r"node 'Attention#0' \(Attention\): Q, K and V must all be 3-D or all 4-D"):
         glow.compile(model, cache=False)
+
+
+@pytest.mark.parametrize(("shape", "attrs", "positions"), [
+    ([2, 3, 5, 8], {}, True),
+    ([2, 5, 3 * 8], {"num_heads": 3, "interleaved": 1}, True),
+    ([2, 3, 5, 8], {"rotary_embedding_dim": 4, "interleaved": 1}, False),
+])
+def test_rotary_embedding(shape: list[int], attrs: dict, positions: bool) -> None:
+    batch, seq = shape[0], (shape[2] if len(shape) == 4 else shape[1])
+    half = attrs.get("rotary_embedding_dim", 8) // 2
+    cache_shape = [16, half] if positions else [batch, seq, half]
+    inputs = [helper.make_tensor_value_info("x", F32, shape), helper.make_tensor_value_info("cos", F32, cache_shape),
+              helper.make_tensor_value_info("sin", F32, cache_shape)]
+    feeds = {"x": RNG.standard_normal(shape).astype(np.float32),
+             "cos": np.cos(RNG.uniform(0, 3, cache_shape)).astype(np.float32),
+             "sin": np.sin(RNG.uniform(0, 3, cache_shape)).astype(np.float32)}
+    if positions:
+        inputs.append(helper.make_tensor_value_info("pos", I64, [batch, seq]))
+        feeds["pos"] = RNG.integers(0, 16, [batch, seq]).astype(np.int64)
+    node = helper.make_node("RotaryEmbedding", [i.name for i in inputs], ["y"], **attrs)
+    graph = helper.make_graph([node], "rope", inputs, [helper.make_tensor_value_info("y", F32, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    model.ir_version = 10
+    check(model, feeds)

@@ -1,5 +1,5 @@
-"""Attention (opsets 23 to 25), composed from existing nodes: batch matmuls, a softmax and the masks as one additive
-bias.
+"""Attention (opsets 23 to 25) and RotaryEmbedding, composed from existing nodes. Attention is batch matmuls, a
+softmax and the masks as one additive bias.
 
 Q, K and V are [batch, heads, sequence, head_size], or [batch, sequence, heads x head_size] with the numbers of heads
 given as attributes. The scores are (Q sqrt(scale)) (K sqrt(scale))^T (the spec's order of the scaling), softcapped
@@ -30,6 +30,7 @@ from ...dialects import glowgraph as gg
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import _concat_all, _expand, _reshape, _splat, _transpose
+from .datamove import _box
 
 FLOAT, INT = AttributeProto.FLOAT, AttributeProto.INT
 _F32 = np.dtype(np.float32)
@@ -203,3 +204,58 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
         y = _reshape(ctx, _transpose(ctx, y, [0, 2, 1, 3]), [batch, sq, hq * dv])
     results: list[Tensor | None] = [y, present_k, present_v, qk_output]
     return [r if ctx.has_output(i) else None for i, r in enumerate(results)][:len(ctx.node.output)]
+
+
+@onnx_op("RotaryEmbedding", since=23, inputs=(3, 4), attrs=("interleaved", "num_heads", "rotary_embedding_dim"))
+def rotary_embedding(ctx: NodeContext) -> Tensor:
+    """The first ``rotary_embedding_dim`` (default: all) features of each head rotated by the cos and sin caches at
+    each position: (x1, x2) -> (cos x1 - sin x2, sin x1 + cos x2), the pairs being the two halves of those features,
+    or their even and odd ones (``interleaved``); the caches are [positions, dim / 2] read at ``position_ids``, or
+    already [batch, sequence, dim / 2]. X is [batch, heads, sequence, size], or [batch, sequence, heads x size]."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", (_F32,))
+    shape = shape_of(x)
+    if len(shape) == 4:
+        batch, heads, seq, size = shape
+        work = _transpose(ctx, x, [0, 2, 1, 3])
+    elif len(shape) == 3:
+        heads = ctx.attr("num_heads", INT, 0)
+        if heads <= 0 or shape[2] % heads:
+            raise ctx.error(f"a 3-D input {fmt_shape(shape)} needs num_heads that divides its hidden size")
+        batch, seq, size = shape[0], shape[1], shape[2] // heads
+        work = _reshape(ctx, x, [batch, seq, heads, size])
+    else:
+        raise ctx.error(f"the input must be 3-D or 4-D, got {fmt_shape(shape)}")
+    dim = ctx.attr("rotary_embedding_dim", INT, 0) or size
+    if dim % 2 or dim > size:
+        raise ctx.error(f"rotary_embedding_dim {dim} must be even and at most the head size {size}")
+    half = dim // 2
+    caches = []
+    positions = ctx.optional_input(3)
+    for i, what in ((1, "cos_cache"), (2, "sin_cache")):
+        cache = ctx.input(i)
+        ctx.check_element_type(cache, what, (_F32,))
+        if positions is not None:
+            cache = gg.gather(ctx.value(cache), ctx.value(positions), axis=0)
+        if shape_of(cache) != [batch, seq, half]:
+            raise ctx.error(f"{what} gives {fmt_shape(shape_of(cache))} at the positions, not [{batch}, {seq}, "
+                            f"{half}] (rotary_embedding_dim / 2 per position)")
+        caches.append(ctx.value(_expand(ctx, _reshape(ctx, cache, [batch, seq, 1, half]), [batch, seq, heads, half])))
+    cos, sin = caches
+    four = [batch, seq, heads]
+    if ctx.attr("interleaved", INT, 0):
+        x1, x2 = (ctx.value(_box(ctx, work, [0, 0, 0, k], [*four, half], [1, 1, 1, 2])) for k in (0, 1))
+    else:
+        x1, x2 = (ctx.value(_box(ctx, work, [0, 0, 0, k * half], [*four, half])) for k in (0, 1))
+    real = gg.sub(gg.mul(cos, x1), gg.mul(sin, x2))
+    imag = gg.add(gg.mul(sin, x1), gg.mul(cos, x2))
+    if ctx.attr("interleaved", INT, 0):
+        rotated = _reshape(ctx, _concat_all(ctx, [_reshape(ctx, real, [*four, half, 1]),
+                                                  _reshape(ctx, imag, [*four, half, 1])], 4), [*four, dim])
+    else:
+        rotated = _concat_all(ctx, [real, imag], 3)
+    if dim < size:
+        rotated = _concat_all(ctx, [rotated, _box(ctx, work, [0, 0, 0, dim], [*four, size - dim])], 3)
+    if len(shape) == 3:
+        return _reshape(ctx, rotated, shape)
+    return _transpose(ctx, rotated, [0, 2, 1, 3])
