@@ -220,6 +220,9 @@ def pool_family() -> Builder:
     b.add("avg_include_pad_dilated", "AveragePool", ["x"], kernel_shape=[2, 2], dilations=[2, 2], pads=[1, 1, 1, 1],
           count_include_pad=1)
     b.add("max_storage_order_0", "MaxPool", ["x"], kernel_shape=[2, 2], storage_order=0)
+    b.add("lp_default", "LpPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    b.add("lp_p1_dilated", "LpPool", ["x"], kernel_shape=[2, 2], dilations=[2, 1], p=1)
+    b.add("lp_p3_1d", "LpPool", ["x1d"], kernel_shape=[3], strides=[2], p=3, auto_pad="SAME_UPPER")
     return b
 
 

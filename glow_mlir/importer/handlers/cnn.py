@@ -332,10 +332,11 @@ def conv_transpose(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- pooling
 
 
-def _pool(ctx: NodeContext, kind: str) -> Tensor | list[Tensor | None]:
-    """MaxPool or AveragePool with kernel_shape, strides, pads or auto_pad, dilations and ceil_mode; 1-D and 2-D as
-    one 2-D pool, 3-D as two (:func:`_pool3d`)."""
-    x = ctx.input(0)
+def _pool(ctx: NodeContext, kind: str, x: Tensor | None = None) -> Tensor | list[Tensor | None]:
+    """MaxPool or AveragePool (or the "sum" of each window, for LpPool: an average counting the pads, times the
+    window's size) of ``x`` (default: the node's input) with kernel_shape, strides, pads or auto_pad, dilations and
+    ceil_mode; 1-D and 2-D as one 2-D pool, 3-D as two (:func:`_pool3d`)."""
+    x = ctx.input(0) if x is None else x
     _float32(ctx, x)
     nd = _spatial_rank(ctx, x, most=3)
     kernel = _kernel(ctx, nd)
@@ -350,7 +351,7 @@ def _pool(ctx: NodeContext, kind: str) -> Tensor | list[Tensor | None]:
         def pool(v: ir.Value, **attrs) -> ir.Value:
             return gg.max_pool(v, ceil_mode=ceil_mode, **attrs)
     else:
-        count_include_pad = _flag(ctx, "count_include_pad", 0)
+        count_include_pad = 1 if kind == "sum" else _flag(ctx, "count_include_pad", 0)
 
         def pool(v: ir.Value, **attrs) -> ir.Value:
             return gg.avg_pool(v, ceil_mode=ceil_mode, count_include_pad=count_include_pad, **attrs)
@@ -358,6 +359,8 @@ def _pool(ctx: NodeContext, kind: str) -> Tensor | list[Tensor | None]:
         y = _pool3d(ctx, x, pool, kernel, window)
     else:
         y = _nchw(ctx, pool(_nhwc(ctx, x), kernels=kernel + [1] * (2 - nd), **window.as_2d()), nd)
+    if kind == "sum":
+        return gg.mul(ctx.value(y), _splat(ctx.value(y), float(np.prod(kernel))))
     if kind != "max" or not ctx.has_output(1):
         return y if len(ctx.node.output) == 1 else [y, None]
     return [y, _max_indices(ctx, x, kernel, window, shape_of(y)[2:], column_major)]
@@ -433,6 +436,25 @@ def max_pool(ctx: NodeContext) -> Tensor | list[Tensor | None]:
 def average_pool(ctx: NodeContext) -> Tensor:
     """The average of each window; pads count in it with count_include_pad=1."""
     return _pool(ctx, "avg")
+
+
+@onnx_op("LpPool", since=2, inputs=(1, 1), attrs=(*_POOL_ATTRS, "p"))
+@onnx_op("LpPool", since=18, inputs=(1, 1), attrs=(*_POOL_ATTRS, "p", "ceil_mode", "dilations"))
+def lp_pool(ctx: NodeContext) -> Tensor:
+    """(the sum of |x|^p over each window)^(1/p), the pads counting as zeros."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    p = ctx.attr("p", INT, 2)
+    if p < 1:
+        raise ctx.error(f"attribute 'p' must be 1 or more, got {p}")
+    if _flag(ctx, "ceil_mode", 0):
+        raise ctx.unsupported("ceil_mode=1 is not supported (a window past the padded input would sum fewer terms)")
+    v = gg.abs_(ctx.value(x))
+    powered = v if p == 1 else gg.mul(v, v) if p == 2 else gg.pow_(v, _splat(v, float(p)))
+    sums = _pool(ctx, "sum", powered)
+    if p == 1:
+        return sums
+    return gg.sqrt(sums) if p == 2 else gg.pow_(sums, _splat(sums, 1.0 / p))
 
 
 def _global_pool(ctx: NodeContext, kind: str, x: Tensor | None = None) -> Tensor:
