@@ -670,6 +670,19 @@ def test_cum_sum(exclusive: int, reverse: int, shape: list[int], axis: int, dtyp
     check(model)  # integers: exactly
 
 
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cum_prod(exclusive: int, reverse: int) -> None:
+    # small integers, so that the products stay exact; and floats within rounding
+    model = make([node("CumProd", ["x", "axis"], exclusive=exclusive, reverse=reverse)], [vi("x", [3, 5], I64)],
+                 ["y"], [const("axis", np.array(1, np.int64))], opset=26)
+    check(model)
+    x = RNG.uniform(0.5, 1.5, (2, 9)).astype(np.float32)
+    model = make([node("CumProd", ["x", "axis"], exclusive=exclusive, reverse=reverse)], [vi("x", [2, 9])], ["y"],
+                 [const("axis", np.array(-1, np.int64))], opset=26)
+    got = glow.compile(model).run({"x": x})["y"]
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x})[0], rtol=1e-5, atol=1e-6)
+
+
 def test_cum_sum_of_floats_within_rounding() -> None:
     x = RNG.standard_normal((3, 33)).astype(np.float32)
     model = make([node("CumSum", ["x", "axis"], reverse=1)], [vi("x", [3, 33])], ["y"],

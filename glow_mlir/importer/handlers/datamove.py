@@ -510,15 +510,15 @@ def one_hot(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- scans
 
 
-def _shifted(ctx: NodeContext, y: ir.Value, axis: int, by: int, backward: bool) -> ir.Value:
-    """``y`` moved ``by`` places along ``axis`` (towards higher indices, or lower ones when ``backward``), zeros
-    coming in: a box of y concatenated with a known block of zeros."""
+def _shifted(ctx: NodeContext, y: ir.Value, axis: int, by: int, backward: bool, fill: int = 0) -> ir.Value:
+    """``y`` moved ``by`` places along ``axis`` (towards higher indices, or lower ones when ``backward``), ``fill``
+    coming in: a box of y concatenated with a known block of it."""
     shape = shape_of(y)
     n = shape[axis]
     kept = [by if d == axis and backward else 0 for d in range(len(shape))]
     part = _box(ctx, y, kept, [n - by if d == axis else k for d, k in enumerate(shape)])
-    zeros = ctx.value(ctx.const(np.zeros([by if d == axis else k for d, k in enumerate(shape)], dtype_of(y)),
-                                name=f"{ctx.label}.zeros{by}"))
+    zeros = ctx.value(ctx.const(np.full([by if d == axis else k for d, k in enumerate(shape)], fill, dtype_of(y)),
+                                name=f"{ctx.label}.fill{by}"))
     return gg.concat(ctx.value(part), zeros, axis=axis) if backward else gg.concat(zeros, ctx.value(part), axis=axis)
 
 
@@ -527,6 +527,17 @@ def cum_sum(ctx: NodeContext) -> Tensor:
     """Running sums along the constant axis input: inclusive or exclusive (the element itself left out), forward or
     reverse. A scan in log2(n) steps of whole-tensor adds (Hillis-Steele: y += y shifted by 1, 2, 4 ...), each shift a
     box and a concat with zeros; exact for integers, float sums in that tree order."""
+    return _running(ctx, gg.add, 0)
+
+
+@onnx_op("CumProd", since=26, inputs=(2, 2), attrs=("exclusive", "reverse"))
+def cum_prod(ctx: NodeContext) -> Tensor:
+    """Running products, as CumSum's running sums with multiplies and ones shifted in."""
+    return _running(ctx, gg.mul, 1)
+
+
+def _running(ctx: NodeContext, combine, identity: int) -> Tensor:
+    """The Hillis-Steele scan of CumSum and CumProd: ``combine`` with ``identity`` shifted in."""
     x = ctx.input(0)
     ctx.check_element_type(x, "input", (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.int32)))
     shape = shape_of(x)
@@ -545,10 +556,10 @@ def cum_sum(ctx: NodeContext) -> Tensor:
     y = ctx.value(x)
     if flags["exclusive"]:
         if n == 1:
-            return ctx.const(np.zeros(shape, dtype_of(x)))
-        y = _shifted(ctx, y, axis, 1, backward)
+            return ctx.const(np.full(shape, identity, dtype_of(x)))
+        y = _shifted(ctx, y, axis, 1, backward, identity)
     step = 1
     while step < n:
-        y = gg.add(y, _shifted(ctx, y, axis, step, backward))
+        y = combine(y, _shifted(ctx, y, axis, step, backward, identity))
         step *= 2
     return y
