@@ -218,11 +218,18 @@ class NodeContext:
         self.import_graph: Callable[..., list[Tensor]] | None = None
         #: the type the model stores each value in where it is a storage or quantized type (set by the importer)
         self.stored: Mapping[str, np.dtype] = {}
+        #: the types the model declares or ONNX infers for the values, by name (set by the importer)
+        self.known_types: Mapping[str, ValueType] = {}
 
     @property
     def output_name(self) -> str:
         """The name of the node's first named output (a recurrent node may leave Y unnamed and give Y_h)."""
         return next((o for o in self.node.output if o), self.label)
+
+    def known_dims(self, name: str) -> tuple[int | None, ...] | None:
+        """The dims the model declares or ONNX infers for value ``name`` (None for a dim not static), or None."""
+        known = self.known_types.get(name)
+        return None if known is None else tuple(known[1])
 
     def has_output(self, i: int) -> bool:
         """Whether the node gives output ``i`` (an optional output may be left out or named '')."""
@@ -471,6 +478,7 @@ class _Importer:
                                   "DequantizeLinear and data movement read here (no int8 arithmetic yet)")
         ctx.import_graph = self._subgraph_importer(label, self.values)
         ctx.stored = self.storage
+        ctx.known_types = collections.ChainMap(self.declared, self.inferred)
         required = position in self.plan.required
         evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
         results = self._evaluate(ctx, handler, required) if evaluates else None
@@ -506,6 +514,7 @@ class _Importer:
         evaluated (as static evaluation would), any other built by its handler."""
         opset = self.loaded.opset
         values: collections.ChainMap[str, Tensor] = collections.ChainMap(dict(bindings), outer)
+        known = declared_types(graph)
         for t in graph.initializer:
             values[t.name] = Const(tensor_to_array(t, f"{self.loaded.label}: {label}: initializer '{t.name}'"), t.name)
         for node_label, node in topological_order(graph, f"{self.loaded.label}: {label}", values.keys()):
@@ -513,6 +522,7 @@ class _Importer:
             handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
             ctx = NodeContext(node, inner, self.loaded.label, values, opset)
             ctx.import_graph = self._subgraph_importer(inner, values)
+            ctx.known_types = known
             inputs = [ctx.optional_input(i) for i in range(len(node.input))]
             known = all(x is None or isinstance(x, Const) for x in inputs)
             if known and can_evaluate(node, opset) and (handler is None or not handler.folds):

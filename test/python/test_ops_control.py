@@ -18,9 +18,12 @@ import glow_mlir.api as glow
 from glow_mlir.dialects import make_context
 from glow_mlir.errors import ModelError, UnsupportedError
 from glow_mlir.importer import import_model
+from glow_mlir.importer.handlers.control import LoopBoundWarning
 
 RNG = np.random.default_rng(3)
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+#: a constant-true condition (onnx.reference stops a loop whose condition input is left out after one iteration)
+YES = [numpy_helper.from_array(np.array(True), "yes")]
 
 
 def vi(name: str, elem: int, shape) -> onnx.ValueInfoProto:
@@ -129,11 +132,40 @@ def test_loop_unrolls_a_known_trip_count(trip: int | None, stop_after: int | Non
     check(m, {"x": RNG.standard_normal(3).astype(np.float32), "acc0": RNG.standard_normal(3).astype(np.float32)})
 
 
-def test_loop_with_a_runtime_trip_count_is_unsupported() -> None:
-    node = helper.make_node("Loop", ["M", "", "acc0"], ["acc", "history"], body=loop_body())
+@pytest.mark.parametrize("trip", [0, 1, 5, 9])
+def test_a_trip_count_computed_at_run_time_makes_a_while_loop(trip: int) -> None:
+    # only loop-carried values: no bound needed, the trip count is read at run time
+    node = helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=loop_body())
+    del node.attribute[0].g.output[2]
+    m = model([node], [vi("M", I64, []), vi("x", F32, [3]), vi("acc0", F32, [3])], [vi("acc", F32, [3])], YES)
+    assert "scf.while" in graph_text(m)
+    check(m, {"M": np.array(trip, np.int64), "x": RNG.standard_normal(3).astype(np.float32),
+              "acc0": RNG.standard_normal(3).astype(np.float32)})
+
+
+def test_scan_outputs_of_a_run_time_trip_count_take_their_declared_length() -> None:
+    node = helper.make_node("Loop", ["M", "yes", "acc0"], ["acc", "history"], body=loop_body())
     m = model([node], [vi("M", I64, []), vi("x", F32, [3]), vi("acc0", F32, [3])],
-              [vi("acc", F32, [3]), vi("history", F32, None)])
-    with pytest.raises(UnsupportedError, match="a trip count computed at run time"):
+              [vi("acc", F32, [3]), vi("history", F32, [6, 3])], YES)
+    feeds = {"M": np.array(6, np.int64), "x": RNG.standard_normal(3).astype(np.float32),
+             "acc0": RNG.standard_normal(3).astype(np.float32)}
+    with pytest.warns(LoopBoundWarning, match=r"node 'Loop#0' \(Loop\): the loop may end before its bound of 6 "
+                                              r"iterations .* its scan outputs have 6 rows, those after its last "
+                                              "iteration zero"):
+        compiled = check(m, feeds)
+    # a shorter run: the rows it does not reach are zero
+    got = compiled.run({**feeds, "M": np.array(4, np.int64)})["history"]
+    want = ReferenceEvaluator(m).run(None, {**feeds, "M": np.array(4, np.int64)})[1]
+    np.testing.assert_allclose(got[:4], want, rtol=1e-5, atol=1e-6)
+    assert got.shape == (6, 3) and not got[4:].any()
+
+
+def test_scan_outputs_of_a_run_time_trip_count_without_a_declared_length_are_unsupported() -> None:
+    node = helper.make_node("Loop", ["M", "yes", "acc0"], ["acc", "history"], body=loop_body())
+    m = model([node], [vi("M", I64, []), vi("x", F32, [3]), vi("acc0", F32, [3])],
+              [vi("acc", F32, [3]), vi("history", F32, None)], YES)
+    with pytest.raises(UnsupportedError, match=r"node 'Loop#0' \(Loop\): scan outputs of a loop whose trip count is "
+                                               r"computed at run time need a bound"):
         glow.compile(m, cache=False)
 
 
@@ -251,23 +283,40 @@ def test_loops_nest_and_read_the_enclosing_values() -> None:
     check(m, {"x": RNG.standard_normal(3).astype(np.float32), "acc0": RNG.standard_normal(3).astype(np.float32)})
 
 
-def test_a_body_that_needs_its_iteration_number_at_compile_time_is_unrolled() -> None:
-    # Slice at [i, i + 1): its starts must be known, so the 6 iterations are unrolled rather than a loop
-    body = helper.make_graph(
-        [helper.make_node("Add", ["i", "one"], ["end"]), helper.make_node("Unsqueeze", ["i", "axes"], ["start1"]),
+def slice_body(width: int, step: int) -> onnx.GraphProto:
+    """acc += xs[i : i + width : step] along axis 0: a Slice at the iteration number."""
+    return helper.make_graph(
+        [helper.make_node("Add", ["i", "width"], ["end"]), helper.make_node("Unsqueeze", ["i", "axes"], ["start1"]),
          helper.make_node("Unsqueeze", ["end", "axes"], ["end1"]),
-         helper.make_node("Slice", ["xs", "start1", "end1"], ["row"]), helper.make_node("Add", ["acc", "row"], ["acc_out"]),
-         helper.make_node("Identity", ["cond"], ["cond_out"])], "body",
-        [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, [1, 3])], [vi("cond_out", BOOL, []), vi("acc_out", F32, [1, 3])],
-        [numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array([0], np.int64), "axes")])
+         helper.make_node("Slice", ["xs", "start1", "end1", "axes", "steps"], ["rows"]),
+         helper.make_node("Add", ["acc", "rows"], ["acc_out"]), helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body", [vi("i", I64, []), vi("cond", BOOL, []), vi("acc", F32, None)],
+        [vi("cond_out", BOOL, []), vi("acc_out", F32, None)],
+        [numpy_helper.from_array(np.array(width, np.int64), "width"), numpy_helper.from_array(np.array([0], np.int64), "axes"),
+         numpy_helper.from_array(np.array([step], np.int64), "steps")])
+
+
+@pytest.mark.parametrize(("width", "step"), [(1, 1), (3, 1), (3, 2)])
+def test_a_slice_at_the_iteration_number_is_a_gather_in_the_loop(width: int, step: int) -> None:
+    # xs[i : i + width : step] has a static size whatever i is: the 6 iterations stay one loop
+    rows = -(-width // step)
     inits = [numpy_helper.from_array(np.array(6, np.int64), "M"), numpy_helper.from_array(np.array(True), "yes")]
-    m = model([helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=body)],
-              [vi("xs", F32, [6, 3]), vi("acc0", F32, [1, 3])], [vi("acc", F32, [1, 3])], inits)
-    assert "scf.for" not in graph_text(m)
-    check(m, {"xs": RNG.standard_normal((6, 3)).astype(np.float32), "acc0": RNG.standard_normal((1, 3)).astype(np.float32)})
+    m = model([helper.make_node("Loop", ["M", "yes", "acc0"], ["acc"], body=slice_body(width, step))],
+              [vi("xs", F32, [8, 3]), vi("acc0", F32, [rows, 3])], [vi("acc", F32, [rows, 3])], inits)
+    text = graph_text(m)
+    assert "scf.for" in text and '"glowgraph.gather"' in text, text
+    check(m, {"xs": RNG.standard_normal((8, 3)).astype(np.float32),
+              "acc0": RNG.standard_normal((rows, 3)).astype(np.float32)})
 
 
-def test_scan_outputs_of_a_loop_its_condition_may_end_are_unsupported() -> None:
+def test_a_slice_whose_ends_are_not_its_starts_plus_a_known_offset_needs_known_starts() -> None:
+    m = model([helper.make_node("Slice", ["x", "s", "e"], ["y"])],
+              [vi("x", F32, [5]), vi("s", I64, [1]), vi("e", I64, [1])], [vi("y", F32, None)])
+    with pytest.raises(UnsupportedError, match=r"node 'Slice#0' \(Slice\): the starts input 's' must be a constant"):
+        glow.compile(m, cache=False)
+
+
+def test_scan_outputs_of_a_loop_its_condition_may_end_have_the_trip_counts_length() -> None:
     body = while_body()
     body.output.append(vi("acc_out", F32, [3]))
     inits = [numpy_helper.from_array(np.array(12, np.int64), "M"), numpy_helper.from_array(np.array(50, np.float32),
@@ -275,9 +324,15 @@ def test_scan_outputs_of_a_loop_its_condition_may_end_are_unsupported() -> None:
     node = helper.make_node("Loop", ["M", "go", "acc0"], ["acc", "history"], body=body)
     m = model([node], [vi("go", BOOL, []), vi("x", F32, [3]), vi("acc0", F32, [3])],
               [vi("acc", F32, [3]), vi("history", F32, None)], inits)
-    with pytest.raises(UnsupportedError, match=r"node 'Loop#0' \(Loop\): scan outputs of a loop whose condition may "
-                                               r"end it early are not supported"):
-        glow.compile(m, cache=False)
+    with pytest.warns(LoopBoundWarning, match="bound of 12 iterations"):
+        compiled = glow.compile(m, cache=False)
+    feeds = {"go": np.array(True), "x": np.array([1.0, 0.5, 2.0], np.float32), "acc0": np.ones(3, np.float32)}
+    acc, history = ReferenceEvaluator(m).run(None, feeds)
+    got = compiled.run(feeds)
+    ran = len(history)
+    assert 0 < ran < 12 and got["history"].shape == (12, 3) and not got["history"][ran:].any()
+    np.testing.assert_allclose(got["history"][:ran], history, rtol=1e-5)
+    np.testing.assert_allclose(got["acc"], acc, rtol=1e-5)
 
 
 def test_a_loop_carried_value_that_changes_shape_is_unsupported() -> None:
@@ -306,3 +361,36 @@ def test_a_condition_of_more_than_one_value_is_a_model_error() -> None:
     with pytest.raises(ModelError, match=r"node 'Loop#0' \(Loop\): the initial condition must hold one value, got "
                                          r"shape \[2\]"):
         glow.compile(m, cache=False)
+
+
+def scan8_model(lens: list[int] | None) -> onnx.ModelProto:
+    """Scan at opset 8 over a batch of 2: s += a * b (b read backwards), the running s scanned out."""
+    body = helper.make_graph([helper.make_node("Mul", ["a", "b"], ["ab"]), helper.make_node("Add", ["s", "ab"], ["s_out"]),
+                              helper.make_node("Identity", ["s_out"], ["y"])], "body",
+                             [vi("s", F32, [2]), vi("a", F32, [2]), vi("b", F32, [2])],
+                             [vi("s_out", F32, [2]), vi("y", F32, [2])])
+    inits = [] if lens is None else [numpy_helper.from_array(np.array(lens, np.int64), "lens")]
+    node = helper.make_node("Scan", ["" if lens is None else "lens", "s0", "a", "b"], ["s", "ys"], body=body,
+                            num_scan_inputs=2, directions=[0, 1])
+    return model([node], [vi("s0", F32, [2, 2]), vi("a", F32, [2, 6, 2]), vi("b", F32, [2, 6, 2])],
+                 [vi("s", F32, [2, 2]), vi("ys", F32, [2, 6, 2])], inits, opset=8)
+
+
+@pytest.mark.parametrize("lens", [None, [6, 6]])
+def test_scan_at_opset_8_scans_each_batch_entry(lens: list[int] | None) -> None:
+    m = scan8_model(lens)
+    feeds = {k: RNG.standard_normal(shape).astype(np.float32) for k, shape in
+             (("s0", (2, 2)), ("a", (2, 6, 2)), ("b", (2, 6, 2)))}
+    got = glow.compile(m, cache=False).run(feeds)
+    s, ys = feeds["s0"].copy(), np.zeros((2, 6, 2), np.float32)
+    for t in range(6):  # b backwards, a forwards
+        s = s + feeds["a"][:, t] * feeds["b"][:, 5 - t]
+        ys[:, t] = s
+    np.testing.assert_allclose(got["s"], s, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["ys"], ys, rtol=1e-5, atol=1e-6)
+
+
+def test_scan_at_opset_8_with_shorter_sequences_is_unsupported() -> None:
+    with pytest.raises(UnsupportedError, match=r"node 'Scan#0' \(Scan\): sequence_lens \[6, 4\] shorter than the scan "
+                                               r"inputs \(6 steps\) is not supported"):
+        glow.compile(scan8_model([6, 4]), cache=False)

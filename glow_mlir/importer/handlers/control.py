@@ -1,21 +1,26 @@
-"""Control flow: If, Loop and Scan, resolved at import.
+"""Control flow: If, Loop and Scan.
 
-What is known at compile time is taken apart here, and the program stays a straight-line graph:
+What is known at compile time is resolved here; the rest becomes control flow in the graph:
 
 - If with a condition known at import (a shape test, a flag the exporter froze) is the nodes of the branch it
   selects, imported in place (they read the enclosing graph's values as the spec allows); with a condition computed
   at run time it is ``scf.if`` in the graph, each branch imported into its region, and only the branch the condition
   picks runs;
-- Loop with a known trip count (or a condition the body computes from known values) is unrolled: the body imported
-  once per iteration, its loop-carried values threaded through, its scan outputs stacked; so is Scan, over its scan
-  axis. A loop of more than :data:`MAX_UNROLL` iterations is refused.
+- Loop and Scan are ``scf.for`` (a known trip count, the condition passed on) or ``scf.while`` (a condition the
+  body computes, or a trip count known only at run time) in the graph, each body imported once into the loop's
+  region; a loop of at most :data:`UNROLL_MAX` known iterations, or one whose body cannot be a loop's region, is
+  unrolled instead (at most :data:`MAX_UNROLL` iterations).
 
-A Loop condition or trip count computed at run time is an UnsupportedError naming the node: it needs control flow in
-the IR (``scf.while``), which glow_mlir does not build yet.
+A loop that may end before its bound (a condition or a trip count computed at run time) stacks its scan outputs
+into buffers of the bound's length: the trip count when it is known, else the length the model declares for the
+scan outputs; rows after the last iteration stay zero, and a warning names the node. Scan outputs with neither a
+known trip count nor a declared length are unsupported (their length is dynamic); a loop with only loop-carried
+values needs no bound.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +32,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import numpy_dtype
 from ...errors import ModelError, UnsupportedError
 from ..builder import Const, NodeContext, Tensor, dtype_of, materialize, onnx_op, shape_of
+from ..model import fmt_shape
 from .core import _concat_all, _reshape, _transpose
 from .datamove import _box
 
@@ -37,6 +43,12 @@ Step = Callable[[ir.Value, list[ir.Value]], tuple[list[ir.Value], list[ir.Value]
 MAX_UNROLL = 1024
 #: a Loop of at most this many iterations (its condition known) is unrolled rather than a loop in the graph
 UNROLL_MAX = 4
+#: the bound of a loop with no scan outputs that only a trip count or a condition computed at run time ends
+RUN_TIME_BOUND = 2 ** 62
+
+
+class LoopBoundWarning(UserWarning):
+    """A loop's scan outputs have its bound's length, though it may end earlier."""
 
 
 def _flag_value(ctx: NodeContext, x: Tensor, what: str) -> bool:
@@ -124,14 +136,17 @@ def loop(ctx: NodeContext) -> list[Tensor]:
     cannot be a loop's body."""
     body = _graph(ctx, "body")
     node = ctx.node
-    trip = None
+    trip, limit = None, None
     if ctx.optional_input(0) is not None:
         count = ctx.input(0)
-        if not isinstance(count, Const) or count.array.size != 1:
-            raise ctx.unsupported("a trip count computed at run time is not supported (a loop needs a static bound)")
-        trip = max(int(count.array.reshape(-1)[0]), 0)
+        if int(np.prod(shape_of(count))) != 1:
+            raise ctx.error(f"the trip count must hold one value, got shape {shape_of(count)}")
+        if isinstance(count, Const):
+            trip = max(int(count.array.reshape(-1)[0]), 0)
+        else:
+            limit = count
     cond = ctx.optional_input(1)
-    if trip is None and cond is None:
+    if trip is None and limit is None and cond is None:
         raise ctx.error("a loop with neither a trip count nor a condition never ends")
     carried = [ctx.input(i) for i in range(2, len(node.input))]
     names = [i.name for i in body.input]
@@ -147,18 +162,44 @@ def loop(ctx: NodeContext) -> list[Tensor]:
         if scans:
             raise ctx.unsupported("a loop that runs no iteration has empty scan outputs of unknown shape")
         return carried
+    if limit is not None:
+        bound = _declared_length(ctx, len(carried), scans) if scans else RUN_TIME_BOUND
+        return _loop_in_graph(ctx, body, bound, cond, carried, scans, limit)
     if trip is not None and trip <= UNROLL_MAX and known:
         return _unrolled(ctx, body, trip, carried, scans)
     if trip is None:  # only the body's condition ends it: unrolled while that is known at import
         if known:
             return _unrolled(ctx, body, None, carried, scans)
-        raise ctx.unsupported("a loop whose condition is computed at run time needs a trip count (its static bound)")
+        if not scans:
+            return _loop_in_graph(ctx, body, RUN_TIME_BOUND, cond, carried, scans)
+        raise ctx.unsupported("scan outputs of a loop whose condition is computed at run time need a bound: a trip "
+                              "count known at compile time")
+    if scans and known and trip <= MAX_UNROLL and not _passes_condition_on(body):
+        # the body's condition may end the loop early: unrolled, its scan outputs get their exact length when that
+        # condition turns out known at import
+        try:
+            return _undone_on_error(lambda: _unrolled(ctx, body, trip, carried, scans))
+        except UnsupportedError:
+            pass
     try:
         return _loop_in_graph(ctx, body, trip, cond, carried, scans)
     except (UnsupportedError, ModelError):
         if not known or trip > MAX_UNROLL:
             raise
         return _unrolled(ctx, body, trip, carried, scans)
+
+
+def _declared_length(ctx: NodeContext, carried: int, scans: int) -> int:
+    """The length the model declares (or ONNX infers) for the scan outputs of a loop whose trip count is computed
+    at run time: their bound. Unsupported when no scan output has one."""
+    lengths = {dims[0] for name in ctx.node.output[carried:carried + scans] if name
+               for dims in [ctx.known_dims(name)] if dims and dims[0] is not None}
+    if len(lengths) > 1:
+        raise ctx.error(f"the scan outputs are declared with different lengths {sorted(lengths)}")
+    if not lengths:
+        raise ctx.unsupported("scan outputs of a loop whose trip count is computed at run time need a bound: a "
+                              "static length declared for them (their length is otherwise dynamic)")
+    return lengths.pop()
 
 
 def _unrolled(ctx: NodeContext, body, trip: int | None, carried: list[Tensor], scans: int) -> list[Tensor]:
@@ -198,12 +239,13 @@ def _passes_condition_on(body) -> bool:
 
 
 def _loop_in_graph(ctx: NodeContext, body, trip: int, cond: Tensor | None, carried: list[Tensor],
-                   scans: int) -> list[Tensor]:
-    """The loop as ``scf.for`` (the body passes its condition on, and the first one holds) or ``scf.while`` (bounded
-    by ``trip``); see dialects/control.py for the forms. Each loop-carried value keeps its type across iterations."""
+                   scans: int, limit: Tensor | None = None) -> list[Tensor]:
+    """The loop as ``scf.for`` (the body passes its condition on, the first one holds, the trip count is known) or
+    ``scf.while`` (bounded by ``trip``; ``limit``, a trip count computed at run time, folded into its condition);
+    see dialects/control.py for the forms. Each loop-carried value keeps its type across iterations."""
     names = [i.name for i in body.input]
     inits = [ctx.value(x) for x in carried]
-    return _undone_on_error(lambda: _build_loop(ctx, body, names, trip, cond, inits, scans))
+    return _undone_on_error(lambda: _build_loop(ctx, body, names, trip, cond, inits, scans, limit))
 
 
 def _undone_on_error(build: Callable[[], list[Tensor]]) -> list[Tensor]:
@@ -220,8 +262,8 @@ def _undone_on_error(build: Callable[[], list[Tensor]]) -> list[Tensor]:
 
 
 def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tensor | None, inits: list[ir.Value],
-                scans: int) -> list[Tensor]:
-    if (isinstance(cond, Const) or cond is None) and _passes_condition_on(body):
+                scans: int, limit: Tensor | None) -> list[Tensor]:
+    if limit is None and (isinstance(cond, Const) or cond is None) and _passes_condition_on(body):
         def step(i: ir.Value, args: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value]]:
             outputs = _import(ctx, body, {names[0]: i, names[1]: ctx.const(np.array(True)),
                                           **dict(zip(names[2:], args, strict=True))}, scoped=True)
@@ -229,35 +271,70 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
 
         finals, stacked = _for_loop(ctx, trip, inits, step, [False] * scans)
         return [*finals, *stacked]
-    index = ir.IndexType.get()
-    zero, one, bound = (arith.constant(index, v) for v in (0, 1, trip))
-    if isinstance(cond, Const) or cond is None:
-        cond_value = materialize(ctx.const(np.array(True)), ctx.where)
-    else:
-        cond_value = ctx.value(cond)
-    if scans:
-        raise ctx.unsupported("scan outputs of a loop whose condition may end it early are not supported (their "
-                              "length would be known only at run time)")
     i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
-    if shape_of(cond_value) not in ([], [1]):
-        raise ctx.error(f"the condition must hold one value, got shape {shape_of(cond_value)}")
-    if shape_of(cond_value) == [1]:
-        cond_value = gg.reshape(cond_value, shape=[])
-    types = [index, i1, *(v.type for v in inits)]
-    loop = scf.WhileOp(types, [zero, cond_value, *inits])
-    before = loop.before.blocks.append(*types)
-    with ir.InsertionPoint(before):
-        args = list(before.arguments)
-        go = arith.andi(arith.cmpi(arith.CmpIPredicate.slt, args[0], bound), tensor.extract(args[1], []))
-        scf.ConditionOp(go, args)
-    after = loop.after.blocks.append(*types)
+    cond_value = _scalar(ctx, ctx.const(np.array(True)) if cond is None else cond, "the condition")
+    if limit is not None:  # the condition to enter iteration i is also i < limit
+        limit_value = _scalar(ctx, limit, "the trip count")
+        cond_value = gg.and_(cond_value, gg.cmp_lt(_i64(ctx, 0), limit_value))
+    if scans:
+        warnings.warn(f"{ctx.where}: the loop may end before its bound of {trip} iterations (its condition or trip "
+                      f"count is computed at run time): its scan outputs have {trip} rows, those after its last "
+                      "iteration zero", LoopBoundWarning, stacklevel=2)
+    index = ir.IndexType.get()
+
+    def make(stacks: list[ir.Value]) -> tuple[scf.WhileOp, ir.Block, ir.Value]:
+        """The loop with ``stacks`` carried after the other values: the loop, its empty body, the constant 1."""
+        zero, one, bound = (arith.constant(index, v) for v in (0, 1, trip))
+        types = [index, i1, *(v.type for v in inits), *(v.type for v in stacks)]
+        loop = scf.WhileOp(types, [zero, cond_value, *inits, *stacks])
+        before = loop.before.blocks.append(*types)
+        with ir.InsertionPoint(before):
+            args = list(before.arguments)
+            go = arith.andi(arith.cmpi(arith.CmpIPredicate.slt, args[0], bound), tensor.extract(args[1], []))
+            scf.ConditionOp(go, args)
+        return loop, loop.after.blocks.append(*types), one
+
+    probe, after, one = make([])
     with ir.InsertionPoint(after):
         args = list(after.arguments)
-        outputs = _import(ctx, body, {names[0]: gg.iteration(args[0]), names[1]: args[1],
-                                      **dict(zip(names[2:], args[2:], strict=True))}, scoped=True)
-        yields = [_body_value(ctx, outputs[0], i1, "the condition"), *_carried(ctx, outputs[1:], inits)]
-        scf.YieldOp([arith.addi(args[0], one), *yields])
+        i = gg.iteration(args[0])
+        outputs = _import(ctx, body, {names[0]: i, names[1]: args[1], **dict(zip(names[2:], args[2:], strict=True))},
+                          scoped=True)
+        go = _body_value(ctx, outputs[0], i1, "the condition")
+        if limit is not None:
+            go = gg.and_(go, gg.cmp_lt(gg.add(i, _i64(ctx, 1)), limit_value))
+        nexts = _carried(ctx, outputs[1:1 + len(inits)], inits)
+        items = [ctx.value(y) for y in outputs[1 + len(inits):]]
+        if not items:
+            scf.YieldOp([arith.addi(args[0], one), go, *nexts])
+            return list(probe.results)[2:]
+    # the scan items' types are known only now: a loop that also carries their stacks takes over the body
+    with ir.InsertionPoint(probe.operation):
+        stacks = [materialize(ctx.const(np.broadcast_to(np.zeros((), numpy_dtype(ir.ShapedType(y.type).element_type)),
+                                                         [trip, *shape_of(y)])), ctx.where) for y in items]
+        loop, new_after, one = make(stacks)
+    new_args = list(new_after.arguments)
+    with ir.InsertionPoint(new_after) as at_end:
+        for op in [o.operation for o in after.operations]:
+            at_end.insert(op.detach_from_parent())
+        for old, new in zip(args, new_args):
+            old.replace_all_uses_with(new)
+        filled = [gg.step_insert(stack, item, i) for stack, item in zip(new_args[2 + len(inits):], items, strict=True)]
+        scf.YieldOp([arith.addi(new_args[0], one), go, *nexts, *filled])
+    probe.operation.erase()
     return list(loop.results)[2:]
+
+
+def _scalar(ctx: NodeContext, x: Tensor, what: str) -> ir.Value:
+    """A one-element tensor as a rank-0 value."""
+    v = ctx.value(x)
+    if shape_of(v) not in ([], [1]):
+        raise ctx.error(f"{what} must hold one value, got shape {shape_of(v)}")
+    return gg.reshape(v, shape=[]) if shape_of(v) == [1] else v
+
+
+def _i64(ctx: NodeContext, value: int) -> ir.Value:
+    return materialize(ctx.const(np.array(value, np.int64)), ctx.where)
 
 
 def _carried(ctx: NodeContext, values: list[Tensor], inits: list[ir.Value]) -> list[ir.Value]:
@@ -341,6 +418,64 @@ def scan(ctx: NodeContext) -> list[Tensor]:
     if len(in_axes) != m or len(in_dirs) != m or len(out_axes) != outs or len(out_dirs) != outs:
         raise ctx.error("scan_input_axes/directions need one entry per scan input, scan_output_axes/directions one "
                         "per scan output")
+    names = [i.name for i in body.input]
+    if len(names) != n + m or len(node.output) != len(body.output):
+        raise ctx.error(f"the body takes {len(names)} inputs and gives {len(body.output)} outputs; the node has "
+                        f"{n} states, {m} scan inputs and {len(node.output)} outputs")
+    return _scan(ctx, body, states, inputs, in_axes, in_dirs, out_axes, out_dirs)
+
+
+@onnx_op("Scan", since=8, inputs=(2, None), outputs=(1, None), folds=True,
+         attrs=("body", "num_scan_inputs", "directions"))
+def scan8(ctx: NodeContext) -> list[Tensor]:
+    """Scan at opset 8: a batch axis first on every state, scan input and output, the scan axis second; the body sees
+    one batch entry. Each batch entry scanned as at opset 9 (its own loop), the results stacked on the batch axis.
+    ``sequence_lens`` must be known and leave every sequence whole."""
+    body = _graph(ctx, "body")
+    node = ctx.node
+    m = ctx.attr("num_scan_inputs", INT, None)
+    if m is None or not 1 <= m <= len(node.input) - 1:
+        raise ctx.error(f"attribute 'num_scan_inputs' must be between 1 and {len(node.input) - 1}, got {m}")
+    n = len(node.input) - 1 - m
+    states = [ctx.input(1 + i) for i in range(n)]
+    inputs = [ctx.input(1 + n + j) for j in range(m)]
+    dirs = [int(a) for a in ctx.attr("directions", INTS, [0] * m)]
+    if len(dirs) != m:
+        raise ctx.error(f"attribute 'directions' needs one entry per scan input, got {dirs}")
+    ranks = [len(shape_of(x)) for x in [*states, *inputs]]
+    batches = {shape_of(x)[0] for x in [*states, *inputs] if shape_of(x)}
+    if min(ranks) < 1 or min(ranks[n:]) < 2 or len(batches) != 1:
+        raise ctx.error("every state needs a batch axis and every scan input a batch and a sequence axis, of one "
+                        f"batch size: got {', '.join(fmt_shape(shape_of(x)) for x in [*states, *inputs])}")
+    batch, steps = batches.pop(), shape_of(inputs[0])[1]
+    if any(shape_of(x)[1] != steps for x in inputs):
+        raise ctx.error(f"the scan inputs have different lengths: {[shape_of(x)[1] for x in inputs]}")
+    lens = ctx.optional_input(0)
+    if lens is not None:
+        if not isinstance(lens, Const):
+            raise ctx.unsupported("sequence_lens computed at run time is not supported (the outputs' lengths would "
+                                  "be dynamic)")
+        if lens.array.shape != (batch,) or np.any(lens.array != steps):
+            raise ctx.unsupported(f"sequence_lens {lens.array.tolist()} shorter than the scan inputs ({steps} steps) "
+                                  "is not supported")
+    if len(body.input) != n + m or len(node.output) != len(body.output):
+        raise ctx.error(f"the body takes {len(body.input)} inputs and gives {len(body.output)} outputs; the node has "
+                        f"{n} states, {m} scan inputs and {len(node.output)} outputs")
+    if batch > MAX_UNROLL:
+        raise ctx.unsupported(f"a batch of more than {MAX_UNROLL} entries is not supported (scanned one by one)")
+    outs = len(body.output) - n
+    per_entry = []
+    for b in range(batch):
+        entry = [_reshape(ctx, _box(ctx, x, [b] + [0] * (len(shape_of(x)) - 1), [1, *shape_of(x)[1:]]),
+                          shape_of(x)[1:]) for x in [*states, *inputs]]
+        per_entry.append(_scan(ctx, body, entry[:n], entry[n:], [0] * m, dirs, [0] * outs, [0] * outs))
+    return [_stack(ctx, [r[k] for r in per_entry]) for k in range(n + outs)]
+
+
+def _scan(ctx: NodeContext, body, states: list[Tensor], inputs: list[Tensor], in_axes: list[int], in_dirs: list[int],
+          out_axes: list[int], out_dirs: list[int]) -> list[Tensor]:
+    """Scan's outputs: the final states and the stacked scan outputs (a loop in the graph, or unrolled)."""
+    n, outs = len(states), len(out_axes)
     ranks = [len(shape_of(x)) for x in inputs]
     in_axes = [a % r if -r <= a < r else -1 for a, r in zip(in_axes, ranks)]
     if -1 in in_axes:
@@ -350,9 +485,6 @@ def scan(ctx: NodeContext) -> list[Tensor]:
         raise ctx.error(f"the scan inputs have different lengths along their scan axes: {sorted(lengths)}")
     steps = lengths.pop()
     names = [i.name for i in body.input]
-    if len(names) != n + m or len(node.output) != len(body.output):
-        raise ctx.error(f"the body takes {len(names)} inputs and gives {len(body.output)} outputs; the node has "
-                        f"{n} states, {m} scan inputs and {len(node.output)} outputs")
     if steps > UNROLL_MAX:
         try:
             return _undone_on_error(lambda: _scan_loop(ctx, body, names, states, inputs, in_axes, in_dirs,

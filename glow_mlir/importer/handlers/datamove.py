@@ -32,6 +32,7 @@ from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
+from ...passes.utils import constant_value
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape, tensor_to_array
 from .core import INT, INTS, STRING, TENSOR, _broadcast_shape, _concat_all, _expand, _reshape, _splat, _transpose
@@ -215,9 +216,12 @@ def slice_(ctx: NodeContext) -> Tensor:
             raise ctx.error("attributes 'starts' and 'ends' are required")
         axes, steps = ctx.attr("axes", INTS, None), None
     else:
-        starts, ends = _ints(ctx, 1, "starts"), _ints(ctx, 2, "ends")
         axes = _ints(ctx, 3, "axes") if ctx.optional_input(3) is not None else None
         steps = _ints(ctx, 4, "steps") if ctx.optional_input(4) is not None else None
+        if not isinstance(ctx.input(1), Const) and not isinstance(ctx.input(2), Const) and \
+                _known_offsets(ctx.operand(1), ctx.operand(2)) is not None:
+            return _run_time_slice(ctx, x, axes, steps)
+        starts, ends = _ints(ctx, 1, "starts"), _ints(ctx, 2, "ends")
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     if not len(starts) == len(ends) == len(axes) == len(steps):
@@ -231,6 +235,66 @@ def slice_(ctx: NodeContext) -> Tensor:
         box_starts[a], sizes[a] = _slice_bounds(shape[a], start, end, step)
         box_steps[a] = step
     return _box(ctx, x, box_starts, sizes, box_steps)
+
+
+def _run_time_slice(ctx: NodeContext, x: Tensor, axes: list[int] | None, steps: list[int] | None) -> Tensor:
+    """Slice whose starts are computed at run time (a loop's iteration number, say) and whose ends are the starts
+    plus known offsets (``Add(starts, k)``, through reshapes), so that the sizes are static: a gather per axis at
+    start + step * arange(size). A negative start counts from the end; a start that would leave fewer than ``size``
+    elements is moved back so that the slice stays within ``x`` (ONNX would give fewer: the size is dynamic)."""
+    shape = shape_of(x)
+    starts, ends = ctx.operand(1), ctx.operand(2)
+    if len(shape_of(starts)) != 1 or shape_of(starts) != shape_of(ends):
+        raise ctx.error(f"starts {fmt_shape(shape_of(starts))} and ends {fmt_shape(shape_of(ends))} must be 1-D "
+                        "and of one length")
+    m = shape_of(starts)[0]
+    offsets = _known_offsets(starts, ends)
+    assert offsets is not None, "slice_ checks that the ends are the starts plus known offsets"
+    axes = list(range(m)) if axes is None else axes
+    steps = [1] * m if steps is None else steps
+    if not len(axes) == len(steps) == m or len(offsets) not in (1, m):
+        raise ctx.error(f"starts, ends, axes {axes} and steps {steps} must have one length")
+    offsets = np.broadcast_to(offsets, [m])
+    starts = gg.cast(starts, to=mlir_type(np.dtype(np.int64))) if dtype_of(starts) != np.int64 else starts
+    out = ctx.value(x)
+    for j, (a, k, step) in enumerate(zip(_axes(ctx, axes, len(shape)), offsets, steps, strict=True)):
+        if step == 0:
+            raise ctx.error(f"steps {steps} must not hold 0")
+        n, count = shape[a], -(-int(k) // step) if step > 0 else -(-int(-k) // -step)
+        if count <= 0 or count > n:
+            raise ctx.unsupported(f"a slice of {count} elements (ends = starts + {int(k)}, step {step}) of axis {a} "
+                                  f"of size {n} at a start computed at run time")
+        picks = ctx.value(ctx.const(np.full([count], j, np.int64), name=f"{ctx.label}.entry{j}"))
+        start = gg.gather(starts, picks, axis=0)
+        def splat(v: int, like: ir.Type = start.type) -> ir.Value:
+            return gg.splat(value=v, result_types=[like])
+
+        start = gg.select(gg.cmp_lt(start, splat(0)), gg.add(start, splat(n)), start)
+        # the first and last elements read must lie in [0, n)
+        low, high = (0, n - count) if step > 0 else (count - 1, n - 1)
+        start = gg.min_(gg.max_(start, splat(low)), splat(high))
+        index = gg.add(start, ctx.value(ctx.const(step * np.arange(count, dtype=np.int64), name=f"{ctx.label}.steps")))
+        out = gg.gather(out, index, axis=a)
+    return out
+
+
+def _known_offsets(starts: ir.Value, ends: ir.Value) -> np.ndarray | None:
+    """k where ``ends`` is ``starts + k`` (k known; reshapes of either looked through), else None (the starts and
+    ends must then be known: Slice's size is static)."""
+    def peel(v: ir.Value) -> ir.Value:
+        while isinstance(v.owner, (ir.OpView, ir.Operation)) and v.owner.operation.name == "glowgraph.reshape":
+            v = v.owner.operation.operands[0]
+        return v
+
+    base, end = peel(starts), peel(ends)
+    if not isinstance(end.owner, (ir.OpView, ir.Operation)) or end.owner.operation.name != "glowgraph.add":
+        return None
+    a, b = (peel(v) for v in end.owner.operation.operands)
+    for same, other in ((a, b), (b, a)):
+        k = constant_value(other)
+        if same == base and k is not None and k.size in (1, shape_of(starts)[0]):
+            return k.reshape(-1).astype(np.int64)
+    return None
 
 
 @onnx_op("Gather", since=1, inputs=(2, 2), attrs=("axis",))
