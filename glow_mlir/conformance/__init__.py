@@ -43,7 +43,7 @@ import onnx
 
 from ..errors import UnsupportedError
 from ..importer.builder import lookup
-from ..importer.model import ELEMENT_TYPES, STORAGE_TYPES
+from ..importer.model import ELEMENT_TYPES, INTEGER_STORAGE_TYPES, STORAGE_TYPES
 
 STATUSES = ("pass", "fail-numeric", "unsupported", "error", "crash", "timeout")
 #: the categories that are bugs: the command lists their cases and fails
@@ -100,7 +100,7 @@ def in_supported_set(model: onnx.ModelProto, inputs: Iterable[Any], outputs: Ite
     opset = _opset(model)
     if any(lookup(n.op_type, n.domain, opset) is None for n in model.graph.node):
         return False
-    dtypes = {*ELEMENT_TYPES.values(), *STORAGE_TYPES.values()}
+    dtypes = {*ELEMENT_TYPES.values(), *STORAGE_TYPES.values(), *INTEGER_STORAGE_TYPES.values()}
     values = [*inputs, *outputs]
     initializers = [onnx.helper.tensor_dtype_to_np_dtype(t.data_type) for t in model.graph.initializer]
     return all(isinstance(v, (np.ndarray, np.generic)) and v.dtype in dtypes for v in values) and all(

@@ -409,6 +409,12 @@ _NP_TO_MLIR = {
     np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
     np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
+    # the narrow integers exist only at a program's boundary (signless: the sign is the importer's to keep)
+    np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.uint8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_signless(32),
 }
 
 
@@ -423,7 +429,8 @@ def mlir_type(dtype: np.dtype) -> ir.Type:
 def numpy_dtype(t: ir.Type) -> np.dtype:
     """The numpy dtype of an MLIR element type."""
     s = str(t)
-    table = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64, "i32": np.int32, "i1": np.bool_}
+    table = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64, "i32": np.int32, "i1": np.bool_,
+             "i16": np.int16, "i8": np.int8}
     if s not in table:
         raise TypeError(f"unsupported element type {s}")
     return np.dtype(table[s])

@@ -322,7 +322,7 @@ def clip(info: OpInfo) -> list[ir.Type]:
 
 #: the element types glowgraph computes with
 #: f64 and f16 are storage types: a model's tensors of those types are computed in f32 and cast at its boundary
-_CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16")
+_CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16", "i16", "i8")
 
 
 def _is_bool(t: ir.Type) -> bool:
@@ -378,6 +378,21 @@ def ordered_compare(info: OpInfo) -> list[ir.Type]:
     return same_as_first_bool(info)
 
 
+def bitwise_unary(info: OpInfo) -> list[ir.Type]:
+    """Bitwise op on integers (on i1, the logical one): the result has the operand's type."""
+    if not isinstance(info.elem(0), ir.IntegerType):
+        raise VerifyError(f"operand #0 must have an integer element type, got {info.elem(0)}")
+    return same_as_first(info)
+
+
+def bitwise_binary(info: OpInfo) -> list[ir.Type]:
+    """Binary bitwise op on integers (on i1, the logical one): both operands and the result of one type."""
+    types = same_as_first(info)
+    if not isinstance(info.elem(0), ir.IntegerType):
+        raise VerifyError(f"operands must have an integer element type, got {info.elem(0)}")
+    return types
+
+
 def bool_unary(info: OpInfo) -> list[ir.Type]:
     """Logical op on i1: the result has the operand's type."""
     _boolean(info, 0)
@@ -409,7 +424,8 @@ def select(info: OpInfo) -> list[ir.Type]:
 
 
 def cast(info: OpInfo) -> list[ir.Type]:
-    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64, i1, f64 and f16."""
+    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64, i1, f64, f16, i16 and i8
+    (the narrow integers at a program's boundary, and to wrap a value into their range)."""
     to = info.attrs["to"]
     for what, t in (("operand", info.elem(0)), ("target", to)):
         if str(t) not in _CAST_TYPES:

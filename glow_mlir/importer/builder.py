@@ -22,29 +22,24 @@ from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
 from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
+from ..passes.conversion.ir_program import UNSIGNED_ATTR
 from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_folding
 from .model import (
     COMPUTE_DTYPE,
     ELEMENT_TYPES,
-    QUANTIZED_TYPES,
+    INTEGER_STORAGE_TYPES,
     LoadedModel,
     TensorSpec,
     ValueType,
     declared_types,
     fmt_shape,
+    integer_compute_dtype,
     load_model,
     node_where,
     resolve_shapes,
     tensor_to_array,
     topological_order,
 )
-
-#: the ops that may read an int8 or uint8 value (model.QUANTIZED_TYPES, held as the float32 of its integers): they
-#: move or compare values, so the integers stay exact
-QUANTIZED_READERS = frozenset({
-    "QuantizeLinear", "DequantizeLinear", "QLinearMatMul", "MatMulInteger", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice",
-    "Gather", "Split", "Expand", "Tile", "MaxPool", "GlobalMaxPool", "Pad", "DepthToSpace", "SpaceToDepth", "Shape",
-    "Size"})
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
@@ -192,6 +187,30 @@ def check_support(loaded: LoadedModel, plan: FoldPlan) -> None:
     raise UnsupportedError(f"{loaded.label}: {head} at opset {loaded.opset}: {'; '.join(items(ops) + items(attrs))}")
 
 
+def _widened(arg: ir.Value, stored: np.dtype) -> ir.Value:
+    """A graph input of a storage type as the type it is computed in: float32, or a wider integer (sign-extended,
+    then the high bits cleared for an unsigned type)."""
+    if stored.kind not in "iu":
+        return gg.cast(arg, to=mlir_type(COMPUTE_DTYPE))
+    wide = gg.cast(arg, to=mlir_type(integer_compute_dtype(stored)))
+    return _masked(wide, stored) if stored.kind == "u" else wide
+
+
+def _masked(x: ir.Value, stored: np.dtype) -> ir.Value:
+    mask = (1 << (8 * stored.itemsize)) - 1
+    return gg.and_(x, gg.splat(value=mask, result_types=[x.type]))
+
+
+def wrapped(x: Tensor, stored: np.dtype) -> Tensor:
+    """``x`` (computed in the wider integer of ``stored``) wrapped into ``stored``'s range, as arithmetic in the
+    narrow type wraps: a signed type truncated and sign-extended back, an unsigned one masked."""
+    if isinstance(x, Const):
+        return Const(x.array.astype(stored).astype(x.array.dtype), x.name)
+    if stored.kind == "u":
+        return _masked(x, stored)
+    return gg.cast(gg.cast(x, to=mlir_type(stored)), to=mlir_type(dtype_of(x)))
+
+
 # --------------------------------------------------------------------------- node context
 
 
@@ -285,7 +304,10 @@ class NodeContext:
         allowed = [np.dtype(d) for d in allowed]
         if dtype_of(x) not in allowed:
             names = ", ".join(str(d) for d in allowed)
-            raise self.unsupported(f"unsupported element type {dtype_of(x)} for the {what} (supported: {names})")
+            name = next((n for n in self.node.input if n and self._values.get(n) is x), None)
+            stored = self.stored.get(name) if name else None
+            got = f"{stored} (computed as {dtype_of(x)})" if stored is not None else str(dtype_of(x))
+            raise self.unsupported(f"unsupported element type {got} for the {what} (supported: {names})")
 
     # --- attributes ----------------------------------------------------------
     def attr(self, name: str, kind: int, default: Any) -> Any:
@@ -405,11 +427,11 @@ class _Importer:
         self.plan = plan
         self.inputs = inputs
         self.inferred = inferred
-        #: values the model stores in a storage or quantized type (model.STORAGE_TYPES, QUANTIZED_TYPES), computed
-        #: here in float32
+        #: values the model stores in a storage type (model.STORAGE_TYPES, computed here in float32;
+        #: INTEGER_STORAGE_TYPES, computed in a wider integer)
         self.storage = dict(storage or {})
-        self.storage.update({t.name: QUANTIZED_TYPES[t.data_type] for t in loaded.proto.graph.initializer
-                             if t.data_type in QUANTIZED_TYPES})
+        self.storage.update({t.name: INTEGER_STORAGE_TYPES[t.data_type] for t in loaded.proto.graph.initializer
+                             if t.data_type in INTEGER_STORAGE_TYPES})
         self.values: dict[str, Tensor] = {name: Const(a, name) for name, a in loaded.initializers.items()}
         self.folded: list[str] = []
         self.graph_outputs = {o.name for o in loaded.proto.graph.output}
@@ -428,9 +450,8 @@ class _Importer:
             fn = func.FuncOp(name, ir.FunctionType.get(arg_types, []))
         block = fn.add_entry_block([ir.Location.name(s.name) for s in self.inputs])
         with ir.InsertionPoint(block):
-            # an input stored in a storage type is computed in float32 from here on
-            self.values.update({s.name: arg if s.dtype in ELEMENT_TYPES.values() else
-                                gg.cast(arg, to=mlir_type(COMPUTE_DTYPE))
+            # an input stored in a storage type is computed in float32 or a wider integer from here on
+            self.values.update({s.name: arg if s.dtype in ELEMENT_TYPES.values() else _widened(arg, s.dtype)
                                 for s, arg in zip(self.inputs, block.arguments, strict=True)})
             for position, (label, node) in enumerate(loaded.nodes):
                 self._import_node(position, label, node)
@@ -440,29 +461,33 @@ class _Importer:
             func.ReturnOp(results)
         # The result types are known only now that the body is built.
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
+        unsigned = [s.name for s in self.inputs if s.dtype.kind == "u"] + \
+            [o.name for o in graph.output if self.storage.get(o.name, np.dtype(np.int32)).kind == "u"]
+        if unsigned:
+            fn.attributes[UNSIGNED_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in unsigned])
         for key, names in (("arg_attrs", [s.name for s in self.inputs]), ("res_attrs", [o.name for o in graph.output])):
             if names:
                 fn.attributes[key] = ir.ArrayAttr.get(
                     [ir.DictAttr.get({NAME_ATTR: ir.StringAttr.get(n)}) for n in names]
                 )
         self._verify(module)
-        outputs = [
-            TensorSpec(o.name, tuple(shape_of(r)), dtype_of(r)) for o, r in zip(graph.output, results, strict=True)
-        ]
+        outputs = [TensorSpec(o.name, tuple(shape_of(r)), self.storage.get(o.name, dtype_of(r)))
+                   for o, r in zip(graph.output, results, strict=True)]
         return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded)
 
     def _stored(self, name: str, value: ir.Value) -> ir.Value:
-        """A graph output as the model declares it: cast to its storage type where it has one."""
+        """A graph output as the model declares it: cast to its storage type where it has one (an integer one
+        truncated: the value is already in its range)."""
         dtype = self.storage.get(name)
-        if dtype in QUANTIZED_TYPES.values():
-            raise UnsupportedError(f"{self.loaded.label}: graph output '{name}' is {dtype}: int8 and uint8 values "
-                                   "are supported inside the graph only, between QuantizeLinear and DequantizeLinear")
         return value if dtype is None else gg.cast(value, to=mlir_type(dtype))
 
     def _rounded(self, name: str, result: Tensor) -> Tensor:
-        """``result`` (float32) as the value the model stores: rounded to float16 where it stores ``name`` so
-        (float64 holds every float32 exactly)."""
-        if self.storage.get(name) != np.dtype(np.float16) or dtype_of(result) != COMPUTE_DTYPE:
+        """``result`` as the value the model stores: rounded to float16 where it stores ``name`` so (float64 holds
+        every float32 exactly), wrapped into the range of a narrower integer type where it stores it in one."""
+        stored = self.storage.get(name)
+        if stored is not None and stored.kind in "iu" and dtype_of(result) == integer_compute_dtype(stored):
+            return wrapped(result, stored)
+        if stored != np.dtype(np.float16) or dtype_of(result) != COMPUTE_DTYPE:
             return result
         if isinstance(result, Const):
             return Const(result.array.astype(np.float16).astype(COMPUTE_DTYPE), result.name)
@@ -472,10 +497,6 @@ class _Importer:
         opset = self.loaded.opset
         handler = lookup(node.op_type, node.domain, opset) if buildable(node, opset) else None
         ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
-        quantized = [n for n in node.input if self.storage.get(n) in QUANTIZED_TYPES.values()]
-        if quantized and node.op_type not in QUANTIZED_READERS:
-            raise ctx.unsupported(f"input '{quantized[0]}' holds {self.storage[quantized[0]]} values, which only "
-                                  "DequantizeLinear and data movement read here (no int8 arithmetic yet)")
         ctx.import_graph = self._subgraph_importer(label, self.values)
         ctx.stored = self.storage
         ctx.known_types = collections.ChainMap(self.declared, self.inferred)
@@ -574,8 +595,10 @@ class _Importer:
                 arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
-        # values the model stores in a storage or quantized type are computed in float32 (rounded by the caller)
-        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16, np.int8, np.uint8) else a
+        # values the model stores in a storage type are computed in float32 or a wider integer (rounded or wrapped
+        # by the caller)
+        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16) else
+                  a.astype(integer_compute_dtype(a.dtype)) if a.dtype in INTEGER_STORAGE_TYPES.values() else a
                   for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
         if too_large and handler is not None and not required:

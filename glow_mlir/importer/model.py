@@ -39,19 +39,37 @@ STORAGE_TYPES: dict[int, np.dtype] = {
 }
 #: the type storage types are computed in
 COMPUTE_DTYPE = np.dtype(np.float32)
-#: The quantized integer types of QuantizeLinear / DequantizeLinear: held as the float32 of their integer values
-#: (exact), inside the graph only, and read only by DequantizeLinear and data movement (builder.py): glow_mlir has no
-#: int8 arithmetic yet, which would have to wrap as the integer types do.
-QUANTIZED_TYPES: dict[int, np.dtype] = {
+#: Integer types glow_mlir computes in a wider signed integer (:func:`integer_compute_dtype`: int32, or int64 for
+#: uint32), where every value of theirs is exact: their constants are read as the wider type, their graph inputs and
+#: outputs keep the declared type at the program's boundary (an input sign- or zero-extended, an output truncated),
+#: and where the model stores such a value the importer wraps the wide one back into the type's range (builder.py),
+#: so that arithmetic wraps as the declared type's does. uint64 is not among them: no wider type holds it.
+INTEGER_STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.INT8: np.dtype(np.int8),
     TensorProto.UINT8: np.dtype(np.uint8),
+    TensorProto.INT16: np.dtype(np.int16),
+    TensorProto.UINT16: np.dtype(np.uint16),
+    TensorProto.UINT32: np.dtype(np.uint32),
 }
+
+
+def integer_compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The signed type an integer storage type (:data:`INTEGER_STORAGE_TYPES`) is computed in."""
+    return np.dtype(np.int64) if np.dtype(dtype) == np.uint32 else np.dtype(np.int32)
+
+
+def stored_dtype(elem_type: int) -> np.dtype | None:
+    """The dtype a value of ONNX element type ``elem_type`` is stored in, where it is a storage type of either
+    kind (None otherwise)."""
+    return STORAGE_TYPES.get(elem_type, INTEGER_STORAGE_TYPES.get(elem_type))
 
 
 def compute_dtype(elem_type: int) -> np.dtype | None:
     """The dtype a value of ONNX element type ``elem_type`` is computed in (None when unsupported)."""
-    if elem_type in STORAGE_TYPES or elem_type in QUANTIZED_TYPES:
+    if elem_type in STORAGE_TYPES:
         return COMPUTE_DTYPE
+    if elem_type in INTEGER_STORAGE_TYPES:
+        return integer_compute_dtype(INTEGER_STORAGE_TYPES[elem_type])
     return ELEMENT_TYPES.get(elem_type)
 
 
@@ -325,7 +343,7 @@ def topological_order(graph: onnx.GraphProto, label: str,
 def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
     """The value of a stored tensor, after checking its element type and that its data fills its
     shape exactly. ``what`` starts every message (model, and tensor or node)."""
-    if t.data_type in STORAGE_TYPES or t.data_type in QUANTIZED_TYPES:
+    if stored_dtype(t.data_type) is not None:
         return _storage_to_array(t, what)
     dtype = ELEMENT_TYPES.get(t.data_type)
     if dtype is None:
@@ -351,8 +369,8 @@ def tensor_to_array(t: TensorProto, what: str) -> np.ndarray:
 
 
 def _storage_to_array(t: TensorProto, what: str) -> np.ndarray:
-    """A stored tensor of a storage or quantized type (:data:`STORAGE_TYPES`, :data:`QUANTIZED_TYPES`) as the float32
-    values it holds."""
+    """A stored tensor of a storage type (:data:`STORAGE_TYPES`, :data:`INTEGER_STORAGE_TYPES`) as the values it
+    holds, in the type they are computed in."""
     dims = list(t.dims)
     if any(d < 0 for d in dims):
         raise ModelError(f"{what}: shape {dims} has a negative dimension")
@@ -364,17 +382,17 @@ def _storage_to_array(t: TensorProto, what: str) -> np.ndarray:
         raise ModelError(f"{what}: cannot read its {type_name(t.data_type)} data: {e}") from None
     if array.size != math.prod(dims):
         raise ModelError(f"{what}: data holds {array.size} values for shape {fmt_shape(dims)}")
-    return array.astype(COMPUTE_DTYPE)
+    return array.astype(compute_dtype(t.data_type))
 
 
 def storage_types(graph: onnx.GraphProto) -> dict[str, np.dtype]:
-    """The values of ``graph`` (an inferred one: inputs, value_info, outputs) whose element type is a storage or a
-    quantized type, with that type's dtype."""
+    """The values of ``graph`` (an inferred one: inputs, value_info, outputs) whose element type is a storage type,
+    with that type's dtype."""
     found = {}
     for vi in [*graph.input, *graph.value_info, *graph.output]:
         elem = vi.type.tensor_type.elem_type if vi.type.HasField("tensor_type") else 0
-        if elem in STORAGE_TYPES or elem in QUANTIZED_TYPES:
-            found[vi.name] = STORAGE_TYPES.get(elem, QUANTIZED_TYPES.get(elem))
+        if stored_dtype(elem) is not None:
+            found[vi.name] = stored_dtype(elem)
     return found
 
 
@@ -476,7 +494,8 @@ def resolve_shapes(
         if not inp.type.HasField("tensor_type"):
             raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor")
         tt = inp.type.tensor_type
-        dtype = STORAGE_TYPES.get(tt.elem_type, ELEMENT_TYPES.get(tt.elem_type))
+        dtype = stored_dtype(tt.elem_type)
+        dtype = ELEMENT_TYPES.get(tt.elem_type) if dtype is None else dtype
         if dtype is None:
             raise UnsupportedError(
                 f"{label}: graph input '{inp.name}' has unsupported element type {type_name(tt.elem_type)}"

@@ -66,3 +66,84 @@ def test_casts_among_the_float_types(src: int, to: int) -> None:
     model = _model([helper.make_node("Cast", ["x"], ["y"], to=to)], {"x": (src, [7])}, {"y": (to, [7])})
     x = (RNG.standard_normal(7) * 30).astype(helper.tensor_dtype_to_np_dtype(src))
     _check(model, {"x": x}, rtol=0, atol=0)
+
+
+# --------------------------------------------------------------------------- integer storage types
+
+INTEGERS = {"int8": (TensorProto.INT8, np.int8), "uint8": (TensorProto.UINT8, np.uint8),
+            "int16": (TensorProto.INT16, np.int16), "uint16": (TensorProto.UINT16, np.uint16),
+            "uint32": (TensorProto.UINT32, np.uint32)}
+
+
+def _full_range(dtype: type, shape: list[int], nonzero: bool = False) -> np.ndarray:
+    """Values over the whole range of ``dtype`` (so sums and products overflow), the extremes included."""
+    info = np.iinfo(dtype)
+    x = RNG.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    x.flat[:2] = [info.min, info.max]
+    return np.where(x == 0, 1, x).astype(dtype) if nonzero else x
+
+
+def _exact(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    compiled = glow_mlir.compile(model, threads=1, cache=False)
+    got = compiled.run(feeds)
+    for out, want in zip(model.graph.output, ReferenceEvaluator(model).run(None, feeds), strict=True):
+        assert got[out.name].dtype == want.dtype, out.name
+        np.testing.assert_array_equal(got[out.name], want, err_msg=out.name)
+
+
+@pytest.mark.parametrize("name", INTEGERS)
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "BitwiseAnd", "BitwiseOr",
+                                "BitwiseXor", "Equal", "Less", "GreaterOrEqual"])
+def test_binary_ops_on_integer_types_wrap_as_the_type_does(name: str, op: str) -> None:
+    elem, dtype = INTEGERS[name]
+    out = TensorProto.BOOL if op in ("Equal", "Less", "GreaterOrEqual") else elem
+    model = _model([helper.make_node(op, ["a", "b"], ["y"])], {"a": (elem, [4, 6]), "b": (elem, [6])},
+                   {"y": (out, [4, 6])})
+    model.opset_import[0].version = 18
+    _exact(model, {"a": _full_range(dtype, [4, 6]), "b": _full_range(dtype, [6], nonzero=op in ("Div", "Mod"))})
+
+
+@pytest.mark.parametrize("name", INTEGERS)
+def test_unary_ops_casts_and_reductions_on_integer_types(name: str) -> None:
+    elem, dtype = INTEGERS[name]
+    lo, hi = numpy_helper.from_array(np.array(-5 if dtype(0) - 1 < 0 else 3, dtype), "lo"), \
+        numpy_helper.from_array(np.array(100, dtype), "hi")
+    nodes = [helper.make_node("BitwiseNot", ["x"], ["not"]), helper.make_node("Clip", ["x", "lo", "hi"], ["clip"]),
+             helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["f"], ["back"], to=elem),
+             helper.make_node("ReduceSum", ["x", "axis1"], ["sum"], keepdims=0),
+             helper.make_node("ReduceMax", ["x"], ["max"], keepdims=0),
+             helper.make_node("ArgMin", ["x"], ["argmin"], axis=1)]
+    outputs = {"not": (elem, [3, 5]), "clip": (elem, [3, 5]), "f": (TensorProto.FLOAT, [3, 5]), "back": (elem, [3, 5]),
+               "sum": (elem, [3]), "max": (elem, []), "argmin": (TensorProto.INT64, [3, 1])}
+    if dtype(0) - 1 < 0:  # signed: -min wraps to min
+        nodes += [helper.make_node("Neg", ["x"], ["neg"]), helper.make_node("Abs", ["x"], ["abs"])]
+        outputs.update({"neg": (elem, [3, 5]), "abs": (elem, [3, 5])})
+    model = _model(nodes, {"x": (elem, [3, 5])}, outputs, [lo, hi, numpy_helper.from_array(np.array([1]), "axis1")])
+    model.opset_import[0].version = 18
+    _exact(model, {"x": _full_range(dtype, [3, 5])})
+
+
+def test_an_intermediate_value_wraps_where_the_model_stores_it() -> None:
+    # uint8: (a + b) wraps before the comparison and the division read it; in int32 neither would see a wrap
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"]), helper.make_node("Less", ["s", "a"], ["wrapped"]),
+             helper.make_node("Div", ["s", "two"], ["half"])]
+    two = numpy_helper.from_array(np.array([2], np.uint8), "two")
+    model = _model(nodes, {"a": (TensorProto.UINT8, [6]), "b": (TensorProto.UINT8, [6])},
+                   {"wrapped": (TensorProto.BOOL, [6]), "half": (TensorProto.UINT8, [6])}, [two])
+    a, b = np.array([250, 10, 128, 255, 0, 3], np.uint8), np.array([10, 10, 128, 255, 0, 252], np.uint8)
+    _exact(model, {"a": a, "b": b})
+    assert ReferenceEvaluator(model).run(None, {"a": a, "b": b})[0].any()  # some sums did wrap
+
+
+def test_max_pool_of_uint8() -> None:
+    model = _model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
+                   {"x": (TensorProto.UINT8, [1, 2, 5, 5])}, {"y": (TensorProto.UINT8, [1, 2, 4, 4])})
+    _exact(model, {"x": _full_range(np.uint8, [1, 2, 5, 5])})
+
+
+def test_uint64_is_unsupported_with_the_types_that_are() -> None:
+    model = _model([helper.make_node("Add", ["a", "a"], ["y"])], {"a": (TensorProto.UINT64, [3])},
+                   {"y": (TensorProto.UINT64, [3])})
+    with pytest.raises(glow_mlir.UnsupportedError, match="graph input 'a' has unsupported element type UINT64"):
+        glow_mlir.compile(model, cache=False)

@@ -394,3 +394,14 @@ def test_scan_at_opset_8_with_shorter_sequences_is_unsupported() -> None:
     with pytest.raises(UnsupportedError, match=r"node 'Scan#0' \(Scan\): sequence_lens \[6, 4\] shorter than the scan "
                                                r"inputs \(6 steps\) is not supported"):
         glow.compile(scan8_model([6, 4]), cache=False)
+
+
+@pytest.mark.parametrize("steps", [3, 7])
+def test_a_scan_output_that_is_the_incoming_state_is_stacked(steps: int) -> None:
+    # the body scans out its state as it came in (an Identity of a block argument of the loop)
+    body = helper.make_graph([helper.make_node("Add", ["s", "x"], ["s_out"]), helper.make_node("Identity", ["s"], ["y"])],
+                             "body", [vi("s", F32, [2]), vi("x", F32, [2])], [vi("s_out", F32, [2]), vi("y", F32, [2])])
+    node = helper.make_node("Scan", ["s0", "xs"], ["s", "ys"], body=body, num_scan_inputs=1)
+    m = model([node], [vi("s0", F32, [2]), vi("xs", F32, [steps, 2])], [vi("s", F32, [2]), vi("ys", F32, [steps, 2])],
+              opset=11)
+    check(m, {"s0": RNG.standard_normal(2).astype(np.float32), "xs": RNG.standard_normal((steps, 2)).astype(np.float32)})

@@ -417,14 +417,15 @@ _IX = {"x": np.zeros((2, 2), np.int64)}
 @pytest.mark.parametrize(("nodes", "inputs", "kind", "pattern"), [
     ([node("Exp", ["x"], "e")], _IX, ModelError,
      r"^bad: node 'e' \(Exp\): operand #0 must have a float element type, got i64$"),
-    ([node("Not", ["x"], "n")], _FX, ModelError, r"node 'n' \(Not\): operand #0 must have element type i1, got f32$"),
+    ([node("Not", ["x"], "n")], _FX, ModelError,
+     r"node 'n' \(Not\): operand #0 must have an integer element type, got f32$"),
     ([node("Where", ["x", "x", "x"], "w")], _FX, ModelError,
      r"node 'w' \(Where\): operand #0 must have element type i1"),
     ([node("Less", ["x", "x"], "c"), node("Less", ["c", "c"], "l")], _FX, ModelError,
      r"node 'l' \(Less\): operand #0 must have a numeric element type, got i1$"),
-    ([node("Cast", ["x"], "c", to=TensorProto.UINT8)], _FX, UnsupportedError,
-     (r"node 'c' \(Cast\): unsupported element type UINT8 for attribute 'to' "
-      r"\(supported: FLOAT, INT64, INT32, BOOL, DOUBLE, FLOAT16\)$")),
+    ([node("Cast", ["x"], "c", to=TensorProto.UINT64)], _FX, UnsupportedError,
+     (r"node 'c' \(Cast\): unsupported element type UINT64 for attribute 'to' "
+      r"\(supported: FLOAT, INT64, INT32, BOOL, DOUBLE, FLOAT16, INT8, UINT8, INT16, UINT16, UINT32\)$")),
     ([node("Cast", ["x"], "c", to=TensorProto.BFLOAT16)], _FX, UnsupportedError,
      r"node 'c' \(Cast\): unsupported element type BFLOAT16"),
     ([node("Cast", ["x"], "c")], _FX, ModelError, r"node 'c' \(Cast\): attribute 'to' is required$"),

@@ -17,14 +17,12 @@ from glow_mlir.errors import ModelError, UnsupportedError
 
 RNG = np.random.default_rng(7)
 RTOL = ATOL = 1e-5
-_ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
-         np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL}
 
 
 def model(op: str, inputs: dict[str, np.ndarray], opset: int, **attrs) -> onnx.ModelProto:
     node = helper.make_node(op, list(inputs), ["y"], name="n", **attrs)
     graph = helper.make_graph([node], "g",
-                              [helper.make_tensor_value_info(k, _ONNX[v.dtype], v.shape) for k, v in inputs.items()],
+                              [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for k, v in inputs.items()],
                               [helper.make_empty_tensor_value_info("y")])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
@@ -82,11 +80,21 @@ def test_bit_shift_broadcasts() -> None:
           opset=28, direction="RIGHT")
 
 
-def test_bit_shift_of_uint8_is_unsupported() -> None:
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+@pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
+def test_bit_shift_of_unsigned_types_wraps_as_they_do(dtype: type, direction: str) -> None:
+    # shifts up to the width and past it: a left shift keeps the type's low bits
+    bits = 8 * np.dtype(dtype).itemsize
+    x = RNG.integers(0, np.iinfo(dtype).max, [3, 6], dtype=dtype, endpoint=True)
+    check("BitShift", {"a": x, "b": np.array([0, 1, 3, bits - 1, bits, bits + 2], dtype)}, opset=11,
+          direction=direction)
+
+
+def test_bit_shift_of_uint64_is_unsupported() -> None:
     node = helper.make_node("BitShift", ["x", "y"], ["z"], direction="LEFT")
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.UINT8, [3]) for n in "xy"],
-                              [helper.make_tensor_value_info("z", TensorProto.UINT8, [3])])
-    with pytest.raises(UnsupportedError, match="unsupported element type UINT8"):
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.UINT64, [3]) for n in "xy"],
+                              [helper.make_tensor_value_info("z", TensorProto.UINT64, [3])])
+    with pytest.raises(UnsupportedError, match="unsupported element type UINT64"):
         glow.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]))
 
 

@@ -75,19 +75,22 @@ def test_older_opsets_and_per_axis_scales_as_onnxruntime_runs_them() -> None:
     np.testing.assert_allclose(glow_mlir.compile(model, threads=1, cache=False)(x), want, atol=0.05 + 1e-6, rtol=0)
 
 
-def test_int8_arithmetic_and_int8_graph_outputs_are_unsupported() -> None:
+def test_int8_arithmetic_wraps_and_int8_graph_outputs_keep_their_type() -> None:
+    # q + q of int8 values up to 127 wraps as int8 does (onnx.reference computes it in numpy's int8)
     inits = [numpy_helper.from_array(np.float32(0.1), "s"), numpy_helper.from_array(np.int8(0), "z")]
-    add = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]), helper.make_node("Add", ["q", "q"], ["a"]),
-           helper.make_node("DequantizeLinear", ["a", "s", "z"], ["y"])]
-    with pytest.raises(UnsupportedError, match=r"node 'Add#1' \(Add\): input 'q' holds int8 values, which only "
-                                               r"DequantizeLinear and data movement read here"):
-        glow_mlir.compile(_model(add, inits), cache=False)
-    graph = helper.make_graph([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], "q",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                              [helper.make_tensor_value_info("y", TensorProto.INT8, [2])], inits)
-    with pytest.raises(UnsupportedError, match=r"graph output 'y' is int8: int8 and uint8 values are supported "
-                                               r"inside the graph only"):
-        glow_mlir.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), cache=False)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]), helper.make_node("Add", ["q", "q"], ["a"]),
+             helper.make_node("DequantizeLinear", ["a", "s", "z"], ["y"])]
+    graph = helper.make_graph(nodes, "q", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5]),
+                               helper.make_tensor_value_info("a", TensorProto.INT8, [5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    x = np.array([-20.0, -7.3, 0.0, 6.4, 12.7], np.float32)
+    got = glow_mlir.compile(model, cache=False).run({"x": x})
+    want_y, want_a = ReferenceEvaluator(model).run(None, {"x": x})
+    assert got["a"].dtype == np.int8 and want_a.dtype == np.int8
+    np.testing.assert_array_equal(got["a"], want_a)
+    np.testing.assert_allclose(got["y"], want_y, rtol=1e-6)
+    assert want_a[-1] == -2  # 127 + 127 wrapped
 
 
 def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:

@@ -21,7 +21,7 @@ from glow_mlir.passes import pipelines
 RTOL, ATOL = 1e-5, 1e-6
 RNG = np.random.default_rng(11)
 _ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
-               np.dtype(np.int32): TensorProto.INT32}
+               np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL}
 
 
 def f32(*shape: int) -> np.ndarray:
@@ -421,8 +421,8 @@ def test_node_lowerings_match_the_kernels(lower_everything: None, model: onnx.Mo
     (make("ReduceSum", {"x": X3}, 13, consts={"axes": np.array([[1]], np.int64)}), ModelError,
      r"the axes input must be a 1-D integer tensor, got 1x1 int64"),
     (make("ReduceMean", {"x": i64(2, 3)}, 17), UnsupportedError, r"unsupported element type int64 for the input \(supported: float32\)"),
-    (make("ReduceSum", {"x": i64(2, 3).astype(np.int32)}, 17), UnsupportedError,
-     r"unsupported element type int32 for the input \(supported: float32, int64\)"),
+    (make("ReduceSum", {"x": i64(2, 3).astype(np.bool_)}, 17), UnsupportedError,
+     r"unsupported element type bool for the input \(supported: float32, int64, int32\)"),
     (make("Softmax", {"x": X3}, 13, axis=3), ModelError, r"axis 3 is out of range for a rank-3 input"),
     (make("LogSoftmax", {"x": X3}, 11, axis=-4), ModelError, r"axis -4 is out of range for a rank-3 input"),
     (make("LayerNormalization", {"x": X3}, 17, {"scale": SCALE}), ModelError,

@@ -24,6 +24,7 @@ from mlir import ir
 from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import _reshape, _splat, _transpose
@@ -425,8 +426,26 @@ _POOL_ATTRS = ("auto_pad", "kernel_shape", "pads", "strides")
 @onnx_op("MaxPool", since=10, inputs=(1, 1), outputs=(1, 2),
          attrs=(*_POOL_ATTRS, "storage_order", "ceil_mode", "dilations"))
 def max_pool(ctx: NodeContext) -> Tensor | list[Tensor | None]:
-    """The maximum of each window, and from opset 8 its optional Indices (:func:`_max_indices`)."""
-    return _pool(ctx, "max")
+    """The maximum of each window, and from opset 8 its optional Indices (:func:`_max_indices`); on an integer
+    type of 16 bits or fewer (:func:`_via_float32`) too."""
+    x = ctx.input(0)
+    if not _narrow_integer(ctx, x):
+        return _pool(ctx, "max")
+    out = _pool(ctx, "max", _via_float32(ctx, x))
+    y, rest = (out[0], out[1:]) if isinstance(out, list) else (out, [])
+    return [gg.cast(ctx.value(y), to=mlir_type(dtype_of(x))), *rest] if rest else \
+        gg.cast(ctx.value(y), to=mlir_type(dtype_of(x)))
+
+
+def _narrow_integer(ctx: NodeContext, x: Tensor) -> bool:
+    """Whether ``x`` is a value the model stores as an integer of 16 bits or fewer (computed in int32): float32
+    holds each of its values exactly, so that a maximum can be taken there."""
+    stored = ctx.stored.get(ctx.node.input[0])
+    return stored is not None and stored.kind in "iu" and stored.itemsize <= 2 and dtype_of(x) == np.int32
+
+
+def _via_float32(ctx: NodeContext, x: Tensor) -> ir.Value:
+    return gg.cast(ctx.value(x), to=mlir_type(np.dtype(np.float32)))
 
 
 @onnx_op("AveragePool", since=1, inputs=(1, 1), attrs=_POOL_ATTRS)
@@ -477,8 +496,11 @@ def _global_pool(ctx: NodeContext, kind: str, x: Tensor | None = None) -> Tensor
 
 @onnx_op("GlobalMaxPool", since=1, inputs=(1, 1))
 def global_max_pool(ctx: NodeContext) -> Tensor:
-    """The maximum over all spatial positions: N x C x 1 x 1 (x 1)."""
-    return _global_pool(ctx, "max")
+    """The maximum over all spatial positions: N x C x 1 x 1 (x 1); on an integer type of 16 bits or fewer too."""
+    x = ctx.input(0)
+    if not _narrow_integer(ctx, x):
+        return _global_pool(ctx, "max")
+    return gg.cast(ctx.value(_global_pool(ctx, "max", _via_float32(ctx, x))), to=mlir_type(dtype_of(x)))
 
 
 @onnx_op("GlobalAveragePool", since=1, inputs=(1, 1))
@@ -697,7 +719,18 @@ def clip_v6(ctx: NodeContext) -> Tensor:
 
 @onnx_op("Clip", since=11, inputs=(1, 3))
 def clip(ctx: NodeContext) -> Tensor:
-    """min(max(X, min), max) with the bounds as optional constant scalar inputs (mobilenet's ReLU6)."""
+    """min(max(X, min), max) with the bounds as optional constant scalar inputs (mobilenet's ReLU6); on integers
+    (opset 12 on) as a max and a min with the bounds that are given."""
+    x = ctx.input(0)
+    if np.issubdtype(dtype_of(x), np.integer):
+        y = ctx.value(x)
+        for i, what, pick in ((1, "min", gg.max_), (2, "max", gg.min_)):
+            if ctx.optional_input(i) is not None:
+                v = ctx.constant_input(i, what)
+                if v.size != 1 or v.ndim > 1:
+                    raise ctx.error(f"{what} must be a scalar, got {fmt_shape(v.shape)}")
+                y = pick(y, gg.splat(value=int(v.reshape(-1)[0]), result_types=[y.type]))
+        return y
     bounds = []
     for i, what, default in ((1, "min", float(_F32.min)), (2, "max", float(_F32.max))):
         if ctx.optional_input(i) is None:

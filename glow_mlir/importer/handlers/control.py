@@ -319,8 +319,13 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
             at_end.insert(op.detach_from_parent())
         for old, new in zip(args, new_args):
             old.replace_all_uses_with(new)
-        filled = [gg.step_insert(stack, item, i) for stack, item in zip(new_args[2 + len(inits):], items, strict=True)]
-        scf.YieldOp([arith.addi(new_args[0], one), go, *nexts, *filled])
+
+        def moved(v: ir.Value) -> ir.Value:  # a value the body passes on may be one of the old block's arguments
+            return next((new for old, new in zip(args, new_args) if old == v), v)
+
+        filled = [gg.step_insert(stack, moved(item), moved(i))
+                  for stack, item in zip(new_args[2 + len(inits):], items, strict=True)]
+        scf.YieldOp([arith.addi(new_args[0], one), moved(go), *map(moved, nexts), *filled])
     probe.operation.erase()
     return list(loop.results)[2:]
 
@@ -388,9 +393,13 @@ def _for_loop(ctx: NodeContext, trip: int, inits: list[ir.Value], step: Step,
             at_end.insert(op.detach_from_parent())
         for old, new in zip(args, new_args):
             old.replace_all_uses_with(new)
-        filled = [gg.step_insert(stack, item, _step_at(ctx, i, trip, rev))
+
+        def moved(v: ir.Value) -> ir.Value:  # a value the body passes on may be one of the old block's arguments
+            return next((new for old, new in zip(args, new_args) if old == v), v)
+
+        filled = [gg.step_insert(stack, moved(item), _step_at(ctx, i, trip, rev))
                   for stack, item, rev in zip(new_args[1 + len(inits):], items, reverse, strict=True)]
-        scf.YieldOp([*carried, *filled])
+        scf.YieldOp([*map(moved, carried), *filled])
     probe.operation.erase()
     results = list(loop.results)
     return results[:len(inits)], results[len(inits):]

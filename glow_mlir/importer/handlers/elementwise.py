@@ -32,7 +32,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import ELEMENT_TYPES, QUANTIZED_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
+from ..model import ELEMENT_TYPES, INTEGER_STORAGE_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
 from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
@@ -233,19 +233,45 @@ def or_(ctx: NodeContext) -> Tensor:
 @onnx_op("Xor", since=1, inputs=(2, 2), attrs=("axis", "broadcast"))
 @onnx_op("Xor", since=7, inputs=(2, 2))
 def xor(ctx: NodeContext) -> Tensor:
-    """A xor B on bool tensors (numpy broadcasting; before opset 7, the legacy broadcast), as Not(A == B)."""
+    """A xor B on bool tensors (numpy broadcasting; before opset 7, the legacy broadcast)."""
     for i in (0, 1):
         if dtype_of(ctx.input(i)) != np.bool_:
             raise ctx.error(f"input #{i} must be a bool tensor, got {dtype_of(ctx.input(i))}")
-    return (_legacy_binary if ctx.opset < 7 else _binary)(ctx, lambda a, b: gg.not_(gg.cmp_eq(a, b)))
+    return (_legacy_binary if ctx.opset < 7 else _binary)(ctx, gg.xor)
+
+
+def _bitwise(op_type: str, build: Callable[[ir.Value, ir.Value], ir.Value], doc: str) -> None:
+    """Register BitwiseAnd/Or/Xor (opset 18): integers of any width, numpy broadcasting."""
+    def handler(ctx: NodeContext) -> Tensor:
+        for i in (0, 1):
+            if not np.issubdtype(dtype_of(ctx.input(i)), np.integer):
+                raise ctx.error(f"input #{i} must be an integer tensor, got {dtype_of(ctx.input(i))}")
+        return _binary(ctx, build)
+
+    handler.__name__, handler.__doc__ = op_type.lower(), doc
+    onnx_op(op_type, since=18, inputs=(2, 2))(handler)
+
+
+_bitwise("BitwiseAnd", gg.and_, "A & B on integers.")
+_bitwise("BitwiseOr", gg.or_, "A | B on integers.")
+_bitwise("BitwiseXor", gg.xor, "A ^ B on integers.")
+
+
+@onnx_op("BitwiseNot", since=18, inputs=(1, 1))
+def bitwise_not(ctx: NodeContext) -> Tensor:
+    """~X on integers (an unsigned value is wrapped back into its range where the model stores it)."""
+    if not np.issubdtype(dtype_of(ctx.input(0)), np.integer):
+        raise ctx.error(f"the input must be an integer tensor, got {dtype_of(ctx.input(0))}")
+    return gg.not_(ctx.operand(0))
 
 
 @onnx_op("BitShift", since=11, inputs=(2, 2), attrs=("direction",))
 def bit_shift(ctx: NodeContext) -> Tensor:
     """X shifted left or right (``direction``) by Y bits, numpy broadcasting, on int32 and int64 (the signed types
-    of opset 28; the unsigned ones are not supported): the right shift is arithmetic, the left one wraps, and a
-    shift by a negative amount or by the width or more leaves the sign extension alone (-1 for a right shift of a
-    negative X, else 0)."""
+    of opset 28) and the unsigned types (computed in a wider signed integer, model.INTEGER_STORAGE_TYPES: their
+    values are never negative there, and a left shift is wrapped back into the type's range): the right shift is
+    arithmetic, the left one wraps, and a shift by a negative amount or by the width or more leaves the sign
+    extension alone (-1 for a right shift of a negative X, else 0)."""
     direction = ctx.attr("direction", STRING, None)
     if direction not in (b"LEFT", b"RIGHT"):
         raise ctx.error(f"attribute 'direction' must be 'LEFT' or 'RIGHT', got {direction!r}")
@@ -278,28 +304,25 @@ def _convert(ctx: NodeContext, x: Tensor, dtype: np.dtype) -> Tensor:
 @onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
 def cast(ctx: NodeContext) -> Tensor:
     """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL, and the storage types DOUBLE and FLOAT16
-    (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores): float
-    to integer truncates toward zero, to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only,
-    which are not supported."""
+    (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores) and
+    INT8, UINT8, INT16, UINT16 and UINT32 (computed in a wider integer, wrapped into the type's range by the importer
+    as every such value the model stores): float to integer truncates toward zero, to BOOL is != 0. ``saturate``
+    and ``round_mode`` concern float8 targets only, which are not supported."""
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")
-    dtype = compute_dtype(to) if to not in QUANTIZED_TYPES else None  # casts to int8 would have to round and wrap
+    dtype = compute_dtype(to)
     if dtype is None:
-        supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES))
+        supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES, *INTEGER_STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
     return _convert(ctx, ctx.input(0), dtype)
 
 
 @onnx_op("CastLike", since=15, inputs=(2, 2), attrs=("saturate", "round_mode"))
 def cast_like(ctx: NodeContext) -> Tensor:
-    """Cast to the element type of ``target_type`` (its values are not read), as :func:`cast` does; a float16 or
-    float64 target is a storage type, and so is the result, which the importer rounds as it does every float16 the
-    model stores."""
-    stored = ctx.stored.get(ctx.node.input[1])
-    if stored in QUANTIZED_TYPES.values():
-        raise ctx.unsupported(f"unsupported element type {stored} for the target_type input (int8 and uint8 values "
-                              "are read by DequantizeLinear and data movement only)")
+    """Cast to the element type of ``target_type`` (its values are not read), as :func:`cast` does; a target of a
+    storage type makes the result one, which the importer rounds or wraps as it does every such value the model
+    stores."""
     return _convert(ctx, ctx.input(0), dtype_of(ctx.input(1)))
 
 

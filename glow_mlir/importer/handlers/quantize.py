@@ -2,28 +2,36 @@
 matmuls QLinearMatMul and MatMulInteger, computed in float32 (MatMulInteger's int32 sums exactly, by chunks of the
 reduction).
 
-An int8 or uint8 value is held as the float32 of its integers (exact: model.QUANTIZED_TYPES), so that a
+An int8, uint8, int16 or uint16 value is computed in int32 (model.INTEGER_STORAGE_TYPES), so that a
 QuantizeLinear -> DequantizeLinear pair gives exactly the values onnxruntime's QDQ model has around each quantized
 operation, and the operations between the pairs run in float32. Per-tensor and per-axis scales and zero points;
-QuantizeLinear rounds halves to even and saturates to its output type's range, as the spec says. The int8 values
-are not yet computed on as integers (no int8 kernels): such a model runs at float speed with int8 numerics.
+QuantizeLinear rounds halves to even and saturates to its output type's range, as the spec says. The quantized
+values are not yet computed on by int8 kernels: such a model runs at float speed with int8 numerics.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from onnx import AttributeProto, TensorProto, helper
+from onnx import AttributeProto, helper
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..model import integer_compute_dtype
 from .core import _expand, _reshape, matmul_of
 from .datamove import _box
 
 INT = AttributeProto.INT
 #: the integer range of each output type QuantizeLinear may have here
-RANGES = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127)}
+RANGES = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127), np.dtype(np.uint16): (0, 65535),
+          np.dtype(np.int16): (-32768, 32767)}
+
+
+def _saturated(q: ir.Value, dtype: np.dtype) -> ir.Value:
+    """Float32 integers ``q`` clipped to ``dtype``'s range, as the integer type that one is computed in."""
+    lo, hi = RANGES[dtype]
+    return gg.cast(gg.clip(q, min=float(lo), max=float(hi)), to=mlir_type(integer_compute_dtype(dtype)))
 
 
 def _float(ctx: NodeContext, x: Tensor) -> Tensor:
@@ -63,8 +71,7 @@ def _output_type(ctx: NodeContext) -> np.dtype:
             return ctx.stored[name]
     declared = ctx.attr("output_dtype", INT, 0)
     if declared:
-        return np.dtype(helper.tensor_dtype_to_np_dtype(declared)) if declared in (TensorProto.INT8, TensorProto.UINT8) \
-            else np.dtype(np.int16 if declared == TensorProto.INT16 else np.float16)
+        return np.dtype(helper.tensor_dtype_to_np_dtype(declared))
     return np.dtype(np.uint8)
 
 
@@ -79,14 +86,13 @@ def quantize_linear(ctx: NodeContext) -> Tensor:
     ctx.check_element_type(x, "input", (np.dtype(np.float32),))
     dtype = _output_type(ctx)
     if dtype not in RANGES:
-        raise ctx.unsupported(f"quantizing to {dtype} is not supported (int8 and uint8 are)")
-    lo, hi = RANGES[dtype]
+        raise ctx.unsupported(f"quantizing to {dtype} is not supported (int8, uint8, int16 and uint16 are)")
     scale = _per_axis(ctx, ctx.input(1), x, "y_scale")
     q = gg.round(gg.div(ctx.value(x), ctx.value(scale)))
     zero = ctx.optional_input(2)
     if zero is not None:
         q = gg.add(q, ctx.value(_per_axis(ctx, zero, x, "y_zero_point")))
-    return gg.clip(q, min=float(lo), max=float(hi))
+    return _saturated(q, dtype)
 
 
 @onnx_op("DequantizeLinear", since=10, inputs=(2, 3))
@@ -174,9 +180,8 @@ def qlinear_matmul(ctx: NodeContext) -> Tensor:
     q = gg.add(q, ctx.value(_expand(ctx, _reshape(ctx, _float(ctx, zero), [1] * len(shape)), shape)))
     dtype = ctx.stored.get(ctx.node.input[7], ctx.stored.get(ctx.node.output[0], np.dtype(np.uint8)))
     if dtype not in RANGES:
-        raise ctx.unsupported(f"a {dtype} output is not supported (int8 and uint8 are)")
-    lo, hi = RANGES[dtype]
-    return gg.clip(q, min=float(lo), max=float(hi))
+        raise ctx.unsupported(f"a {dtype} output is not supported (int8, uint8, int16 and uint16 are)")
+    return _saturated(q, dtype)
 
 
 @onnx_op("DynamicQuantizeLinear", since=11, inputs=(1, 1), outputs=(3, 3))
@@ -197,5 +202,6 @@ def dynamic_quantize_linear(ctx: NodeContext) -> list[Tensor]:
     def full(v: ir.Value) -> ir.Value:
         return ctx.value(_expand(ctx, _reshape(ctx, v, [1] * len(shape)), shape)) if shape else v
 
-    y = gg.clip(gg.add(gg.round(gg.div(value, full(scale))), full(point)), min=0.0, max=255.0)
-    return [y, scale, point]
+    y = gg.add(gg.round(gg.div(value, full(scale))), full(point))
+    u8 = np.dtype(np.uint8)
+    return [_saturated(y, u8), scale, _saturated(point, u8)]

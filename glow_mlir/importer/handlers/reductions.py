@@ -30,7 +30,7 @@ from ..model import fmt_shape
 from .core import FLOAT, INT, INTS, _broadcast_shape, _concat_all, _expand, _reshape, _splat
 
 _FLOAT = (np.dtype(np.float32),)
-_NUMERIC = (np.dtype(np.float32), np.dtype(np.int64))
+_NUMERIC = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.int32))
 
 #: attributes of a reduction that takes its axes as an attribute, and of one that takes them as an input
 _AXES_ATTR = ("axes", "keepdims")

@@ -24,6 +24,9 @@ from ...dialects.optable import elements_to_numpy, numpy_dtype
 INPUTS_ATTR = "glowir.inputs"
 #: function attribute listing the output weight vars' names, in result order
 OUTPUTS_ATTR = "glowir.outputs"
+#: the inputs and outputs the caller sees as unsigned integers (their memrefs are signless: i8 is int8 or uint8); set
+#: on the graph by the importer, kept on the program
+UNSIGNED_ATTR = "glowir.unsigned"
 #: the memory regions of a planned program, in the order its lowered function takes their base pointers (Glow
 #: bundles: constantWeight, mutableWeight, activations), each with the function attribute giving its size in bytes
 REGIONS = ("constantWeight", "mutableWeight", "activations")
@@ -78,6 +81,8 @@ class WeightVar:
     buffer: ir.Value = field(compare=False, repr=False)
     #: byte offset in its region (constantWeight or mutableWeight) once memory is planned
     offset: int | None = None
+    #: an input or output the caller sees as an unsigned integer (:data:`UNSIGNED_ATTR`)
+    unsigned: bool = False
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -85,7 +90,8 @@ class WeightVar:
 
     @property
     def dtype(self) -> np.dtype:
-        return numpy_dtype(self.type.element_type)
+        signed = numpy_dtype(self.type.element_type)
+        return np.dtype(f"u{signed.itemsize}") if self.unsigned else signed
 
     @property
     def size_in_bytes(self) -> int:
@@ -159,6 +165,7 @@ def read_program(func_op: ir.Operation) -> Program:
     if not is_program(op):
         raise ValueError(f"@{fname} is not a glowir program: it lacks '{INPUTS_ATTR}' and '{OUTPUTS_ATTR}'")
     weights = []
+    unsigned = set(_names(op, UNSIGNED_ATTR)) if UNSIGNED_ATTR in op.attributes else set()
     for inner in op.regions[0].blocks[0].operations:
         if inner.operation.name != "glowir.weight_var":
             continue
@@ -170,6 +177,7 @@ def read_program(func_op: ir.Operation) -> Program:
             value=ir.DenseElementsAttr(attrs["value"]) if "value" in attrs else None,
             buffer=inner.operation.results[0],
             offset=ir.IntegerAttr(attrs[OFFSET_ATTR]).value if OFFSET_ATTR in attrs else None,
+            unsigned=ir.StringAttr(attrs["name"]).value in unsigned and attrs["mutability"] != "const",
         ))
     program = Program(fname, tuple(weights), _names(op, INPUTS_ATTR), _names(op, OUTPUTS_ATTR), memory_layout(op))
     by_name = {w.name: w for w in weights}

@@ -254,3 +254,31 @@ func.func @shifts() attributes {glowir.inputs = ["a", "b"], glowir.outputs = ["c
   "glowir.element_shift_right"(%d, %b, %b) : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
   return
 }
+
+// -----
+
+// Bitwise ops on integers: not flips every bit (xor with -1; a stored boolean's not flips the low bit only), and,
+// or and xor as they are; the narrow integers at a program's boundary truncate and sign-extend.
+
+// CHECK-LABEL: func.func @bitwise
+// CHECK:       ^bb0(%[[IN:.+]]: i32, %{{.+}}: i32):
+// CHECK-NEXT:  %[[ONES:.+]] = arith.constant -1 : i32
+// CHECK-NEXT:  %[[NOT:.+]] = arith.xori %[[IN]], %[[ONES]] : i32
+// CHECK:       arith.andi {{.+}} : i32
+// CHECK:       arith.ori {{.+}} : i32
+// CHECK:       arith.xori {{.+}} : i32
+// CHECK:       arith.trunci %{{.+}} : i32 to i8
+// CHECK:       arith.extsi %{{.+}} : i8 to i32
+func.func @bitwise() attributes {glowir.inputs = ["a", "n"], glowir.outputs = ["y", "z"]} {
+  %a = "glowir.weight_var"() {mutability = "mutable", name = "a"} : () -> memref<4xi32>
+  %n = "glowir.weight_var"() {mutability = "mutable", name = "n"} : () -> memref<4xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xi32>
+  %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<4xi8>
+  "glowir.not"(%y, %a) : (memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.element_and"(%y, %y, %a) : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.element_or"(%y, %y, %a) : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.element_xor"(%y, %y, %a) : (memref<4xi32>, memref<4xi32>, memref<4xi32>) -> ()
+  "glowir.cast"(%z, %y) {to = i8} : (memref<4xi8>, memref<4xi32>) -> ()
+  "glowir.cast"(%y, %n) {to = i32} : (memref<4xi32>, memref<4xi8>) -> ()
+  return
+}

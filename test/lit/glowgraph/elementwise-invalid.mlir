@@ -81,17 +81,17 @@ func.func @ordering_of_booleans(%a: tensor<2xi1>) -> tensor<2xi1> {
 // -----
 
 func.func @not_of_floats(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{operand #0 must have element type i1, got f32}}
+  // expected-error @+1 {{operand #0 must have an integer element type, got f32}}
   %0 = "glowgraph.not"(%a) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
 
 // -----
 
-func.func @and_of_integers(%a: tensor<2xi64>) -> tensor<2xi64> {
-  // expected-error @+1 {{operand #0 must have element type i1, got i64}}
-  %0 = "glowgraph.and"(%a, %a) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
-  return %0 : tensor<2xi64>
+func.func @and_of_floats(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operands must have an integer element type, got f32}}
+  %0 = "glowgraph.and"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
 }
 
 // -----
@@ -112,16 +112,16 @@ func.func @select_condition_shape(%c: tensor<3xi1>, %a: tensor<2xf32>) -> tensor
 
 // -----
 
-func.func @cast_to_i8(%a: tensor<2xf32>) -> tensor<2xi8> {
-  // expected-error @+1 {{target element type i8 is not one of f32, i32, i64, i1, f64, f16}}
-  %0 = "glowgraph.cast"(%a) {to = i8} : (tensor<2xf32>) -> tensor<2xi8>
-  return %0 : tensor<2xi8>
+func.func @cast_to_i4(%a: tensor<2xf32>) -> tensor<2xi4> {
+  // expected-error @+1 {{target element type i4 is not one of f32, i32, i64, i1, f64, f16, i16, i8}}
+  %0 = "glowgraph.cast"(%a) {to = i4} : (tensor<2xf32>) -> tensor<2xi4>
+  return %0 : tensor<2xi4>
 }
 
 // -----
 
 func.func @cast_from_bf16(%a: tensor<2xbf16>) -> tensor<2xf32> {
-  // expected-error @+1 {{operand element type bf16 is not one of f32, i32, i64, i1, f64, f16}}
+  // expected-error @+1 {{operand element type bf16 is not one of f32, i32, i64, i1, f64, f16, i16, i8}}
   %0 = "glowgraph.cast"(%a) {to = f32} : (tensor<2xbf16>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
@@ -196,4 +196,20 @@ func.func @shift_of_mixed_types(%a: tensor<2xi64>, %b: tensor<2xi32>) -> tensor<
   // expected-error @+1 {{expected 'tensor<2xi64>' but got 'tensor<2xi32>'}}
   %0 = "glowgraph.shift_right"(%a, %b) : (tensor<2xi64>, tensor<2xi32>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @xor_of_floats(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operands must have an integer element type, got f32}}
+  %0 = "glowgraph.xor"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @xor_of_two_widths(%a: tensor<2xi32>, %b: tensor<2xi64>) -> tensor<2xi32> {
+  // expected-error @+1 {{}}
+  %0 = "glowgraph.xor"(%a, %b) : (tensor<2xi32>, tensor<2xi64>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
 }

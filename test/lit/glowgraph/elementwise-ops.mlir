@@ -162,3 +162,22 @@ func.func @shifts(%a: tensor<4xi64>, %b: tensor<2x3xi32>) -> (tensor<4xi64>, ten
   %1 = "glowgraph.shift_right"(%b, %b) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   return %0, %1 : tensor<4xi64>, tensor<2x3xi32>
 }
+
+// -----
+
+// Bitwise ops take integers of any width (on i1 they are the logical ops); cast reaches the narrow integers.
+// CHECK-LABEL: func.func @bitwise
+// CHECK-SAME: (%[[A:.+]]: tensor<4xi32>, %[[B:.+]]: tensor<4xi64>)
+// CHECK: "glowgraph.and"(%[[A]], %[[A]]) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK: "glowgraph.or"(%[[B]], %[[B]]) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+// CHECK: "glowgraph.xor"(%[[A]], %[[A]]) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK: "glowgraph.not"(%[[B]]) : (tensor<4xi64>) -> tensor<4xi64>
+// CHECK: "glowgraph.cast"(%[[A]]) {to = i8} : (tensor<4xi32>) -> tensor<4xi8>
+func.func @bitwise(%a: tensor<4xi32>, %b: tensor<4xi64>) -> (tensor<4xi32>, tensor<4xi64>, tensor<4xi32>, tensor<4xi64>, tensor<4xi8>) {
+  %0 = "glowgraph.and"(%a, %a) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = "glowgraph.or"(%b, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %2 = "glowgraph.xor"(%a, %a) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %3 = "glowgraph.not"(%b) : (tensor<4xi64>) -> tensor<4xi64>
+  %4 = "glowgraph.cast"(%a) {to = i8} : (tensor<4xi32>) -> tensor<4xi8>
+  return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xi64>, tensor<4xi32>, tensor<4xi64>, tensor<4xi8>
+}

@@ -46,10 +46,10 @@ func.func @cast_dest_differs_from_to() {
 
 // -----
 
-func.func @not_of_bytes() {
-  %a = "glowir.alloc_activation"() : () -> memref<4xi8>
-  // expected-error @+1 {{operand #0 must have element type i1, got i8}}
-  "glowir.not"(%a, %a) : (memref<4xi8>, memref<4xi8>) -> ()
+func.func @not_of_floats() {
+  %a = "glowir.alloc_activation"() : () -> memref<4xf32>
+  // expected-error @+1 {{operand #0 must have an integer element type, got f32}}
+  "glowir.not"(%a, %a) : (memref<4xf32>, memref<4xf32>) -> ()
   return
 }
 

@@ -126,11 +126,13 @@ def _select(op: ir.OpView, new: Operands) -> None:
 
 
 def _not(op: ir.OpView, new: Operands) -> None:
-    elementwise(new.dest, [new.src], lambda x: arith.xori(x, _constant(x.type, 1)))
+    # a stored boolean is a byte 0 or 1: its not flips the low bit only; an integer's flips every bit
+    flip = 1 if _is_bool(_memref(op.src).element_type) else -1
+    elementwise(new.dest, [new.src], lambda x: arith.xori(x, _constant(x.type, flip)))
 
 
 def _logical(fn: Body) -> Lowering:
-    """``dest = lhs fn rhs`` on stored booleans: bitwise ops on bytes 0 and 1 are the logical ones."""
+    """``dest = lhs fn rhs``, bitwise on integers; on stored booleans (bytes 0 and 1) the logical op."""
 
     def lower(op: ir.OpView, new: Operands) -> None:
         elementwise(new.dest, [new.lhs, new.rhs], fn)
@@ -195,6 +197,7 @@ LOWERINGS: dict[str, Lowering] = {
     "not": _not,
     "element_and": _logical(arith.andi),
     "element_or": _logical(arith.ori),
+    "element_xor": _logical(arith.xori),
     "element_select": _select,
     "cast": _cast,
 }
