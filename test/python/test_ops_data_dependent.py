@@ -1,4 +1,4 @@
-"""NonZero and Unique, whose output shape depends on their input's values: evaluated at import when the input is
+"""NonZero, Unique and NonMaxSuppression, whose output shape depends on their input's values: evaluated at import when the input is
 known (the result checked against ``onnx.reference``, exactly), a one-line UnsupportedError naming the
 data-dependent dim when it is computed at run time (every shape here is static)."""
 
@@ -89,3 +89,36 @@ def test_a_run_time_input_is_unsupported(op: str, outputs: list[str], dim: str) 
     with pytest.raises(UnsupportedError, match=rf"node 'n' \({op}\): {dim} depends on the values of input 'x', which "
                                                r"is computed at run time"):
         glow.compile(m)
+
+
+def nms(boxes_known: bool) -> onnx.ModelProto:
+    """NonMaxSuppression of 6 boxes in 2 classes (at most 2 kept per class, IoU 0.5), its indices added to x."""
+    boxes = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                       [0, 100, 1, 101]]], np.float32)
+    scores = RNG.random((1, 2, 6)).astype(np.float32)
+    consts = [numpy_helper.from_array(scores, "scores"), numpy_helper.from_array(np.array([2], np.int64), "most"),
+              numpy_helper.from_array(np.array([0.5], np.float32), "iou")]
+    inputs = []
+    if boxes_known:
+        consts.append(numpy_helper.from_array(boxes, "boxes"))
+    else:
+        inputs.append(helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, 6, 4]))
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "most", "iou"], ["kept"], name="n"),
+             helper.make_node("Add", ["kept", "x"], ["sum"])]
+    inputs.append(helper.make_tensor_value_info("x", TensorProto.INT64, [4, 3]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_empty_tensor_value_info("sum")], consts)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_non_max_suppression_of_known_boxes_and_scores() -> None:
+    m = nms(boxes_known=True)
+    x = RNG.integers(0, 9, (4, 3)).astype(np.int64)
+    (want,) = ReferenceEvaluator(m).run(None, {"x": x})
+    np.testing.assert_array_equal(glow.compile(m).run({"x": x})["sum"], want)
+
+
+def test_non_max_suppression_of_run_time_boxes_is_unsupported() -> None:
+    with pytest.raises(UnsupportedError, match=r"node 'n' \(NonMaxSuppression\): the output's dim 0 \(the number of "
+                                               r"boxes kept\) depends on the values of input 'boxes', which is "
+                                               r"computed at run time"):
+        glow.compile(nms(boxes_known=False))

@@ -30,6 +30,7 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..folding import evaluate
 from ..model import fmt_shape
 from .core import INT, STRING, _concat_all, _expand, _reshape
 from .datamove import INDEX, _axis, _data, _empty
@@ -247,6 +248,23 @@ def _data_dependent(ctx: NodeContext, what: str) -> Const:
         raise ctx.unsupported(f"{what} depends on the values of input '{ctx.node.input[0]}', which is computed at run "
                               "time (only a known input is supported: it is evaluated at import)")
     return x
+
+
+@onnx_op("NonMaxSuppression", since=10, inputs=(2, 5), attrs=("center_point_box",), folds=True)
+def non_max_suppression(ctx: NodeContext) -> Tensor:
+    """The [count, 3] int64 (batch, class, box) indices of the boxes kept, for known inputs (evaluated by onnx's
+    reference implementation); count depends on the boxes' and scores' values."""
+    inputs = [ctx.optional_input(i) for i in range(len(ctx.node.input))]
+    live = [n for n, x in zip(ctx.node.input, inputs, strict=True) if x is not None and not isinstance(x, Const)]
+    if live:
+        raise ctx.unsupported(f"the output's dim 0 (the number of boxes kept) depends on the values of input "
+                              f"'{live[0]}', which is computed at run time (only known inputs are supported: they "
+                              "are evaluated at import)")
+    try:
+        (kept,) = evaluate(ctx.node, [None if x is None else x.array for x in inputs], ctx.opset)
+    except ValueError as e:
+        raise ctx.error(str(e)) from None
+    return ctx.const(np.asarray(kept, np.int64).reshape(-1, 3), name=ctx.output_name)
 
 
 @onnx_op("NonZero", since=9, inputs=(1, 1), folds=True)
