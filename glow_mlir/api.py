@@ -280,7 +280,7 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
         assert bytecode is not None
         meta = {"name": imported.name, "program": lowered.program.name, "threads": options.thread_count(),
                 "inputs": [_spec_json(t) for t in imported.inputs], "outputs": [_spec_json(t) for t in imported.outputs],
-                "signature": [[a.name, list(a.shape), a.dtype.str, a.role, a.offset] for a in signature],
+                "signature": [[a.name, list(a.shape), a.dtype.name, a.role, a.offset] for a in signature],
                 "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
                 "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
         consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
@@ -299,7 +299,8 @@ def _model_bytes(model: ModelLike) -> bytes:
 
 
 def _spec_json(spec: TensorSpec) -> list[Any]:
-    return [spec.name, list(spec.shape), spec.dtype.str]
+    # by name: bfloat16's .str is a 2-byte void ('<V2') that reads back as one
+    return [spec.name, list(spec.shape), spec.dtype.name]
 
 
 def _spec(item: list[Any]) -> TensorSpec:

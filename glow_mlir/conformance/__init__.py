@@ -1,8 +1,9 @@
 """``python -m glow_mlir.conformance``: run ONNX's node test cases through the ONNX backend and sort every case into
 
-- ``pass``          the outputs match (rtol 1e-3, atol 1e-7 unless the case sets its own; float16 outputs within
-                    two float16 steps, rtol 2^-9, at least: onnx.reference accumulates float16 sums and products in
-                    float16, glow_mlir computes them in float32 and rounds what the model stores);
+- ``pass``          the outputs match (rtol 1e-3, atol 1e-7 unless the case sets its own; float16 and bfloat16
+                    outputs within two steps of their type at least, rtol 2^-9 and 2^-6: onnx.reference accumulates
+                    their sums and products in the narrow type, glow_mlir computes them in float32 and rounds what
+                    the model stores);
 - ``fail-numeric``  it ran and gave a wrong answer (a bug);
 - ``unsupported``   a clean UnsupportedError: an op, attribute or element type glow_mlir does not handle;
 - ``error``         any other exception, a GlowError that is not "unsupported" included (a bug);
@@ -38,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 
@@ -148,8 +150,8 @@ def backend_runner(model: onnx.ModelProto, inputs: list[np.ndarray]) -> Sequence
     return GlowBackend.run_model(model, inputs)
 
 
-#: the relative tolerance of a float16 output at least: two steps of its 10-bit mantissa
-FLOAT16_RTOL = 2.0 ** -9
+#: the relative tolerance of a float16 or bfloat16 output at least: two steps of its 10- or 7-bit mantissa
+NARROW_FLOAT_RTOL = {np.dtype(np.float16): 2.0 ** -9, np.dtype(ml_dtypes.bfloat16): 2.0 ** -6}
 
 
 def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: float) -> str | None:
@@ -169,8 +171,10 @@ def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: floa
         if want.dtype.kind in "bOSU":
             bad = have != want
         else:
-            tolerance = max(rtol, FLOAT16_RTOL) if want.dtype == np.float16 else rtol
-            bad = ~np.isclose(have, want, rtol=tolerance, atol=atol, equal_nan=True)
+            tolerance = max(rtol, NARROW_FLOAT_RTOL.get(want.dtype, rtol))
+            wide = want.dtype == ml_dtypes.bfloat16  # numpy's isclose does not take bfloat16
+            bad = ~np.isclose(have.astype(np.float32) if wide else have, want.astype(np.float32) if wide else want,
+                              rtol=tolerance, atol=atol, equal_nan=True)
         if np.any(bad):
             at = tuple(int(j) for j in np.argwhere(bad)[0])
             return (f"output {i}: {int(np.count_nonzero(bad))} of {want.size} elements differ beyond rtol {rtol}, "

@@ -10,6 +10,7 @@ import keyword
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+import ml_dtypes
 import numpy as np
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
@@ -406,6 +407,7 @@ _NP_TO_MLIR = {
     np.dtype(np.float32): lambda: ir.F32Type.get(),
     np.dtype(np.float64): lambda: ir.F64Type.get(),
     np.dtype(np.float16): lambda: ir.F16Type.get(),
+    np.dtype(ml_dtypes.bfloat16): lambda: ir.BF16Type.get(),
     np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
     np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
@@ -415,6 +417,9 @@ _NP_TO_MLIR = {
     np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
     np.dtype(np.uint8): lambda: ir.IntegerType.get_signless(8),
     np.dtype(np.uint32): lambda: ir.IntegerType.get_signless(32),
+    # the 4- and 2-bit integers one per byte, in its low bits, as numpy's ml_dtypes holds them
+    **{np.dtype(t): (lambda: ir.IntegerType.get_signless(8))
+       for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)},
 }
 
 
@@ -430,7 +435,7 @@ def numpy_dtype(t: ir.Type) -> np.dtype:
     """The numpy dtype of an MLIR element type."""
     s = str(t)
     table = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64, "i32": np.int32, "i1": np.bool_,
-             "i16": np.int16, "i8": np.int8}
+             "i16": np.int16, "i8": np.int8, "bf16": ml_dtypes.bfloat16}
     if s not in table:
         raise TypeError(f"unsupported element type {s}")
     return np.dtype(table[s])

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+import ml_dtypes
 import numpy as np
 import onnx
 from mlir import ir
@@ -22,7 +23,7 @@ from ..dialects import glowgraph as gg
 from ..dialects.optable import VerifyError, mlir_type, numpy_dtype, numpy_to_elements
 from ..dialects.verifier import verify
 from ..errors import GlowError, ModelError, NonConstantInputError, UnsupportedError
-from ..passes.conversion.ir_program import UNSIGNED_ATTR
+from ..passes.conversion.ir_program import DECLARED_TYPES_ATTR
 from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_folding
 from .model import (
     COMPUTE_DTYPE,
@@ -33,7 +34,9 @@ from .model import (
     ValueType,
     declared_types,
     fmt_shape,
+    integer_bits,
     integer_compute_dtype,
+    is_integer_storage,
     load_model,
     node_where,
     resolve_shapes,
@@ -44,6 +47,8 @@ from .model import (
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
 NAME_ATTR = gg.NAME_ATTR
+#: the storage types narrower than float32: a value the model stores in one is rounded to it
+ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 class DeclaredShapeWarning(UserWarning):
     """A value's shape as the model declares it differs from the one its inputs give (the computed one is used)."""
@@ -188,27 +193,32 @@ def check_support(loaded: LoadedModel, plan: FoldPlan) -> None:
 
 
 def _widened(arg: ir.Value, stored: np.dtype) -> ir.Value:
-    """A graph input of a storage type as the type it is computed in: float32, or a wider integer (sign-extended,
-    then the high bits cleared for an unsigned type)."""
-    if stored.kind not in "iu":
+    """A graph input of a storage type as the type it is computed in: float32, or a wider integer (extended, then
+    wrapped into the type's range: the high bits of an unsigned or sub-byte value are not its own)."""
+    if not is_integer_storage(stored):
         return gg.cast(arg, to=mlir_type(COMPUTE_DTYPE))
     wide = gg.cast(arg, to=mlir_type(integer_compute_dtype(stored)))
-    return _masked(wide, stored) if stored.kind == "u" else wide
+    bits, signed = integer_bits(stored)
+    return wide if signed and bits == 8 * stored.itemsize else wrapped(wide, stored)
 
 
-def _masked(x: ir.Value, stored: np.dtype) -> ir.Value:
-    mask = (1 << (8 * stored.itemsize)) - 1
-    return gg.and_(x, gg.splat(value=mask, result_types=[x.type]))
+def _masked(x: ir.Value, bits: int) -> ir.Value:
+    return gg.and_(x, gg.splat(value=(1 << bits) - 1, result_types=[x.type]))
 
 
 def wrapped(x: Tensor, stored: np.dtype) -> Tensor:
     """``x`` (computed in the wider integer of ``stored``) wrapped into ``stored``'s range, as arithmetic in the
-    narrow type wraps: a signed type truncated and sign-extended back, an unsigned one masked."""
+    narrow type wraps: an unsigned type masked; a signed one truncated and sign-extended back (a sub-byte one by
+    shifting its bits to the top and back)."""
     if isinstance(x, Const):
         return Const(x.array.astype(stored).astype(x.array.dtype), x.name)
-    if stored.kind == "u":
-        return _masked(x, stored)
-    return gg.cast(gg.cast(x, to=mlir_type(stored)), to=mlir_type(dtype_of(x)))
+    bits, signed = integer_bits(stored)
+    if not signed:
+        return _masked(x, bits)
+    if bits == 8 * stored.itemsize:
+        return gg.cast(gg.cast(x, to=mlir_type(stored)), to=mlir_type(dtype_of(x)))
+    by = gg.splat(value=8 * dtype_of(x).itemsize - bits, result_types=[x.type])
+    return gg.shift_right(gg.shift_left(x, by), by)
 
 
 # --------------------------------------------------------------------------- node context
@@ -461,10 +471,12 @@ class _Importer:
             func.ReturnOp(results)
         # The result types are known only now that the body is built.
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
-        unsigned = [s.name for s in self.inputs if s.dtype.kind == "u"] + \
-            [o.name for o in graph.output if self.storage.get(o.name, np.dtype(np.int32)).kind == "u"]
-        if unsigned:
-            fn.attributes[UNSIGNED_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in unsigned])
+        declared = {s.name: s.dtype for s in self.inputs} | {o.name: self.storage[o.name] for o in graph.output
+                                                              if o.name in self.storage}
+        declared = {n: d for n, d in declared.items() if d != numpy_dtype(mlir_type(d))}
+        if declared:
+            fn.attributes[DECLARED_TYPES_ATTR] = ir.DictAttr.get({n: ir.StringAttr.get(d.name)
+                                                                  for n, d in declared.items()})
         for key, names in (("arg_attrs", [s.name for s in self.inputs]), ("res_attrs", [o.name for o in graph.output])):
             if names:
                 fn.attributes[key] = ir.ArrayAttr.get(
@@ -477,21 +489,25 @@ class _Importer:
 
     def _stored(self, name: str, value: ir.Value) -> ir.Value:
         """A graph output as the model declares it: cast to its storage type where it has one (an integer one
-        truncated: the value is already in its range)."""
+        truncated: the value is already in its range; a sub-byte one keeps only its own bits)."""
         dtype = self.storage.get(name)
-        return value if dtype is None else gg.cast(value, to=mlir_type(dtype))
+        if dtype is None:
+            return value
+        if is_integer_storage(dtype) and integer_bits(dtype)[0] < 8:
+            value = _masked(value, integer_bits(dtype)[0])
+        return gg.cast(value, to=mlir_type(dtype))
 
     def _rounded(self, name: str, result: Tensor) -> Tensor:
-        """``result`` as the value the model stores: rounded to float16 where it stores ``name`` so (float64 holds
-        every float32 exactly), wrapped into the range of a narrower integer type where it stores it in one."""
+        """``result`` as the value the model stores: rounded to float16 or bfloat16 where it stores ``name`` so
+        (float64 holds every float32 exactly), wrapped into the range of a narrower integer type where it stores it in one."""
         stored = self.storage.get(name)
-        if stored is not None and stored.kind in "iu" and dtype_of(result) == integer_compute_dtype(stored):
+        if is_integer_storage(stored) and dtype_of(result) == integer_compute_dtype(stored):
             return wrapped(result, stored)
-        if stored != np.dtype(np.float16) or dtype_of(result) != COMPUTE_DTYPE:
+        if stored not in ROUNDED_TYPES or dtype_of(result) != COMPUTE_DTYPE:
             return result
         if isinstance(result, Const):
-            return Const(result.array.astype(np.float16).astype(COMPUTE_DTYPE), result.name)
-        return gg.cast(gg.cast(result, to=mlir_type(np.dtype(np.float16))), to=mlir_type(COMPUTE_DTYPE))
+            return Const(result.array.astype(stored).astype(COMPUTE_DTYPE), result.name)
+        return gg.cast(gg.cast(result, to=mlir_type(stored)), to=mlir_type(COMPUTE_DTYPE))
 
     def _import_node(self, position: int, label: str, node: onnx.NodeProto) -> None:
         opset = self.loaded.opset
@@ -597,7 +613,7 @@ class _Importer:
             raise ctx.unsupported(str(e)) from None
         # values the model stores in a storage type are computed in float32 or a wider integer (rounded or wrapped
         # by the caller)
-        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, np.float16) else
+        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, *ROUNDED_TYPES) else
                   a.astype(integer_compute_dtype(a.dtype)) if a.dtype in INTEGER_STORAGE_TYPES.values() else a
                   for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
@@ -642,8 +658,9 @@ class _Importer:
 
         declared = self.declared.get(name)
         if declared is not None and (declared[0] is None or declared[0] == got) and differs(declared):
-            warnings.warn(f"{ctx.where}: output '{name}' is declared {fmt_shape(declared[1])} {declared[0] or got} "
-                          f"but computes to {fmt_shape(shape)} {got}; going on with {fmt_shape(shape)}",
+            kind = self.storage.get(name, got)  # the type the model stores the value in
+            warnings.warn(f"{ctx.where}: output '{name}' is declared {fmt_shape(declared[1])} {kind} "
+                          f"but computes to {fmt_shape(shape)} {kind}; going on with {fmt_shape(shape)}",
                           DeclaredShapeWarning, stacklevel=2)
             self.inferred_shapes_trusted = False
         if name not in self.inferred:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError, Message
@@ -36,26 +37,42 @@ ELEMENT_TYPES: dict[int, np.dtype] = {
 STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.DOUBLE: np.dtype(np.float64),
     TensorProto.FLOAT16: np.dtype(np.float16),
+    TensorProto.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
 }
 #: the type storage types are computed in
 COMPUTE_DTYPE = np.dtype(np.float32)
 #: Integer types glow_mlir computes in a wider signed integer (:func:`integer_compute_dtype`: int32, or int64 for
 #: uint32), where every value of theirs is exact: their constants are read as the wider type, their graph inputs and
-#: outputs keep the declared type at the program's boundary (an input sign- or zero-extended, an output truncated),
-#: and where the model stores such a value the importer wraps the wide one back into the type's range (builder.py),
-#: so that arithmetic wraps as the declared type's does. uint64 is not among them: no wider type holds it.
+#: outputs keep the declared type at the program's boundary (an input sign- or zero-extended, an output truncated;
+#: the 4- and 2-bit types one value per byte, in its low bits, as numpy's ml_dtypes holds them), and where the model
+#: stores such a value the importer wraps the wide one back into the type's range (builder.py), so that arithmetic
+#: wraps as the declared type's does. uint64 is not among them: no wider type holds it.
 INTEGER_STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.INT8: np.dtype(np.int8),
     TensorProto.UINT8: np.dtype(np.uint8),
     TensorProto.INT16: np.dtype(np.int16),
     TensorProto.UINT16: np.dtype(np.uint16),
     TensorProto.UINT32: np.dtype(np.uint32),
+    TensorProto.INT4: np.dtype(ml_dtypes.int4),
+    TensorProto.UINT4: np.dtype(ml_dtypes.uint4),
+    TensorProto.INT2: np.dtype(ml_dtypes.int2),
+    TensorProto.UINT2: np.dtype(ml_dtypes.uint2),
 }
 
 
 def integer_compute_dtype(dtype: np.dtype) -> np.dtype:
     """The signed type an integer storage type (:data:`INTEGER_STORAGE_TYPES`) is computed in."""
     return np.dtype(np.int64) if np.dtype(dtype) == np.uint32 else np.dtype(np.int32)
+
+
+def is_integer_storage(dtype: np.dtype | None) -> bool:
+    return dtype is not None and np.dtype(dtype) in INTEGER_STORAGE_TYPES.values()
+
+
+def integer_bits(dtype: np.dtype) -> tuple[int, bool]:
+    """The width in bits of an integer storage type, and whether it is signed."""
+    info = ml_dtypes.iinfo(dtype)
+    return info.bits, info.min < 0
 
 
 def stored_dtype(elem_type: int) -> np.dtype | None:

@@ -1,9 +1,11 @@
-"""Storage element types (importer/model.py STORAGE_TYPES): a model's float64 and float16 tensors are computed in
-float32 and kept as declared at the program's boundary; where the model stores a float16 value it is rounded to
-float16, so results equal onnx.reference's, which computes in the declared types."""
+"""Storage element types (importer/model.py STORAGE_TYPES, INTEGER_STORAGE_TYPES): a model's float64, float16 and
+bfloat16 tensors are computed in float32 and kept as declared at the program's boundary; where the model stores a
+float16 or bfloat16 value it is rounded to that type, so results equal onnx.reference's, which computes in the declared
+types. The narrow integer types are computed in int32 (uint32 in int64) and wrapped where the model stores them."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -13,7 +15,10 @@ from onnx.reference import ReferenceEvaluator
 import glow_mlir
 
 RNG = np.random.default_rng(7)
-TYPES = {"float16": (TensorProto.FLOAT16, np.float16), "float64": (TensorProto.DOUBLE, np.float64)}
+TYPES = {"float16": (TensorProto.FLOAT16, np.float16), "float64": (TensorProto.DOUBLE, np.float64),
+         "bfloat16": (TensorProto.BFLOAT16, ml_dtypes.bfloat16)}
+#: per type: the tolerance against the reference, which computes in the declared type (two steps of its mantissa)
+TOLERANCES = {"float16": 1e-3, "float64": 1e-6, "bfloat16": 2.0 ** -6}
 
 
 def _model(nodes: list[onnx.NodeProto], inputs: dict[str, tuple[int, list[int]]],
@@ -42,8 +47,8 @@ def test_a_network_in_a_storage_type_matches_the_reference(name: str) -> None:
              helper.make_node("Softmax", ["r"], ["y"], axis=-1)]
     model = _model(nodes, {"x": (elem, [4, 8])}, {"y": (elem, [4, 6]), "r": (elem, [4, 6])}, [w, b])
     x = RNG.standard_normal((4, 8)).astype(dtype)
-    # float16: the reference rounds each stored value as this does; float64: computed in float32 here
-    _check(model, {"x": x}, rtol=1e-3 if name == "float16" else 1e-6, atol=1e-3 if name == "float16" else 1e-6)
+    # float16 and bfloat16: the reference rounds each stored value as this does; float64: computed in float32 here
+    _check(model, {"x": x}, rtol=TOLERANCES[name], atol=TOLERANCES[name])
 
 
 def test_float16_values_are_rounded_where_the_model_stores_them() -> None:
@@ -61,10 +66,14 @@ def test_float16_values_are_rounded_where_the_model_stores_them() -> None:
 
 @pytest.mark.parametrize(("src", "to"), [(TensorProto.FLOAT, TensorProto.FLOAT16), (TensorProto.FLOAT, TensorProto.DOUBLE),
                                          (TensorProto.FLOAT16, TensorProto.FLOAT), (TensorProto.DOUBLE, TensorProto.INT64),
-                                         (TensorProto.FLOAT16, TensorProto.DOUBLE)])
+                                         (TensorProto.FLOAT16, TensorProto.DOUBLE),
+                                         (TensorProto.FLOAT, TensorProto.BFLOAT16), (TensorProto.BFLOAT16, TensorProto.FLOAT),
+                                         (TensorProto.BFLOAT16, TensorProto.FLOAT16), (TensorProto.INT32, TensorProto.BFLOAT16)])
 def test_casts_among_the_float_types(src: int, to: int) -> None:
     model = _model([helper.make_node("Cast", ["x"], ["y"], to=to)], {"x": (src, [7])}, {"y": (to, [7])})
     x = (RNG.standard_normal(7) * 30).astype(helper.tensor_dtype_to_np_dtype(src))
+    if to == TensorProto.BFLOAT16 and src == TensorProto.FLOAT:  # a tie, a NaN and an overflow round as ml_dtypes does
+        x[:3] = [1.0 + 2.0 ** -8, np.nan, 3.4e38]
     _check(model, {"x": x}, rtol=0, atol=0)
 
 
@@ -73,14 +82,17 @@ def test_casts_among_the_float_types(src: int, to: int) -> None:
 INTEGERS = {"int8": (TensorProto.INT8, np.int8), "uint8": (TensorProto.UINT8, np.uint8),
             "int16": (TensorProto.INT16, np.int16), "uint16": (TensorProto.UINT16, np.uint16),
             "uint32": (TensorProto.UINT32, np.uint32)}
+#: the 4- and 2-bit ones (ONNX takes them in casts, quantization and data movement)
+SUB_BYTE = {"int4": (TensorProto.INT4, ml_dtypes.int4), "uint4": (TensorProto.UINT4, ml_dtypes.uint4),
+            "int2": (TensorProto.INT2, ml_dtypes.int2), "uint2": (TensorProto.UINT2, ml_dtypes.uint2)}
 
 
 def _full_range(dtype: type, shape: list[int], nonzero: bool = False) -> np.ndarray:
     """Values over the whole range of ``dtype`` (so sums and products overflow), the extremes included."""
-    info = np.iinfo(dtype)
-    x = RNG.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    info = ml_dtypes.iinfo(dtype)
+    x = RNG.integers(int(info.min), int(info.max), shape, endpoint=True)
     x.flat[:2] = [info.min, info.max]
-    return np.where(x == 0, 1, x).astype(dtype) if nonzero else x
+    return np.where(x == 0, 1, x).astype(dtype) if nonzero else x.astype(dtype)
 
 
 def _exact(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
@@ -138,7 +150,7 @@ def test_an_intermediate_value_wraps_where_the_model_stores_it() -> None:
 
 def test_max_pool_of_uint8() -> None:
     model = _model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
-                   {"x": (TensorProto.UINT8, [1, 2, 5, 5])}, {"y": (TensorProto.UINT8, [1, 2, 4, 4])})
+                   {"x": (TensorProto.UINT8, [1, 2, 5, 5])}, {"y": (TensorProto.UINT8, [1, 2, 6, 6])})
     _exact(model, {"x": _full_range(np.uint8, [1, 2, 5, 5])})
 
 
@@ -147,3 +159,40 @@ def test_uint64_is_unsupported_with_the_types_that_are() -> None:
                    {"y": (TensorProto.UINT64, [3])})
     with pytest.raises(glow_mlir.UnsupportedError, match="graph input 'a' has unsupported element type UINT64"):
         glow_mlir.compile(model, cache=False)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "uint8"])
+def test_storage_types_come_back_from_the_compile_cache(name: str, tmp_path, monkeypatch) -> None:
+    from glow_mlir import cache
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    elem, dtype = {**TYPES, **INTEGERS}[name]
+    model = _model([helper.make_node("Add", ["x", "x"], ["y"])], {"x": (elem, [4])}, {"y": (elem, [4])})
+    x = np.array([1, 2, 3, 100], dtype)
+    first = glow_mlir.compile(model, threads=1)
+    again = glow_mlir.compile(model, threads=1)
+    assert again.cache == "hit", again.cache
+    for compiled in (first, again):
+        got = compiled.run({"x": x})["y"]
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize("name", SUB_BYTE)
+def test_sub_byte_integers_in_casts_quantization_and_data_movement(name: str) -> None:
+    # float to the type truncates toward zero and wraps, as numpy's ml_dtypes does; a value is one per byte, in its
+    # low bits, at the boundary
+    elem, dtype = SUB_BYTE[name]
+    scale, zero = numpy_helper.from_array(np.array(0.5, np.float32), "scale"), \
+        numpy_helper.from_array(np.array(1, dtype), "zero")
+    nodes = [helper.make_node("Cast", ["f"], ["c"], to=elem), helper.make_node("Transpose", ["q"], ["t"]),
+             helper.make_node("Concat", ["t", "t"], ["cat"], axis=0),
+             helper.make_node("DequantizeLinear", ["cat", "scale", "zero"], ["dq"]),
+             helper.make_node("QuantizeLinear", ["dq", "scale", "zero"], ["back"]),
+             helper.make_node("Cast", ["back"], ["wide"], to=TensorProto.FLOAT)]
+    model = _model(nodes, {"f": (TensorProto.FLOAT, [8]), "q": (elem, [2, 3])},
+                   {"c": (elem, [8]), "dq": (TensorProto.FLOAT, [6, 2]), "back": (elem, [6, 2]),
+                    "wide": (TensorProto.FLOAT, [6, 2])}, [scale, zero])
+    model.opset_import[0].version = 21
+    f = np.array([-3.7, 5.2, 9.0, 1.7, -1.2, 100.0, -0.5, 2.0], np.float32)
+    _exact(model, {"f": f, "q": _full_range(dtype, [2, 3])})

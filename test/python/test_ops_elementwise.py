@@ -425,9 +425,10 @@ _IX = {"x": np.zeros((2, 2), np.int64)}
      r"node 'l' \(Less\): operand #0 must have a numeric element type, got i1$"),
     ([node("Cast", ["x"], "c", to=TensorProto.UINT64)], _FX, UnsupportedError,
      (r"node 'c' \(Cast\): unsupported element type UINT64 for attribute 'to' "
-      r"\(supported: FLOAT, INT64, INT32, BOOL, DOUBLE, FLOAT16, INT8, UINT8, INT16, UINT16, UINT32\)$")),
-    ([node("Cast", ["x"], "c", to=TensorProto.BFLOAT16)], _FX, UnsupportedError,
-     r"node 'c' \(Cast\): unsupported element type BFLOAT16"),
+      r"\(supported: FLOAT, INT64, INT32, BOOL, DOUBLE, FLOAT16, BFLOAT16, INT8, UINT8, INT16, UINT16, UINT32, "
+      r"INT4, UINT4, INT2, UINT2\)$")),
+    ([node("Cast", ["x"], "c", to=TensorProto.FLOAT8E4M3FN)], _FX, UnsupportedError,
+     r"node 'c' \(Cast\): unsupported element type FLOAT8E4M3FN"),
     ([node("Cast", ["x"], "c")], _FX, ModelError, r"node 'c' \(Cast\): attribute 'to' is required$"),
     ([node("Gelu", ["x"], "g", approximate="fast")], _FX, ModelError,
      r"node 'g' \(Gelu\): attribute 'approximate' must be 'none' or 'tanh', got 'fast'$"),

@@ -26,7 +26,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import fmt_shape
+from ..model import fmt_shape, is_integer_storage
 from .core import _reshape, _splat, _transpose
 from .datamove import MOVABLE, _box, _take
 
@@ -441,7 +441,7 @@ def _narrow_integer(ctx: NodeContext, x: Tensor) -> bool:
     """Whether ``x`` is a value the model stores as an integer of 16 bits or fewer (computed in int32): float32
     holds each of its values exactly, so that a maximum can be taken there."""
     stored = ctx.stored.get(ctx.node.input[0])
-    return stored is not None and stored.kind in "iu" and stored.itemsize <= 2 and dtype_of(x) == np.int32
+    return is_integer_storage(stored) and stored.itemsize <= 2 and dtype_of(x) == np.int32
 
 
 def _via_float32(ctx: NodeContext, x: Tensor) -> ir.Value:

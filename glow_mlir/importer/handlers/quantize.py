@@ -11,6 +11,7 @@ values are not yet computed on by int8 kernels: such a model runs at float speed
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from mlir import ir
 from onnx import AttributeProto, helper
@@ -24,8 +25,9 @@ from .datamove import _box
 
 INT = AttributeProto.INT
 #: the integer range of each output type QuantizeLinear may have here
-RANGES = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127), np.dtype(np.uint16): (0, 65535),
-          np.dtype(np.int16): (-32768, 32767)}
+RANGES = {np.dtype(t): (int(ml_dtypes.iinfo(t).min), int(ml_dtypes.iinfo(t).max))
+          for t in (np.uint8, np.int8, np.uint16, np.int16, ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2,
+                    ml_dtypes.uint2)}
 
 
 def _saturated(q: ir.Value, dtype: np.dtype) -> ir.Value:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import ml_dtypes  # noqa: F401 (registers bfloat16 and the 4- and 2-bit integers among numpy's type names)
 import numpy as np
 from mlir import ir
 
@@ -24,9 +25,10 @@ from ...dialects.optable import elements_to_numpy, numpy_dtype
 INPUTS_ATTR = "glowir.inputs"
 #: function attribute listing the output weight vars' names, in result order
 OUTPUTS_ATTR = "glowir.outputs"
-#: the inputs and outputs the caller sees as unsigned integers (their memrefs are signless: i8 is int8 or uint8); set
-#: on the graph by the importer, kept on the program
-UNSIGNED_ATTR = "glowir.unsigned"
+#: the inputs and outputs the caller sees in another numpy type than their memref's (memrefs are signless: i8 is
+#: int8, uint8 or a 4-bit integer in a byte), by name: a dictionary of type names, set on the graph by the importer
+#: and kept on the program
+DECLARED_TYPES_ATTR = "glowir.declared_types"
 #: the memory regions of a planned program, in the order its lowered function takes their base pointers (Glow
 #: bundles: constantWeight, mutableWeight, activations), each with the function attribute giving its size in bytes
 REGIONS = ("constantWeight", "mutableWeight", "activations")
@@ -81,8 +83,9 @@ class WeightVar:
     buffer: ir.Value = field(compare=False, repr=False)
     #: byte offset in its region (constantWeight or mutableWeight) once memory is planned
     offset: int | None = None
-    #: an input or output the caller sees as an unsigned integer (:data:`UNSIGNED_ATTR`)
-    unsigned: bool = False
+    #: the numpy type the caller sees an input or output in, where it is not its memref's
+    #: (:data:`DECLARED_TYPES_ATTR`)
+    declared: np.dtype | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -90,8 +93,7 @@ class WeightVar:
 
     @property
     def dtype(self) -> np.dtype:
-        signed = numpy_dtype(self.type.element_type)
-        return np.dtype(f"u{signed.itemsize}") if self.unsigned else signed
+        return numpy_dtype(self.type.element_type) if self.declared is None else self.declared
 
     @property
     def size_in_bytes(self) -> int:
@@ -165,7 +167,8 @@ def read_program(func_op: ir.Operation) -> Program:
     if not is_program(op):
         raise ValueError(f"@{fname} is not a glowir program: it lacks '{INPUTS_ATTR}' and '{OUTPUTS_ATTR}'")
     weights = []
-    unsigned = set(_names(op, UNSIGNED_ATTR)) if UNSIGNED_ATTR in op.attributes else set()
+    declared = {a.name: np.dtype(ir.StringAttr(a.attr).value) for a in ir.DictAttr(op.attributes[DECLARED_TYPES_ATTR])} \
+        if DECLARED_TYPES_ATTR in op.attributes else {}
     for inner in op.regions[0].blocks[0].operations:
         if inner.operation.name != "glowir.weight_var":
             continue
@@ -177,7 +180,8 @@ def read_program(func_op: ir.Operation) -> Program:
             value=ir.DenseElementsAttr(attrs["value"]) if "value" in attrs else None,
             buffer=inner.operation.results[0],
             offset=ir.IntegerAttr(attrs[OFFSET_ATTR]).value if OFFSET_ATTR in attrs else None,
-            unsigned=ir.StringAttr(attrs["name"]).value in unsigned and attrs["mutability"] != "const",
+            declared=declared.get(ir.StringAttr(attrs["name"]).value) if ir.StringAttr(attrs["mutability"]).value
+            != "const" else None,
         ))
     program = Program(fname, tuple(weights), _names(op, INPUTS_ATTR), _names(op, OUTPUTS_ATTR), memory_layout(op))
     by_name = {w.name: w for w in weights}

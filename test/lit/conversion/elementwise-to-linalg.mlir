@@ -282,3 +282,30 @@ func.func @bitwise() attributes {glowir.inputs = ["a", "n"], glowir.outputs = ["
   "glowir.cast"(%y, %n) {to = i32} : (memref<4xi32>, memref<4xi8>) -> ()
   return
 }
+
+// -----
+
+// bfloat16 goes through float32 in integer ops (no target needs bf16 instructions): widening puts its 16 bits on top
+// of 16 zeros; narrowing rounds halves to even (0x7FFF plus the lowest kept bit) and keeps a NaN quiet.
+
+// CHECK-LABEL: func.func @bfloat16
+// CHECK:       ^bb0(%[[IN:.+]]: f32, %{{.+}}: bf16):
+// CHECK:       %[[BITS:.+]] = arith.bitcast %[[IN]] : f32 to i32
+// CHECK:       arith.shrui %[[BITS]]
+// CHECK:       arith.constant 32767 : i32
+// CHECK:       %[[NAN:.+]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK:       arith.select %[[NAN]]
+// CHECK:       arith.bitcast %{{.+}} : i16 to bf16
+// CHECK:       ^bb0(%[[H:.+]]: bf16, %{{.+}}: f32):
+// CHECK:       %[[I16:.+]] = arith.bitcast %[[H]] : bf16 to i16
+// CHECK:       %[[WIDE:.+]] = arith.extui %[[I16]] : i16 to i32
+// CHECK:       arith.shli %[[WIDE]]
+// CHECK:       arith.bitcast %{{.+}} : i32 to f32
+func.func @bfloat16() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %h = "glowir.alloc_activation"() : () -> memref<4xbf16>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  "glowir.cast"(%h, %x) {to = bf16} : (memref<4xbf16>, memref<4xf32>) -> ()
+  "glowir.cast"(%y, %h) {to = f32} : (memref<4xf32>, memref<4xbf16>) -> ()
+  return
+}
