@@ -417,6 +417,7 @@ _NP_TO_MLIR = {
     np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
     np.dtype(np.uint8): lambda: ir.IntegerType.get_signless(8),
     np.dtype(np.uint32): lambda: ir.IntegerType.get_signless(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_signless(64),
     # the 4- and 2-bit integers one per byte, in its low bits, as numpy's ml_dtypes holds them
     **{np.dtype(t): (lambda: ir.IntegerType.get_signless(8))
        for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)},

@@ -47,6 +47,12 @@ from .model import (
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
 NAME_ATTR = gg.NAME_ATTR
+#: the ops that may read a uint64 value (held in int64, bit for bit): they do not read a sign, or flip the sign bit
+#: first (comparisons, Max, Min); any other one would read the values of 2^63 and above as negative
+UINT64_READERS = frozenset({
+    "Add", "Sub", "Mul", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Equal", "Less", "LessOrEqual",
+    "Greater", "GreaterOrEqual", "Max", "Min", "Where", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+    "Transpose", "Concat", "Slice", "Gather", "Split", "Expand", "Tile", "Shape", "Size"})
 #: the storage types narrower than float32: a value the model stores in one is rounded to it
 ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
@@ -197,7 +203,10 @@ def _widened(arg: ir.Value, stored: np.dtype) -> ir.Value:
     wrapped into the type's range: the high bits of an unsigned or sub-byte value are not its own)."""
     if not is_integer_storage(stored):
         return gg.cast(arg, to=mlir_type(COMPUTE_DTYPE))
-    wide = gg.cast(arg, to=mlir_type(integer_compute_dtype(stored)))
+    compute = integer_compute_dtype(stored)
+    if compute.itemsize == stored.itemsize:  # uint64: the same bits
+        return arg
+    wide = gg.cast(arg, to=mlir_type(compute))
     bits, signed = integer_bits(stored)
     return wide if signed and bits == 8 * stored.itemsize else wrapped(wide, stored)
 
@@ -213,6 +222,8 @@ def wrapped(x: Tensor, stored: np.dtype) -> Tensor:
     if isinstance(x, Const):
         return Const(x.array.astype(stored).astype(x.array.dtype), x.name)
     bits, signed = integer_bits(stored)
+    if bits == 8 * dtype_of(x).itemsize:  # uint64 in int64: every bit pattern is a value
+        return x
     if not signed:
         return _masked(x, bits)
     if bits == 8 * stored.itemsize:
@@ -495,7 +506,8 @@ class _Importer:
             return value
         if is_integer_storage(dtype) and integer_bits(dtype)[0] < 8:
             value = _masked(value, integer_bits(dtype)[0])
-        return gg.cast(value, to=mlir_type(dtype))
+        return value if mlir_type(dtype) == ir.RankedTensorType(value.type).element_type else \
+            gg.cast(value, to=mlir_type(dtype))
 
     def _rounded(self, name: str, result: Tensor) -> Tensor:
         """``result`` as the value the model stores: rounded to float16 or bfloat16 where it stores ``name`` so
@@ -515,6 +527,7 @@ class _Importer:
         ctx = NodeContext(node, label, self.loaded.label, self.values, opset)
         ctx.import_graph = self._subgraph_importer(label, self.values)
         ctx.stored = self.storage
+        self._check_uint64(ctx)
         ctx.known_types = collections.ChainMap(self.declared, self.inferred)
         required = position in self.plan.required
         evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
@@ -536,6 +549,13 @@ class _Importer:
             self.values[name] = result
         if node.op_type != "Constant" and all(isinstance(r, Const) for r, n in zip(results, node.output) if n):
             self.folded.append(label)
+
+    def _check_uint64(self, ctx: NodeContext) -> None:
+        """Refuse a node that would read a uint64 value (held in int64) as signed (:data:`UINT64_READERS`)."""
+        wide = [n for n in ctx.node.input if n and ctx.stored.get(n) == np.dtype(np.uint64)]
+        if wide and ctx.node.op_type not in UINT64_READERS:
+            raise ctx.unsupported(f"input '{wide[0]}' is uint64, which {ctx.node.op_type} is not supported on (uint64 "
+                                  "is held in int64: only ops that do not read a sign take it)")
 
     def _subgraph_importer(self, label: str, outer: Mapping[str, Tensor]):
         """The ``import_graph`` of a node labelled ``label`` whose enclosing values are ``outer``."""
@@ -560,6 +580,8 @@ class _Importer:
             ctx = NodeContext(node, inner, self.loaded.label, values, opset)
             ctx.import_graph = self._subgraph_importer(inner, values)
             ctx.known_types = known
+            ctx.stored = self.storage
+            self._check_uint64(ctx)
             inputs = [ctx.optional_input(i) for i in range(len(node.input))]
             known = all(x is None or isinstance(x, Const) for x in inputs)
             if known and can_evaluate(node, opset) and (handler is None or not handler.folds):

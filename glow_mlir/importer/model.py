@@ -46,7 +46,8 @@ COMPUTE_DTYPE = np.dtype(np.float32)
 #: outputs keep the declared type at the program's boundary (an input sign- or zero-extended, an output truncated;
 #: the 4- and 2-bit types one value per byte, in its low bits, as numpy's ml_dtypes holds them), and where the model
 #: stores such a value the importer wraps the wide one back into the type's range (builder.py), so that arithmetic
-#: wraps as the declared type's does. uint64 is not among them: no wider type holds it.
+#: wraps as the declared type's does. uint64 is held in int64, bit for bit: no wider type holds it, so only the ops
+#: that do not read a sign take it (builder.UINT64_READERS; comparisons, Max and Min flip the sign bit first).
 INTEGER_STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.INT8: np.dtype(np.int8),
     TensorProto.UINT8: np.dtype(np.uint8),
@@ -57,12 +58,13 @@ INTEGER_STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.UINT4: np.dtype(ml_dtypes.uint4),
     TensorProto.INT2: np.dtype(ml_dtypes.int2),
     TensorProto.UINT2: np.dtype(ml_dtypes.uint2),
+    TensorProto.UINT64: np.dtype(np.uint64),
 }
 
 
 def integer_compute_dtype(dtype: np.dtype) -> np.dtype:
     """The signed type an integer storage type (:data:`INTEGER_STORAGE_TYPES`) is computed in."""
-    return np.dtype(np.int64) if np.dtype(dtype) == np.uint32 else np.dtype(np.int32)
+    return np.dtype(np.int64) if np.dtype(dtype) in (np.uint32, np.uint64) else np.dtype(np.int32)
 
 
 def is_integer_storage(dtype: np.dtype | None) -> bool:

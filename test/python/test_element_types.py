@@ -154,10 +154,31 @@ def test_max_pool_of_uint8() -> None:
     _exact(model, {"x": _full_range(np.uint8, [1, 2, 5, 5])})
 
 
-def test_uint64_is_unsupported_with_the_types_that_are() -> None:
-    model = _model([helper.make_node("Add", ["a", "a"], ["y"])], {"a": (TensorProto.UINT64, [3])},
-                   {"y": (TensorProto.UINT64, [3])})
-    with pytest.raises(glow_mlir.UnsupportedError, match="graph input 'a' has unsupported element type UINT64"):
+def test_uint64_keeps_its_values_above_2_to_the_63() -> None:
+    # held in int64 bit for bit: sums wrap, comparisons, Max and Min order as unsigned (the sign bit flipped)
+    nodes = [helper.make_node("Add", ["a", "b"], ["sum"]), helper.make_node("Mul", ["a", "b"], ["product"]),
+             helper.make_node("Less", ["a", "b"], ["less"]), helper.make_node("GreaterOrEqual", ["a", "b"], ["ge"]),
+             helper.make_node("Max", ["a", "b", "c"], ["max"]), helper.make_node("Min", ["a", "b"], ["min"]),
+             helper.make_node("Equal", ["a", "b"], ["eq"]), helper.make_node("BitwiseXor", ["a", "b"], ["xor"])]
+    u64, b8 = TensorProto.UINT64, TensorProto.BOOL
+    outs = {"sum": (u64, [6]), "product": (u64, [6]), "less": (b8, [6]), "ge": (b8, [6]), "max": (u64, [6]),
+            "min": (u64, [6]), "eq": (b8, [6]), "xor": (u64, [6])}
+    model = _model(nodes, {"a": (u64, [6]), "b": (u64, [6])}, outs,
+                   [numpy_helper.from_array(np.array([2 ** 63 + 5], np.uint64), "c")])
+    top = np.iinfo(np.uint64).max
+    a = np.array([0, 1, 2 ** 63, top, 2 ** 63 - 1, 12345], np.uint64)
+    b = np.array([top, 1, 2 ** 63 - 1, 2 ** 63 + 7, 2 ** 63, 3], np.uint64)
+    model.opset_import[0].version = 18
+    _exact(model, {"a": a, "b": b})
+
+
+@pytest.mark.parametrize("op", ["Div", "ReduceMax", "ArgMax"])
+def test_ops_that_would_read_a_uint64_as_signed_are_unsupported(op: str) -> None:
+    inputs = ["a", "a"] if op == "Div" else ["a"]
+    model = _model([helper.make_node(op, inputs, ["y"], name="n")], {"a": (TensorProto.UINT64, [3])},
+                   {"y": (TensorProto.UINT64 if op == "Div" else TensorProto.INT64, None)})
+    with pytest.raises(glow_mlir.UnsupportedError, match=rf"node 'n' \({op}\): input 'a' is uint64, which {op} is not "
+                                                         r"supported on \(uint64 is held in int64"):
         glow_mlir.compile(model, cache=False)
 
 

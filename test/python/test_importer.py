@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -704,25 +705,25 @@ def test_constant_node_data_too_long(ctx):
 
 def test_unsupported_initializer_element_type(ctx):
     m = model(
-        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(np.uint64))]
+        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(ml_dtypes.float8_e4m3fn))]
     )
-    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type UINT64$"):
+    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type FLOAT8E4M3FN$"):
         import_model(m, ctx)
 
 
 def test_unsupported_constant_element_type(ctx):
-    m = model([node("Constant", [], ["c"], "k", value=init("v", BIAS.astype(np.uint64)))], [], [vi("c", None, 0)])
+    m = model([node("Constant", [], ["c"], "k", value=init("v", BIAS.astype(ml_dtypes.float8_e4m3fn)))], [], [vi("c", None, 0)])
     with pytest.raises(
         UnsupportedError,
         match=r"^g: node 'k' \(Constant\): attribute 'value': unsupported element "
-        r"type UINT64$",
+        r"type FLOAT8E4M3FN$",
     ):
         import_model(m, ctx)
 
 
 def test_unsupported_input_element_type(ctx):
-    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", [2], TensorProto.UINT64)], [vi("y", None)])
-    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has unsupported element type UINT64$"):
+    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", [2], TensorProto.FLOAT8E4M3FN)], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has unsupported element type FLOAT8E4M3FN$"):
         import_model(m, ctx)
 
 

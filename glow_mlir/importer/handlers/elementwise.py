@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 from mlir import ir
-from onnx import AttributeProto
+from onnx import AttributeProto, TensorProto
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
@@ -194,28 +194,41 @@ def equal(ctx: NodeContext) -> Tensor:
     return _binary(ctx, gg.cmp_eq)
 
 
+def _ordered(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value],
+             back: bool = False) -> Callable[[ir.Value, ir.Value], ir.Value]:
+    """``build`` as is, or on uint64 inputs (held in int64) with their sign bits flipped, so that the signed
+    comparison orders them as unsigned; ``back`` flips the result's again (Max, Min)."""
+    if ctx.stored.get(ctx.node.input[0]) != np.dtype(np.uint64):
+        return build
+
+    def flip(v: ir.Value) -> ir.Value:
+        return gg.xor(v, gg.splat(value=-(1 << 63), result_types=[v.type]))
+
+    return lambda a, b: flip(build(flip(a), flip(b))) if back else build(flip(a), flip(b))
+
+
 @onnx_op("Less", since=7, inputs=(2, 2))
 def less(ctx: NodeContext) -> Tensor:
     """A < B."""
-    return _binary(ctx, gg.cmp_lt)
+    return _binary(ctx, _ordered(ctx, gg.cmp_lt))
 
 
 @onnx_op("LessOrEqual", since=12, inputs=(2, 2))
 def less_or_equal(ctx: NodeContext) -> Tensor:
     """A <= B."""
-    return _binary(ctx, gg.cmp_lte)
+    return _binary(ctx, _ordered(ctx, gg.cmp_lte))
 
 
 @onnx_op("Greater", since=7, inputs=(2, 2))
 def greater(ctx: NodeContext) -> Tensor:
     """A > B, as B < A."""
-    return _binary(ctx, lambda a, b: gg.cmp_lt(b, a))
+    return _binary(ctx, _ordered(ctx, lambda a, b: gg.cmp_lt(b, a)))
 
 
 @onnx_op("GreaterOrEqual", since=12, inputs=(2, 2))
 def greater_or_equal(ctx: NodeContext) -> Tensor:
     """A >= B, as B <= A."""
-    return _binary(ctx, lambda a, b: gg.cmp_lte(b, a))
+    return _binary(ctx, _ordered(ctx, lambda a, b: gg.cmp_lte(b, a)))
 
 
 @onnx_op("And", since=7, inputs=(2, 2))
@@ -312,6 +325,9 @@ def cast(ctx: NodeContext) -> Tensor:
     if to is None:
         raise ctx.error("attribute 'to' is required")
     dtype = compute_dtype(to)
+    if to == TensorProto.UINT64 and dtype_of(ctx.input(0)).kind == "f":
+        raise ctx.unsupported("a float cast to uint64 is not supported (uint64 is held in int64: values of 2^63 and "
+                              "above would not convert)")
     if dtype is None:
         supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES, *INTEGER_STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
@@ -417,14 +433,14 @@ def sum_(ctx: NodeContext) -> Tensor:
 @onnx_op("Max", since=6, inputs=(1, _ANY))
 def max_(ctx: NodeContext) -> Tensor:
     """Elementwise maximum of the inputs."""
-    return _pairwise(ctx, gg.max_)
+    return _pairwise(ctx, _ordered(ctx, gg.max_, back=True))
 
 
 @onnx_op("Min", since=1, inputs=(1, _ANY), attrs=("consumed_inputs",))
 @onnx_op("Min", since=6, inputs=(1, _ANY))
 def min_(ctx: NodeContext) -> Tensor:
     """Elementwise minimum of the inputs."""
-    return _pairwise(ctx, gg.min_)
+    return _pairwise(ctx, _ordered(ctx, gg.min_, back=True))
 
 
 @onnx_op("Mean", since=6, inputs=(1, _ANY))
