@@ -450,10 +450,19 @@ def test_bad_types_and_attributes(nodes: list[onnx.NodeProto], inputs: dict[str,
     _import_error(nodes, inputs, opset=20)(kind, pattern)
 
 
-def test_float_mod_0_is_valid_from_opset_28_but_unsupported() -> None:
-    # Regression: Mod-28 allows fmod=0 on floats; it was reported as a malformed model.
-    _import_error([node("Mod", ["x", "x"], "m")], _FX, opset=28)(
-        UnsupportedError, r"node 'm' \(Mod\): fmod=0 on float32 inputs is not supported$")
+def test_float_mod_0_from_opset_28_takes_the_divisors_sign() -> None:
+    # Mod-28 allows fmod=0 on floats: numpy's floored mod, its special cases included
+    a = np.array([5.5, -5.5, 5.5, -5.5, 6.0, -1.0, 1.0, np.inf, 3.0, -0.0], np.float32)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, np.inf, -np.inf, 2.0, 0.0, 4.0], np.float32)
+    graph = helper.make_graph([node("Mod", ["a", "b"], "m")], "g",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [10]) for n in "ab"],
+                              [helper.make_tensor_value_info("m", TensorProto.FLOAT, [10])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 28)])
+    got = api.compile(m, cache=False).run({"a": a, "b": b})["m"]
+    with np.errstate(all="ignore"):
+        want = ReferenceEvaluator(m).run(None, {"a": a, "b": b})[0]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[:7], [1.5, 0.5, -0.5, -1.5, 0.0, np.inf, -np.inf])
 
 
 def test_prelu_slope_must_broadcast_to_x() -> None:

@@ -174,15 +174,24 @@ def pow_(ctx: NodeContext) -> Tensor:
 
 @onnx_op("Mod", since=10, inputs=(2, 2), attrs=("fmod",))
 def mod(ctx: NodeContext) -> Tensor:
-    """A mod B, numpy broadcasting: fmod=0 (integers) takes B's sign like numpy's mod, fmod=1 A's like C's fmod."""
+    """A mod B, numpy broadcasting: fmod=0 takes B's sign like numpy's mod, fmod=1 A's like C's fmod. fmod=0 on floats
+    (from opset 28) is C's fmod moved by B where a nonzero remainder has the other sign: numpy's values, its special
+    cases included (-1 mod inf is inf, x mod 0 and inf mod y NaN)."""
     fmod = ctx.attr("fmod", INT, 0)
     if fmod not in (0, 1):
         raise ctx.error(f"attribute 'fmod' must be 0 or 1, got {fmod}")
     if fmod == 0 and dtype_of(ctx.input(0)).kind == "f":
-        if ctx.opset >= 28:  # Mod-28 defines a floored float mod (with IEEE special cases): not implemented here
-            raise ctx.unsupported(f"fmod=0 on {dtype_of(ctx.input(0))} inputs is not supported")
-        raise ctx.error(f"fmod=0 is defined for integer inputs only; {dtype_of(ctx.input(0))} inputs need fmod=1")
+        if ctx.opset < 28:
+            raise ctx.error(f"fmod=0 is defined for integer inputs only; {dtype_of(ctx.input(0))} inputs need fmod=1")
+        return _binary(ctx, _floored_float_mod)
     return _binary(ctx, lambda a, b: gg.mod(a, b, fmod=fmod))
+
+
+def _floored_float_mod(a: ir.Value, b: ir.Value) -> ir.Value:
+    r = gg.mod(a, b, fmod=1)
+    zero = _splat(r, 0.0)
+    other_sign = gg.and_(gg.not_(gg.cmp_eq(r, zero)), gg.xor(gg.cmp_lt(r, zero), gg.cmp_lt(b, zero)))
+    return gg.select(other_sign, gg.add(r, b), r)
 
 
 # --------------------------------------------------------------------------- comparisons and logic
