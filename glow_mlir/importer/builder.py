@@ -256,7 +256,7 @@ class NodeContext:
         #: ``scoped=True`` (a loop's body, imported into the loop's region) the enclosing graphs' known tensors
         #: become constants of the body, never of the enclosing graph
         self.import_graph: Callable[..., list[Tensor]] | None = None
-        #: the type the model stores each value in where it is a storage or quantized type (set by the importer)
+        #: the type the model stores each value in where it is a storage type (set by the importer)
         self.stored: Mapping[str, np.dtype] = {}
         #: the types the model declares or ONNX infers for the values, by name (set by the importer)
         self.known_types: Mapping[str, ValueType] = {}
