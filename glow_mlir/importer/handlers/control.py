@@ -276,10 +276,6 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
     if limit is not None:  # the condition to enter iteration i is also i < limit
         limit_value = _scalar(ctx, limit, "the trip count")
         cond_value = gg.and_(cond_value, gg.cmp_lt(_i64(ctx, 0), limit_value))
-    if scans:
-        warnings.warn(f"{ctx.where}: the loop may end before its bound of {trip} iterations (its condition or trip "
-                      f"count is computed at run time): its scan outputs have {trip} rows, those after its last "
-                      "iteration zero", LoopBoundWarning, stacklevel=2)
     index = ir.IndexType.get()
 
     def make(stacks: list[ir.Value]) -> tuple[scf.WhileOp, ir.Block, ir.Value]:
@@ -327,6 +323,9 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
                   for stack, item in zip(new_args[2 + len(inits):], items, strict=True)]
         scf.YieldOp([arith.addi(new_args[0], one), moved(go), *map(moved, nexts), *filled])
     probe.operation.erase()
+    warnings.warn(f"{ctx.where}: the loop may end before its bound of {trip} iterations (its condition or trip count "
+                  f"is computed at run time): its scan outputs have {trip} rows, those after its last iteration zero",
+                  LoopBoundWarning, stacklevel=2)
     return list(loop.results)[2:]
 
 
