@@ -59,9 +59,11 @@ C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MAX_RANK = 8
 #: numpy dtype name -> the C type of one stored element (bool is stored as one byte, 0 or 1; a float16 as its IEEE
 #: binary16 bits)
-C_TYPES = {"float32": "float", "float64": "double", "float16": "uint16_t", "bfloat16": "uint16_t", "int64": "int64_t", "int32": "int32_t",
-           "bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
-           "uint32": "uint32_t", "int4": "int8_t", "uint4": "uint8_t", "int2": "int8_t", "uint2": "uint8_t"}
+C_TYPES = {"float32": "float", "float64": "double", "float16": "uint16_t", "bfloat16": "uint16_t", "int64": "int64_t",
+           "int32": "int32_t", "bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
+           "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+           # the 4- and 2-bit integers one per byte, as the program takes them
+           "int4": "int8_t", "uint4": "uint8_t", "int2": "int8_t", "uint2": "uint8_t"}
 #: one region argument of a lowered program, a memref<Nxi8> descriptor as the LLVM lowering expands it
 _REGION_ARGS = ("!llvm.ptr", "!llvm.ptr", "i64", "i64", "i64")
 #: the partition table's element type: {const char *name; int (*run)(...); uint64_t flops; uint64_t activationBytes}

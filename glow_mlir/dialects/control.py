@@ -1,9 +1,10 @@
 """Typing of the loop ops of both dialects.
 
 glowgraph has no loop op of its own: a loop in a graph is upstream ``scf.for`` (a known trip count) or ``scf.while``
-(a condition the body computes; a trip count known only at run time is folded into that condition) on tensors. IRDL binds one type to all the values of a variadic operand or result,
-so an op of ours could not carry loop-carried values of different types; scf's ops can, and come with their
-verifiers and terminators. What glowgraph adds are the steps inside a loop:
+(a condition the body computes; a trip count known only at run time is folded into that condition) on tensors. IRDL
+binds one type to all the values of a variadic operand or result, so an op of ours could not carry loop-carried
+values of different types; scf's ops can, and come with their verifiers and terminators. What glowgraph adds are
+the steps inside a loop:
 
 - ``iteration(%iv)``: the iteration number of the loop (its ``index`` induction variable) as a ``tensor<i64>``;
 - ``step_slice(x, i)``: ``x[i]`` along dim 0 (Scan's input, a recurrent layer's projected input at step i);

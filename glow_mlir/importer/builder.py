@@ -511,7 +511,8 @@ class _Importer:
 
     def _rounded(self, name: str, result: Tensor) -> Tensor:
         """``result`` as the value the model stores: rounded to float16 or bfloat16 where it stores ``name`` so
-        (float64 holds every float32 exactly), wrapped into the range of a narrower integer type where it stores it in one."""
+        (float64 holds every float32 exactly), wrapped into the range of a narrower integer type where it stores it
+        in one."""
         stored = self.storage.get(name)
         if is_integer_storage(stored) and dtype_of(result) == integer_compute_dtype(stored):
             return wrapped(result, stored)

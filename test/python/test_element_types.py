@@ -67,8 +67,10 @@ def test_float16_values_are_rounded_where_the_model_stores_them() -> None:
 @pytest.mark.parametrize(("src", "to"), [(TensorProto.FLOAT, TensorProto.FLOAT16), (TensorProto.FLOAT, TensorProto.DOUBLE),
                                          (TensorProto.FLOAT16, TensorProto.FLOAT), (TensorProto.DOUBLE, TensorProto.INT64),
                                          (TensorProto.FLOAT16, TensorProto.DOUBLE),
-                                         (TensorProto.FLOAT, TensorProto.BFLOAT16), (TensorProto.BFLOAT16, TensorProto.FLOAT),
-                                         (TensorProto.BFLOAT16, TensorProto.FLOAT16), (TensorProto.INT32, TensorProto.BFLOAT16)])
+                                         (TensorProto.FLOAT, TensorProto.BFLOAT16),
+                                         (TensorProto.BFLOAT16, TensorProto.FLOAT),
+                                         (TensorProto.BFLOAT16, TensorProto.FLOAT16),
+                                         (TensorProto.INT32, TensorProto.BFLOAT16)])
 def test_casts_among_the_float_types(src: int, to: int) -> None:
     model = _model([helper.make_node("Cast", ["x"], ["y"], to=to)], {"x": (src, [7])}, {"y": (to, [7])})
     x = (RNG.standard_normal(7) * 30).astype(helper.tensor_dtype_to_np_dtype(src))

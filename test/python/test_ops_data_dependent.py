@@ -1,6 +1,6 @@
-"""NonZero, Unique and NonMaxSuppression, whose output shape depends on their input's values: evaluated at import when the input is
-known (the result checked against ``onnx.reference``, exactly), a one-line UnsupportedError naming the
-data-dependent dim when it is computed at run time (every shape here is static)."""
+"""NonZero, Unique and NonMaxSuppression, whose output shape depends on their inputs' values: evaluated at import
+when the inputs are known (the result checked against ``onnx.reference``, exactly), a one-line UnsupportedError
+naming the data-dependent dim when one is computed at run time (every shape here is static)."""
 
 from __future__ import annotations
 

@@ -432,9 +432,9 @@ def max_pool(ctx: NodeContext) -> Tensor | list[Tensor | None]:
     if not _narrow_integer(ctx, x):
         return _pool(ctx, "max")
     out = _pool(ctx, "max", _via_float32(ctx, x))
-    y, rest = (out[0], out[1:]) if isinstance(out, list) else (out, [])
-    return [gg.cast(ctx.value(y), to=mlir_type(dtype_of(x))), *rest] if rest else \
-        gg.cast(ctx.value(y), to=mlir_type(dtype_of(x)))
+    if isinstance(out, list):  # with Indices
+        return [gg.cast(ctx.value(out[0]), to=mlir_type(dtype_of(x))), *out[1:]]
+    return gg.cast(ctx.value(out), to=mlir_type(dtype_of(x)))
 
 
 def _narrow_integer(ctx: NodeContext, x: Tensor) -> bool:

@@ -313,12 +313,7 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
     with ir.InsertionPoint(new_after) as at_end:
         for op in [o.operation for o in after.operations]:
             at_end.insert(op.detach_from_parent())
-        for old, new in zip(args, new_args):
-            old.replace_all_uses_with(new)
-
-        def moved(v: ir.Value) -> ir.Value:  # a value the body passes on may be one of the old block's arguments
-            return next((new for old, new in zip(args, new_args) if old == v), v)
-
+        moved = _move_arguments(args, new_args)
         filled = [gg.step_insert(stack, moved(item), moved(i))
                   for stack, item in zip(new_args[2 + len(inits):], items, strict=True)]
         scf.YieldOp([arith.addi(new_args[0], one), moved(go), *map(moved, nexts), *filled])
@@ -327,6 +322,14 @@ def _build_loop(ctx: NodeContext, body, names: list[str], trip: int, cond: Tenso
                   f"is computed at run time): its scan outputs have {trip} rows, those after its last iteration zero",
                   LoopBoundWarning, stacklevel=2)
     return list(loop.results)[2:]
+
+
+def _move_arguments(old: list[ir.Value], new: list[ir.Value]) -> Callable[[ir.Value], ir.Value]:
+    """Replace the uses of a probe loop's block arguments ``old`` by the first of the final loop's ``new`` (which
+    carries the stacks after them); the map of a value the body passes on as it is (an old argument) to its new one."""
+    for o, n in zip(old, new):
+        o.replace_all_uses_with(n)
+    return lambda v: next((n for o, n in zip(old, new) if o == v), v)
 
 
 def _scalar(ctx: NodeContext, x: Tensor, what: str) -> ir.Value:
@@ -390,12 +393,7 @@ def _for_loop(ctx: NodeContext, trip: int, inits: list[ir.Value], step: Step,
     with ir.InsertionPoint(loop.body) as at_end:
         for op in [o.operation for o in probe.body.operations]:
             at_end.insert(op.detach_from_parent())
-        for old, new in zip(args, new_args):
-            old.replace_all_uses_with(new)
-
-        def moved(v: ir.Value) -> ir.Value:  # a value the body passes on may be one of the old block's arguments
-            return next((new for old, new in zip(args, new_args) if old == v), v)
-
+        moved = _move_arguments(args, new_args)
         filled = [gg.step_insert(stack, moved(item), _step_at(ctx, i, trip, rev))
                   for stack, item, rev in zip(new_args[1 + len(inits):], items, reverse, strict=True)]
         scf.YieldOp([*map(moved, carried), *filled])
@@ -426,11 +424,16 @@ def scan(ctx: NodeContext) -> list[Tensor]:
     if len(in_axes) != m or len(in_dirs) != m or len(out_axes) != outs or len(out_dirs) != outs:
         raise ctx.error("scan_input_axes/directions need one entry per scan input, scan_output_axes/directions one "
                         "per scan output")
-    names = [i.name for i in body.input]
-    if len(names) != n + m or len(node.output) != len(body.output):
-        raise ctx.error(f"the body takes {len(names)} inputs and gives {len(body.output)} outputs; the node has "
-                        f"{n} states, {m} scan inputs and {len(node.output)} outputs")
+    _check_scan_body(ctx, body, n, m)
     return _scan(ctx, body, states, inputs, in_axes, in_dirs, out_axes, out_dirs)
+
+
+def _check_scan_body(ctx: NodeContext, body, n: int, m: int) -> None:
+    """The body of a Scan of ``n`` states and ``m`` scan inputs takes one input for each and gives the node's
+    outputs."""
+    if len(body.input) != n + m or len(ctx.node.output) != len(body.output):
+        raise ctx.error(f"the body takes {len(body.input)} inputs and gives {len(body.output)} outputs; the node has "
+                        f"{n} states, {m} scan inputs and {len(ctx.node.output)} outputs")
 
 
 @onnx_op("Scan", since=8, inputs=(2, None), outputs=(1, None), folds=True,
@@ -466,9 +469,7 @@ def scan8(ctx: NodeContext) -> list[Tensor]:
         if lens.array.shape != (batch,) or np.any(lens.array != steps):
             raise ctx.unsupported(f"sequence_lens {lens.array.tolist()} shorter than the scan inputs ({steps} steps) "
                                   "is not supported")
-    if len(body.input) != n + m or len(node.output) != len(body.output):
-        raise ctx.error(f"the body takes {len(body.input)} inputs and gives {len(body.output)} outputs; the node has "
-                        f"{n} states, {m} scan inputs and {len(node.output)} outputs")
+    _check_scan_body(ctx, body, n, m)
     if batch > MAX_UNROLL:
         raise ctx.unsupported(f"a batch of more than {MAX_UNROLL} entries is not supported (scanned one by one)")
     outs = len(body.output) - n

@@ -266,13 +266,10 @@ def _run_time_slice(ctx: NodeContext, x: Tensor, axes: list[int] | None, steps: 
                                   f"of size {n} at a start computed at run time")
         picks = ctx.value(ctx.const(np.full([count], j, np.int64), name=f"{ctx.label}.entry{j}"))
         start = gg.gather(starts, picks, axis=0)
-        def splat(v: int, like: ir.Type = start.type) -> ir.Value:
-            return gg.splat(value=v, result_types=[like])
-
-        start = gg.select(gg.cmp_lt(start, splat(0)), gg.add(start, splat(n)), start)
+        start = gg.select(gg.cmp_lt(start, _splat(start, 0)), gg.add(start, _splat(start, n)), start)
         # the first and last elements read must lie in [0, n)
         low, high = (0, n - count) if step > 0 else (count - 1, n - 1)
-        start = gg.min_(gg.max_(start, splat(low)), splat(high))
+        start = gg.min_(gg.max_(start, _splat(start, low)), _splat(start, high))
         index = gg.add(start, ctx.value(ctx.const(step * np.arange(count, dtype=np.int64), name=f"{ctx.label}.steps")))
         out = gg.gather(out, index, axis=a)
     return out

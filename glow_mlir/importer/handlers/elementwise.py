@@ -326,10 +326,11 @@ def _convert(ctx: NodeContext, x: Tensor, dtype: np.dtype) -> Tensor:
 @onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
 def cast(ctx: NodeContext) -> Tensor:
     """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL, and the storage types DOUBLE and FLOAT16
-    (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores) and
-    INT8, UINT8, INT16, UINT16 and UINT32 (computed in a wider integer, wrapped into the type's range by the importer
-    as every such value the model stores): float to integer truncates toward zero, to BOOL is != 0. ``saturate``
-    and ``round_mode`` concern float8 targets only, which are not supported."""
+    (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores), BFLOAT16
+    likewise, and the integer storage types (model.INTEGER_STORAGE_TYPES: computed in a wider integer, wrapped into
+    the type's range by the importer as every such value the model stores; UINT64 not from a float): float to integer
+    truncates toward zero, to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only, which are not
+    supported."""
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")

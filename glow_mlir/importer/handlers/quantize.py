@@ -30,6 +30,9 @@ RANGES = {np.dtype(t): (int(ml_dtypes.iinfo(t).min), int(ml_dtypes.iinfo(t).max)
                     ml_dtypes.uint2)}
 
 
+_RANGE_NAMES = ", ".join(str(t) for t in RANGES)
+
+
 def _saturated(q: ir.Value, dtype: np.dtype) -> ir.Value:
     """Float32 integers ``q`` clipped to ``dtype``'s range, as the integer type that one is computed in."""
     lo, hi = RANGES[dtype]
@@ -88,7 +91,7 @@ def quantize_linear(ctx: NodeContext) -> Tensor:
     ctx.check_element_type(x, "input", (np.dtype(np.float32),))
     dtype = _output_type(ctx)
     if dtype not in RANGES:
-        raise ctx.unsupported(f"quantizing to {dtype} is not supported (int8, uint8, int16 and uint16 are)")
+        raise ctx.unsupported(f"quantizing to {dtype} is not supported ({_RANGE_NAMES} are)")
     scale = _per_axis(ctx, ctx.input(1), x, "y_scale")
     q = gg.round(gg.div(ctx.value(x), ctx.value(scale)))
     zero = ctx.optional_input(2)
@@ -182,7 +185,7 @@ def qlinear_matmul(ctx: NodeContext) -> Tensor:
     q = gg.add(q, ctx.value(_expand(ctx, _reshape(ctx, _float(ctx, zero), [1] * len(shape)), shape)))
     dtype = ctx.stored.get(ctx.node.input[7], ctx.stored.get(ctx.node.output[0], np.dtype(np.uint8)))
     if dtype not in RANGES:
-        raise ctx.unsupported(f"a {dtype} output is not supported (int8, uint8, int16 and uint16 are)")
+        raise ctx.unsupported(f"a {dtype} output is not supported ({_RANGE_NAMES} are)")
     return _saturated(q, dtype)
 
 

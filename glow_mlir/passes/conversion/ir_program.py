@@ -167,8 +167,10 @@ def read_program(func_op: ir.Operation) -> Program:
     if not is_program(op):
         raise ValueError(f"@{fname} is not a glowir program: it lacks '{INPUTS_ATTR}' and '{OUTPUTS_ATTR}'")
     weights = []
-    declared = {a.name: np.dtype(ir.StringAttr(a.attr).value) for a in ir.DictAttr(op.attributes[DECLARED_TYPES_ATTR])} \
-        if DECLARED_TYPES_ATTR in op.attributes else {}
+    declared = {}
+    if DECLARED_TYPES_ATTR in op.attributes:
+        entries = ir.DictAttr(op.attributes[DECLARED_TYPES_ATTR])
+        declared = {a.name: np.dtype(ir.StringAttr(a.attr).value) for a in entries}
     for inner in op.regions[0].blocks[0].operations:
         if inner.operation.name != "glowir.weight_var":
             continue
@@ -180,8 +182,7 @@ def read_program(func_op: ir.Operation) -> Program:
             value=ir.DenseElementsAttr(attrs["value"]) if "value" in attrs else None,
             buffer=inner.operation.results[0],
             offset=ir.IntegerAttr(attrs[OFFSET_ATTR]).value if OFFSET_ATTR in attrs else None,
-            declared=declared.get(ir.StringAttr(attrs["name"]).value) if ir.StringAttr(attrs["mutability"]).value
-            != "const" else None,
+            declared=declared.get(ir.StringAttr(attrs["name"]).value),
         ))
     program = Program(fname, tuple(weights), _names(op, INPUTS_ATTR), _names(op, OUTPUTS_ATTR), memory_layout(op))
     by_name = {w.name: w for w in weights}

@@ -131,7 +131,7 @@ def _not(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.src], lambda x: arith.xori(x, _constant(x.type, flip)))
 
 
-def _logical(fn: Body) -> Lowering:
+def _bitwise(fn: Body) -> Lowering:
     """``dest = lhs fn rhs``, bitwise on integers; on stored booleans (bytes 0 and 1) the logical op."""
 
     def lower(op: ir.OpView, new: Operands) -> None:
@@ -141,7 +141,7 @@ def _logical(fn: Body) -> Lowering:
 
 
 def _is_bf16(t: ir.Type) -> bool:
-    return str(t) == "bf16"
+    return isinstance(t, ir.BF16Type)
 
 
 def _from_bf16(x: ir.Value) -> ir.Value:
@@ -227,9 +227,9 @@ LOWERINGS: dict[str, Lowering] = {
     "element_cmp_lt": _compare(_FloatPred.OLT, _IntPred.slt),
     "element_cmp_lte": _compare(_FloatPred.OLE, _IntPred.sle),
     "not": _not,
-    "element_and": _logical(arith.andi),
-    "element_or": _logical(arith.ori),
-    "element_xor": _logical(arith.xori),
+    "element_and": _bitwise(arith.andi),
+    "element_or": _bitwise(arith.ori),
+    "element_xor": _bitwise(arith.xori),
     "element_select": _select,
     "cast": _cast,
 }
