@@ -42,11 +42,14 @@ from .backend.jit import Argument, JitProgram, signature_of
 from .dialects import make_context
 from .errors import CompileError, InputError
 from .importer import ImportedModel, TensorSpec, import_model
+from .importer.model import load_model
 from .passes import pipelines
 from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.ir.liveness import Liveness, programs
 from .passes.ir.partition import Partition, budget_floor, read_partitions
-from .passes.pipeline import Element, RunOptions, pipeline_text, run_pipeline
+from .passes.pipeline import Element, RunOptions, parse_pipeline, pipeline_text, run_pipeline
+from .quantization.annotate import QuantizationOptions, annotate, keep_float_list
+from .quantization.profile import Profile
 
 ModelLike = str | os.PathLike | onnx.ModelProto
 
@@ -70,6 +73,8 @@ class CompileOptions:
     #: the target triple ("": this machine's); code compiled in process runs here, so a triple or a CPU this host
     #: cannot run is for bundles only
     target_triple: str = ""
+    #: int8 quantization from a profile (None: the model runs in its own precision)
+    quantization: QuantizationOptions | None = None
 
     def thread_count(self) -> int:
         """``threads``, or the cores this process may use."""
@@ -94,7 +99,8 @@ class CompileOptions:
         shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
         stages = _stage_pipelines(self) + [("codegen", self.codegen())]
         return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count(),
-                "pipelines": {name: pipeline_text(elements) for name, elements in stages}}
+                "pipelines": {name: pipeline_text(elements) for name, elements in stages},
+                "quantization": None if self.quantization is None else self.quantization.digest()}
 
 
 @dataclass
@@ -111,6 +117,8 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
     stages: list[tuple[str, list[Element]]] = []
     if options.optimize:
         stages.append(("optimize", cpu.graph_optimization()))
+    if options.quantization is not None:
+        stages.append(("quantize", parse_pipeline(pipelines.quantization_text(options.quantization.channelwise))))
     stages.append(("lower", cpu.node_lowering(*options.target_names())))
     stages.append(("irgen", pipelines.elements("ir-generation")))
     iropt = pipelines.elements("ir-optimization") if options.optimize else []
@@ -194,7 +202,7 @@ def _asm(module: ir.Module, full: bool = False) -> str:
     return module.operation.get_asm(large_elements_limit=None if full else STAGE_ELEMENTS_LIMIT)
 
 
-STAGES = ("import", "optimize", "lower", "irgen", "iropt", "codegen")
+STAGES = ("import", "optimize", "quantize", "lower", "irgen", "iropt", "codegen")
 
 
 @dataclass
@@ -226,6 +234,9 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         steps = _stage_pipelines(options) + [("codegen", options.codegen())]
         for name, elements in [("import", [])] + steps:
             if name != "import":
+                if name == "quantize":
+                    assert options.quantization is not None
+                    annotate(module, load_model(model), options.quantization)
                 if name == "codegen":
                     (lowered.program,) = read_programs(module.operation)
                 lowered.stages.append(_run_stage(name, module, elements, options))
@@ -242,13 +253,24 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
 def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
             emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
             threads: int | None = None, cache: bool = True, target_cpu: str = "",
-            target_triple: str = "") -> CompiledModel:
+            target_triple: str = "", profile: Profile | str | os.PathLike | None = None,
+            quantization_schema: str = "asymmetric", calibration: str = "minmax", channelwise: bool = False,
+            keep_float: Sequence[str] | str = (), quantization: QuantizationOptions | None = None) -> CompiledModel:
     """Compile an ONNX model (path or ModelProto) for the host CPU (or ``target_cpu``, a CPU this host can run the
     code of: ``haswell`` on any AVX2 machine), its kernels running on ``threads`` cores (default: all this process
     may use). With ``cache`` (and no stage output asked for), a model compiled before with the same options on this
-    machine is loaded from the compile cache (:mod:`glow_mlir.cache`)."""
+    machine is loaded from the compile cache (:mod:`glow_mlir.cache`).
+
+    With a ``profile`` (a :class:`Profile` or its file, from :func:`glow_mlir.profile`), the model is quantized to
+    int8 (:mod:`glow_mlir.quantization`): ``quantization_schema`` one of asymmetric, symmetric, symmetric_uint8,
+    symmetric_power2; ``calibration`` one of minmax, percentile, mse, kl; ``channelwise`` weights per output channel;
+    ``keep_float`` ONNX op types left in float. ``quantization`` gives all of these at once instead."""
+    if profile is not None:
+        loaded_profile = profile if isinstance(profile, Profile) else Profile.load(profile)
+        quantization = QuantizationOptions(loaded_profile, quantization_schema, calibration, channelwise,
+                                           keep_float_list(keep_float))
     options = CompileOptions(input_shapes, optimize, emit_mlir_dir, print_ir_after_all, threads, target_cpu,
-                             target_triple)
+                             target_triple, quantization)
     target = options.target()
     reason = targets.cannot_run(target)
     if reason:

@@ -75,10 +75,11 @@ def _pool_geometry(x: np.ndarray, kernels: Sequence[int], strides: Sequence[int]
 
 def max_pool(x: np.ndarray, kernels: Sequence[int], strides: Sequence[int], pads: Sequence[int],
              dilations: Sequence[int], ceil_mode: int) -> np.ndarray:
-    """The maximum of each window; padding and overhang never win."""
+    """The maximum of each window; padding and overhang never win (-inf, or an integer type's least value)."""
     out, overhang = _pool_geometry(x, kernels, strides, pads, dilations, ceil_mode)
-    xp = _pad_hw(x, pads, -np.inf, overhang)
-    y = np.full((x.shape[0], *out, x.shape[3]), -np.inf, dtype=x.dtype)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = _pad_hw(x, pads, low, overhang)
+    y = np.full((x.shape[0], *out, x.shape[3]), low, dtype=x.dtype)
     for _, _, window in _window_slices(xp, kernels, strides, dilations, out):
         y = np.maximum(y, window)
     return y

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import cnn_numpy, control
+from . import quantized as Q
 from . import shapes as S
 from .optable import Attr, Dialect, OpDef, Operand, numpy_dtype
 
@@ -364,6 +365,28 @@ OPS: list[OpDef] = [
     OpDef("step_insert", "result = dest with dest[index] = input along dim 0 (a loop's scan output); index is a 0-d "
           "i64.", (Operand("dest"), Operand("input"), Operand("index")), infer=control.step_insert_node,
           instr="step_insert", traits=_PURE, evaluate=_np(_step_insert)),
+
+    # --- int8 (dialects/quantized.py: real = scale * (q - offset), the parameters on the ops) ---
+    OpDef("quantize", "q = saturate(round_half_even(x / scale) + offset): float32 to int8.", _X, Q.OUTPUT,
+          infer=Q.quantize, instr="quantize", traits=_EW, evaluate=_np(Q.eval_quantize)),
+    OpDef("dequantize", "x = (q - offset) * scale: int8 to float32.", _X, Q.OUTPUT, infer=Q.dequantize,
+          instr="dequantize", traits=_EW, evaluate=_np(Q.eval_dequantize)),
+    OpDef("rescale", "int8 to int8 under other parameters, clamped to [output_min, output_max].", _X,
+          (Attr("input_scale", "f32"), Attr("input_offset", "i64"), *Q.OUTPUT, *Q.CLAMP), infer=Q.rescale,
+          instr="rescale", traits=_EW, evaluate=_np(Q.eval_rescale)),
+    OpDef("qadd", "lhs + rhs of int8 values, each rescaled to the result's parameters, clamped.", _BIN,
+          (Attr("lhs_scale", "f32"), Attr("lhs_offset", "i64"), Attr("rhs_scale", "f32"), Attr("rhs_offset", "i64"),
+           *Q.OUTPUT, *Q.CLAMP), infer=Q.qadd, result_group="t", instr="qadd", traits=_EW,
+          evaluate=_np(Q.eval_qadd)),
+    OpDef("qconv2d", "int8 convolution, NHWC/HWCF: acc = bias (i32) + sum(input * filter) with padding reading "
+          "input_offset, requantized by each output channel's multiplier, plus offset, clamped.",
+          (Operand("input"), Operand("filter"), Operand("bias")),
+          (*_WINDOW, Attr("group", "i64"), Attr("input_offset", "i64"), *Q.REQUANT), infer=Q.qconv2d,
+          instr="qconv2d", traits=_PURE, evaluate=_np(Q.eval_qconv2d)),
+    OpDef("qfully_connected", "int8 product: acc = bias (i32) + input[N,K] * weights[K,M], requantized by each "
+          "column's multiplier, plus offset, clamped.", (Operand("input"), Operand("weights"), Operand("bias")),
+          Q.REQUANT, infer=Q.qfully_connected, instr="qfully_connected", traits=_PURE,
+          evaluate=_np(Q.eval_qfully_connected)),
 ]
 
 DIALECT = Dialect("glowgraph", "tensor", OPS, __doc__ or "")

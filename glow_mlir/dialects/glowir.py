@@ -10,6 +10,7 @@ from __future__ import annotations
 from mlir import ir
 
 from . import control
+from . import quantized as Q
 from . import shapes as S
 from .optable import Attr, Dialect, OpDef, Operand, OpInfo, VerifyError
 
@@ -178,6 +179,21 @@ OPS: list[OpDef] = [
     _instr("batch_matmul", "dest[b] = lhs[b] * rhs[b].", ("lhs", "rhs"), S.batch_matmul),
     _instr("arg_max", "dest = index of the max of src along axis (the last one with select_last = 1).", ("src",),
            S.arg_max, (_AXIS, Attr("select_last", "i64"))),
+
+    # --- int8 (dialects/quantized.py) ---
+    _instr("quantize", "dest (i8) = saturate(round_half_even(src / scale) + offset).", ("src",), Q.quantize, Q.OUTPUT,
+           traits=_EWI),
+    _instr("dequantize", "dest (f32) = (src - offset) * scale.", ("src",), Q.dequantize, Q.OUTPUT, traits=_EWI),
+    _instr("rescale", "dest = src (i8) under other parameters, clamped.", ("src",), Q.rescale,
+           (Attr("input_scale", "f32"), Attr("input_offset", "i64"), *Q.OUTPUT, *Q.CLAMP), traits=_EWI),
+    _instr("qadd", "dest = lhs + rhs, int8, rescaled to dest's parameters, clamped.", ("lhs", "rhs"), Q.qadd,
+           (Attr("lhs_scale", "f32"), Attr("lhs_offset", "i64"), Attr("rhs_scale", "f32"), Attr("rhs_offset", "i64"),
+            *Q.OUTPUT, *Q.CLAMP), traits=_EWI),
+    _instr("qconv2d", "dest = requantize(bias + conv2d(src padded with input_offset, filter)), int8, NHWC/HWCF.",
+           ("src", "filter", "bias"), Q.qconv2d, (*_WINDOW, Attr("group", "i64"), Attr("input_offset", "i64"),
+                                                 *Q.REQUANT)),
+    _instr("qfully_connected", "dest = requantize(bias + src * weights), int8.", ("src", "weights", "bias"),
+           Q.qfully_connected, Q.REQUANT),
 
     # --- control flow (dialects/control.py) ---
     OpDef("loop", "Run the body while the iteration number, written into counter before each iteration, is below "

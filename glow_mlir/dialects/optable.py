@@ -35,6 +35,11 @@ _ATTR_KINDS: dict[str, tuple[str, Callable[[Any], ir.Attribute], Callable[[ir.At
         lambda v: ir.DenseI64ArrayAttr.get([int(x) for x in v]),
         lambda a: list(ir.DenseI64ArrayAttr(a)),
     ),
+    "f32s": (
+        "#builtin.dense_array",
+        lambda v: ir.DenseF32ArrayAttr.get([float(x) for x in v]),
+        lambda a: list(ir.DenseF32ArrayAttr(a)),
+    ),
     "str": ("#builtin.string", lambda v: ir.StringAttr.get(str(v)), lambda a: ir.StringAttr(a).value),
     "type": ("#builtin.type", lambda v: ir.TypeAttr.get(v), lambda a: ir.TypeAttr(a).value),
     "elements": ("#builtin.dense_int_or_fp_elements", lambda v: v, lambda a: a),

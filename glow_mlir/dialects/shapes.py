@@ -85,6 +85,12 @@ def matmul(info: OpInfo) -> list[ir.Type]:
 def fully_connected(info: OpInfo) -> list[ir.Type]:
     """FullyConnected(X[N,K], W[K,M], B[M]) -> [N,M]; W may be packed in panels (:func:`_weights`)."""
     _float(info, 0, 1, 2)
+    return fully_connected_shape(info)
+
+
+def fully_connected_shape(info: OpInfo) -> list[ir.Type]:
+    """The geometry of a fully connected product, whatever its element types: X[N,K], W[K,M], B[M] -> X's type at
+    [N,M]."""
     n, k = _rank(info, 0, 2, "input")
     k2, m = _weights(info, 1, "weights")
     (mb,) = _rank(info, 2, 1, "bias")
@@ -222,6 +228,12 @@ def conv2d(info: OpInfo) -> list[ir.Type]:
     if len({str(info.elem(i)) for i in range(3)}) != 1:
         raise VerifyError(f"input, filter and bias must have one element type, got {info.elem(0)}, "
                           f"{info.elem(1)}, {info.elem(2)}")
+    return conv_shape(info)
+
+
+def conv_shape(info: OpInfo) -> list[ir.Type]:
+    """The geometry of a convolution, whatever its element types: input[N,H,W,C], filter[KH,KW,C/group,F] (or
+    packed), bias[F] -> the input's type at [N,OH,OW,F]."""
     n, h, w, c = _rank(info, 0, 4, "input")
     group = info.attrs["group"]
     if len(info.shape(1)) == 5:
@@ -242,9 +254,11 @@ def conv2d(info: OpInfo) -> list[ir.Type]:
     return [tensor_like(info.operand_types[0], [n, oh, ow, f])]
 
 
-def _pool(info: OpInfo) -> list[ir.Type]:
-    """The NHWC output of a pooling window, which must hold at least one input element wherever it is."""
-    _float(info, 0)
+def _pool(info: OpInfo, integers: bool = False) -> list[ir.Type]:
+    """The NHWC output of a pooling window, which must hold at least one input element wherever it is; float
+    elements, or also signed integers with ``integers``."""
+    if not (integers and isinstance(info.elem(0), ir.IntegerType) and ir.IntegerType(info.elem(0)).width > 1):
+        _float(info, 0)
     n, h, w, c = _rank(info, 0, 4, "input")
     kernels = _ints(info, "kernels", 2, 1)
     ceil_mode = _flag(info, "ceil_mode")
@@ -259,8 +273,9 @@ def _pool(info: OpInfo) -> list[ir.Type]:
 
 
 def max_pool(info: OpInfo) -> list[ir.Type]:
-    """MaxPool(input[N,H,W,C]) {kernels, strides, pads, dilations, ceil_mode} -> [N,OH,OW,C]."""
-    return _pool(info)
+    """MaxPool(input[N,H,W,C]) {kernels, strides, pads, dilations, ceil_mode} -> [N,OH,OW,C]; float or signed
+    integer elements (int8 in a quantized graph)."""
+    return _pool(info, integers=True)
 
 
 def avg_pool(info: OpInfo) -> list[ir.Type]:

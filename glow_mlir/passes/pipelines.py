@@ -43,6 +43,23 @@ GRAPH_OPTIMIZATION: list[Entry] = [
     ("glowgraph-dce", "drop nodes nothing uses: dead outputs and the constants folding left behind"),
 ]
 
+#: glowgraph -> glowgraph: int8 quantization from the parameters a profile gave the values (glow_mlir.quantization)
+QUANTIZATION: list[Entry] = [
+    ("glowgraph-quantize", "the nodes whose values have parameters become int8 nodes between quantize and dequantize; "
+     "after the graph optimizations, so that a convolution quantizes with its batch norm and relu folded in"),
+    ("glowgraph-fold-quantize", "the dequantize/quantize pairs between int8 nodes go, so chains run in int8"),
+    ("glowgraph-cse", "one quantize of a value read by several int8 nodes"),
+    ("glowgraph-dce", "the float weights the int8 ones replaced"),
+]
+
+
+def quantization_text(channelwise: bool) -> str:
+    """The quantization pipeline as text, the weights per output channel with ``channelwise``."""
+    specs = [spec + ("{channelwise=true}" if spec == "glowgraph-quantize" and channelwise else "")
+             for spec, _ in QUANTIZATION]
+    return ",".join(specs)
+
+
 #: glowgraph -> glowgraph: node lowering to the primitive set (a backend sets the keep list: backend/cpu.py).
 NODE_LOWERING: list[Entry] = [
     ("glowgraph-lower", "lower high-level nodes the CPU backend has no kernel for (Glow's Lower.cpp)"),
@@ -124,6 +141,7 @@ PARALLEL: list[Entry] = [
 
 PIPELINES: dict[str, list[Entry]] = {
     "graph-optimization": GRAPH_OPTIMIZATION,
+    "quantization": QUANTIZATION,
     "node-lowering": NODE_LOWERING,
     "ir-generation": IR_GENERATION,
     "ir-optimization": IR_OPTIMIZATION,

@@ -101,6 +101,9 @@ PASSES: dict[str, str] = {
     "glowgraph-fuse-clip": "graph.fuse_clip:FuseClip",
     "glowgraph-reduce-mean-to-avg-pool": "graph.reduce_mean_to_avg_pool:ReduceMeanToAvgPool",
     "glowgraph-fuse-activations": "graph.fuse_activations:FuseActivations",
+    # glowgraph: int8 quantization
+    "glowgraph-quantize": "graph.quantize:Quantize",
+    "glowgraph-fold-quantize": "graph.fold_quantize:FoldQuantize",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
     # glowir: memory optimizations (Glow's IROptimizer) and the static memory plan

@@ -304,9 +304,9 @@ class Profile:
                                          np.array(hist, np.int64), int(item.get("nonfinite", 0)))
         return cls(model, digest, values)
 
-    def check(self, model: str | os.PathLike | onnx.ModelProto) -> None:
+    def check(self, model: str | os.PathLike | onnx.ModelProto | LoadedModel) -> None:
         """Raise ProfileError unless the profile was made for ``model``'s graph (up to its batch size)."""
-        loaded = load_model(model)
+        loaded = model if isinstance(model, LoadedModel) else load_model(model)
         digest = graph_hash(loaded.proto)
         if digest != self.graph_hash:
             raise ProfileError(f"{loaded.label}: the profile of model '{self.model}' (graph hash {self.graph_hash}) "

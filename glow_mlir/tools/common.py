@@ -94,3 +94,38 @@ def model_options(args):
 
     return CompileOptions(input_shapes=parse_input_shapes(args.input_shape) or None, optimize=not args.no_optimize,
                           threads=args.threads, target_cpu=args.target_cpu, target_triple=args.target_triple)
+
+
+def add_quantization_arguments(group) -> None:
+    """The flags of a quantized compile (Glow's spellings): the profile, its schema and calibration, channelwise
+    weights, the op types kept in float."""
+    from ..quantization.params import CALIBRATIONS, SCHEMAS
+
+    group.add_argument("--load-profile", "-load-profile", metavar="P.yaml",
+                       help="quantize to int8 by a profile that glow-run --dump-profile wrote for this model (checked "
+                            "against its graph)")
+    group.add_argument("--quantization-schema", "-quantization-schema", default="asymmetric", choices=SCHEMAS,
+                       help="how a range maps onto int8 (Glow's schemas; default asymmetric)")
+    group.add_argument("--quantization-calibration", "-quantization-calibration", default="minmax",
+                       choices=CALIBRATIONS, help="how the range is chosen from the profile's histogram (default "
+                                                  "minmax)")
+    group.add_argument("--enable-channelwise", "-enable-channelwise", action="store_true",
+                       help="with --load-profile: one weight scale per output channel of convolutions and fully "
+                            "connected layers (default: one per layer)")
+    group.add_argument("--keep-original-precision-for-nodes", "-keep-original-precision-for-nodes", default="",
+                       metavar="OP,OP", help="with --load-profile: ONNX op types left in float (e.g. Add,Softmax)")
+
+
+def quantization_options(args):
+    """The QuantizationOptions of --load-profile and the flags beside it (None without --load-profile)."""
+    from ..errors import InputError
+    from ..quantization.annotate import QuantizationOptions, keep_float_list
+    from ..quantization.profile import Profile
+
+    if not args.load_profile:
+        if args.enable_channelwise or args.keep_original_precision_for_nodes:
+            raise InputError("--enable-channelwise and --keep-original-precision-for-nodes go with --load-profile")
+        return None
+    return QuantizationOptions(Profile.load(args.load_profile), args.quantization_schema,
+                               args.quantization_calibration, args.enable_channelwise,
+                               keep_float_list(args.keep_original_precision_for_nodes))

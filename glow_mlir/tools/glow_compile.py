@@ -21,7 +21,8 @@ from ..explore import counts_table, node_counts
 from ..graph_dot import graph_to_dot
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
-from .common import add_model_arguments, exit_with, model_options, progress_line
+from .common import add_model_arguments, add_quantization_arguments, exit_with, model_options, progress_line, \
+    quantization_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stats", action="store_true",
                    help="print the target and the node counts per kind after import, graph optimization and node "
                         "lowering")
+    add_quantization_arguments(p.add_argument_group("int8 quantization"))
     bundle = p.add_argument_group("ahead-of-time bundles")
     bundle.add_argument("--emit-bundle", metavar="DIR",
                         help="write NAME.o, NAME.h and the weights (ENTRY.weights.bin) into DIR; with several -model, "
@@ -59,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
+    options.quantization = quantization_options(args)
     bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt", "weights_in_object")
                 if getattr(args, a)]
     if not args.emit_bundle and (bundling or len(args.model) > 1):

@@ -1,5 +1,6 @@
 """glow-run: compile an ONNX model, run it on the CPU and print its outputs (Glow's model-runner); with
---dump-profile, profile it on a calibration set for quantization instead."""
+--dump-profile, profile it on a calibration set for quantization instead; with --load-profile, run it quantized to
+int8 by that profile."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import numpy as np
 from ..api import compile
 from ..errors import GlowError, InputError
 from ..importer import TensorSpec
-from .common import _positive, add_model_arguments, exit_with, model_options, progress_line
+from .common import (
+    _positive,
+    add_model_arguments,
+    add_quantization_arguments,
+    exit_with,
+    model_options,
+    progress_line,
+    quantization_options,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,16 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="take INPUT from the array KEY of --dataset (repeatable; INPUT may be left out for a "
                         "one-input model)")
     q.add_argument("--bins", type=_positive, default=2048, help="histogram bins per value in the profile")
-    q.add_argument("--load-profile", "-load-profile", metavar="P.yaml",
-                   help="a profile --dump-profile wrote for this model (checked against its graph)")
     q.add_argument("--quantization-report", action="store_true",
                    help="with --load-profile: print each value's int8 scale and offset, the range kept, the share "
                         "clipped and the SQNR of its quantization")
-    q.add_argument("--quantization-schema", "-quantization-schema", default="asymmetric",
-                   choices=["asymmetric", "symmetric", "symmetric_uint8", "symmetric_power2"],
-                   help="how a range maps onto int8 (Glow's schemas; default asymmetric)")
-    q.add_argument("--quantization-calibration", default="minmax", choices=["minmax", "percentile", "mse", "kl"],
-                   help="how the range is chosen from the profile's histogram (default minmax)")
+    add_quantization_arguments(q)
     return p
 
 
@@ -201,8 +204,10 @@ def main(argv: list[str]) -> int:
         return quantization_report(args)
     if args.dataset or args.dataset_array:
         raise InputError("--dataset and --dataset-array are calibration inputs for --dump-profile, which is not given")
+    options = model_options(args)
+    options.quantization = quantization_options(args)
     with progress_line(args):
-        model = compile(args.model, **vars(model_options(args)), cache=not args.no_cache)
+        model = compile(args.model, **vars(options), cache=not args.no_cache)
     inputs, reference = _given_inputs(args)
     outputs = model.run(inputs)
     print(f"Model: {model.name}")

@@ -90,3 +90,17 @@ def test_requantize_matches_the_real_product(real: float) -> None:
     want = np.clip(np.sign(exact) * np.floor(np.abs(exact) + 0.5) + 3, -128, 127)  # ties away from zero
     # one rounding of the 64-bit product: off only where M's 31 bits move the product across a half
     assert np.max(np.abs(got - want)) <= 1 and np.mean(got == want) > 0.999
+
+
+def test_kl_ignores_the_zero_spike_of_a_relu_and_keeps_a_few_levels_whole() -> None:
+    """A relu output (half exact zeros, an exponential tail) keeps most of its tail with KL (the zero spike alone
+    made it clip to a quarter of the range); a histogram of a few levels (an 8-bit image's 17 gray levels) has KL 0
+    at every threshold that keeps the levels apart, and keeps its whole range."""
+    rng = np.random.default_rng(3)
+    relu = np.concatenate([np.zeros(50_000), rng.exponential(1.0, 50_000)])
+    counts, edges = np.histogram(relu, bins=2048, range=(0.0, relu.max()))
+    _, hi = qp.calibrate(counts, 0.0, relu.max(), "kl")
+    assert hi > 0.4 * relu.max()
+    levels = rng.integers(0, 17, 20_000) / 16.0
+    counts, _ = np.histogram(levels, bins=2048, range=(0.0, 1.0))
+    assert qp.calibrate(counts, 0.0, 1.0, "kl") == (0.0, 1.0)

@@ -50,9 +50,17 @@ def test_no_module_passes_800_lines():
 
 
 def test_every_glowir_instruction_has_one_lowering_in_one_family():
-    from glow_mlir.passes.conversion.ir_to_linalg import arithmetic, basic, cnn, datamove, program, reductions
+    from glow_mlir.passes.conversion.ir_to_linalg import (
+        arithmetic,
+        basic,
+        cnn,
+        datamove,
+        program,
+        quantized,
+        reductions,
+    )
 
-    families = [basic, cnn, arithmetic, datamove, reductions]
+    families = [basic, cnn, arithmetic, datamove, reductions, quantized]
     rows = [name for family in families for name in family.LOWERINGS]
     assert len(rows) == len(set(rows)), "an instruction lowered by two families"
     assert set(rows) == set(program.LOWERINGS)

@@ -94,11 +94,14 @@ def _grouped_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, str
     maps = [src_map, _dims(5, 6, 7, 3, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
     op = linalg.GenericOp([], [src5, filt5], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
                           [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
-    et = _memref(dest).element_type
-    block = op.regions[0].blocks.append(et, et, et)
+    block = op.regions[0].blocks.append(_memref(src).element_type, _memref(filt).element_type,
+                                        _memref(dest).element_type)
     with ir.InsertionPoint(block):
         x, w, acc = block.arguments
-        linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+        if isinstance(acc.type, ir.FloatType):
+            linalg.YieldOp([arith.addf(acc, arith.mulf(x, w))])
+        else:  # int8 operands into an int32 accumulator, sign-extended as linalg's named convolutions do
+            linalg.YieldOp([arith.addi(acc, arith.muli(arith.extsi(acc.type, x), arith.extsi(acc.type, w)))])
 
 
 def blocked_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, strides: Sequence[int]) -> None:
@@ -141,6 +144,14 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
         blocked_conv(src, filt, dest, strides)
         fused_activation(op, dest)
         return
+    conv_into(src, filt, dest, group, strides, dilations)
+    fused_activation(op, dest)
+
+
+def conv_into(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strides: Sequence[int],
+              dilations: Sequence[int]) -> None:
+    """dest += the convolution of the (already bordered) src by the HWCF filt: the named convolution for the
+    group, or one generic; float, or int8 operands into an int32 dest."""
     n, oh, ow, f = _memref(dest).shape
     kh, kw, cg, _ = _memref(filt).shape
     c = _memref(src).shape[3]
@@ -156,7 +167,6 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
             linalg.depthwise_conv_2d_nhwc_hwcm(src, hwcm, outs=[dest5], strides=strides, dilations=dilations)
     else:
         _grouped_conv(src, filt, dest, group, strides, dilations)
-    fused_activation(op, dest)
 
 
 def _overhang(op: ir.OpView, hw: Sequence[int], out: Sequence[int]) -> list[int]:
@@ -222,8 +232,13 @@ def _window_reduce(src: ir.Value, dest: ir.Value, kernels: Sequence[int], stride
 
 
 def lower_max_pool(op: ir.OpView, new: Operands) -> None:
-    """max_pool(dest, src) -> dest = max over the window positions' strided views of src bordered by -inf."""
-    _pool(op, new, -INF, arith.maximumf)
+    """max_pool(dest, src) -> dest = max over the window positions' strided views of src bordered by -inf (an
+    integer type's least value for int8)."""
+    et = _memref(new.src).element_type
+    if isinstance(et, ir.FloatType):
+        _pool(op, new, -INF, arith.maximumf)
+    else:
+        _pool(op, new, -(1 << (ir.IntegerType(et).width - 1)), arith.maxsi)
 
 
 def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.Value:

@@ -12,17 +12,18 @@ from mlir.dialects import arith, memref, scf
 
 from ...registry import Pass, PassError
 from ..ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, REGIONS, SCRATCH_ATTR, is_program, memory_layout, size_in_bytes
-from . import arithmetic, basic, cnn, datamove, reductions
+from . import arithmetic, basic, cnn, datamove, quantized, reductions
 from .common import ALIGNMENT, PREFIX, Lowering, Operands, _memref, storage_type
 
 #: glowir op name -> its lowering, by family. weight_var has no row: it becomes an argument in
 #: :func:`convert_program`.
 LOWERINGS: dict[str, Lowering] = {**basic.LOWERINGS, **cnn.LOWERINGS, **arithmetic.LOWERINGS, **datamove.LOWERINGS,
-                                  **reductions.LOWERINGS}
+                                  **reductions.LOWERINGS, **quantized.LOWERINGS}
 
 #: glowir instruction -> the scratch buffers its lowering takes (``Operands.scratch``), in that order. Each lives
 #: during its instruction only: glowir-plan-memory places them in the activations region with the activations.
-SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {**cnn.SCRATCH, **reductions.SCRATCH}
+SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {**cnn.SCRATCH, **reductions.SCRATCH,
+                                                                    **quantized.SCRATCH}
 
 
 def region_body(op: ir.Operation, k: int = 0) -> list[ir.Operation]:

@@ -1,0 +1,220 @@
+"""The int8 ops of both dialects: their attributes, shape rules and numpy semantics, in one place.
+
+How quantization is represented, and why. A quantized value is an ``i8`` tensor (glowgraph) or buffer (glowir) whose
+real value is ``scale * (q - offset)``; the scale and offset are **attributes of the ops** that produce and read it,
+not part of its type. MLIR's quant dialect would put them in the type (``!quant.uniform<i8:f32, 0.1:-3>``), but then
+every pass that handles buffers (bufferization, liveness, buffer sharing, the memory plan, the bundle ABI) and every
+lowering would have to see through a type of another dialect, and a memref of such elements has no lowering of its
+own; with plain ``i8`` they treat a quantized buffer as any other, and each int8 op states the arithmetic it does:
+
+- ``quantize`` / ``dequantize``: float <-> int8 by one scale and offset (rounding half to even, saturating);
+- ``rescale``: int8 -> int8 under other parameters, clamped to ``[output_min, output_max]`` (a folded relu or clip);
+- ``qconv2d`` / ``qfully_connected``: an int32 accumulator ``bias + sum(x * w)`` on the raw int8 input (its zero
+  point is folded into the bias at compile time, and padding reads the input's zero point, which stands for 0), then
+  requantized by a multiplier per output channel (or one for all) with a 31-bit fixed-point multiply and a rounding
+  right shift (:func:`requantize`), plus the output offset, clamped;
+- ``qadd``: both inputs rescaled to the output's scale and added;
+- ``max_pool`` (a float op that also takes int8): max commutes with a monotone quantization, so the output keeps the
+  input's parameters and needs none.
+
+Weights are int8 with offset 0 (symmetric, per tensor or per output channel); biases are int32 with the scale
+``input_scale * weight_scale`` and offset 0, as in Glow and TFLite.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from mlir import ir
+
+from . import cnn_numpy
+from . import shapes as S
+from .optable import Attr, OpInfo, VerifyError, tensor_like
+
+QMIN, QMAX = -128, 127
+
+#: the parameters of an int8 result
+OUTPUT = (Attr("scale", "f32", doc="real = scale * (q - offset)"), Attr("offset", "i64"))
+#: the clamp of an int8 result (a folded relu or clip; [-128, 127] without)
+CLAMP = (Attr("output_min", "i64", doc="least result, a folded activation's bound"),
+         Attr("output_max", "i64", doc="greatest result"))
+#: the requantization of an int32 accumulator
+REQUANT = (Attr("multipliers", "f32s", doc="input_scale * weight_scale / scale: one per output channel, or one"),
+           Attr("offset", "i64", doc="the result's offset"), *CLAMP)
+
+
+def _i8(info: OpInfo, i: int, what: str) -> None:
+    if str(info.elem(i)) != "i8":
+        raise VerifyError(f"{what} must be i8, got {info.elem(i)}")
+
+
+def _scale(info: OpInfo, name: str) -> None:
+    value = info.attrs[name]
+    if not (math.isfinite(value) and value > 0):
+        raise VerifyError(f"{name} must be positive and finite, got {value}")
+
+
+def _offset(info: OpInfo, name: str) -> None:
+    if not QMIN <= info.attrs[name] <= QMAX:
+        raise VerifyError(f"{name} {info.attrs[name]} is outside the int8 range [{QMIN}, {QMAX}]")
+
+
+def _clamp(info: OpInfo) -> None:
+    lo, hi = info.attrs["output_min"], info.attrs["output_max"]
+    if not QMIN <= lo <= hi <= QMAX:
+        raise VerifyError(f"output_min {lo} and output_max {hi} must be ordered within [{QMIN}, {QMAX}]")
+
+
+def _requant(info: OpInfo, channels: int) -> None:
+    """The requantization attributes: one positive multiplier per output channel or one, an offset, a clamp."""
+    multipliers = info.attrs["multipliers"]
+    if len(multipliers) not in (1, channels):
+        raise VerifyError(f"multipliers must hold 1 or {channels} values (one per output channel), got "
+                          f"{len(multipliers)}")
+    for m in multipliers:
+        if not (math.isfinite(m) and 2.0 ** -31 < m < 2.0 ** 30):
+            raise VerifyError(f"multiplier {m} is out of the range a 31-bit fixed-point rescale holds")
+    _offset(info, "offset")
+    _clamp(info)
+
+
+def quantize(info: OpInfo) -> list[ir.Type]:
+    """Quantize(x: f32) {scale, offset} -> i8 of x's shape."""
+    S._float(info, 0)
+    _scale(info, "scale")
+    _offset(info, "offset")
+    return [tensor_like(info.operand_types[0], info.shape(0), ir.IntegerType.get_signless(8))]
+
+
+def dequantize(info: OpInfo) -> list[ir.Type]:
+    """Dequantize(q: i8) {scale, offset} -> f32 of q's shape."""
+    _i8(info, 0, "the input")
+    _scale(info, "scale")
+    _offset(info, "offset")
+    return [tensor_like(info.operand_types[0], info.shape(0), ir.F32Type.get())]
+
+
+def rescale(info: OpInfo) -> list[ir.Type]:
+    """Rescale(q: i8) {input_scale, input_offset, scale, offset, output_min, output_max} -> i8 of q's shape."""
+    _i8(info, 0, "the input")
+    for name in ("input_scale", "scale"):
+        _scale(info, name)
+    for name in ("input_offset", "offset"):
+        _offset(info, name)
+    _clamp(info)
+    return [info.operand_types[0]]
+
+
+def qadd(info: OpInfo) -> list[ir.Type]:
+    """QAdd(lhs: i8, rhs: i8) {lhs_scale, lhs_offset, rhs_scale, rhs_offset, scale, offset, clamp} -> i8."""
+    _i8(info, 0, "lhs")
+    S.same_as_first(info)
+    for name in ("lhs_scale", "rhs_scale", "scale"):
+        _scale(info, name)
+    for name in ("lhs_offset", "rhs_offset", "offset"):
+        _offset(info, name)
+    _clamp(info)
+    return [info.operand_types[0]]
+
+
+def _int8_operands(info: OpInfo) -> None:
+    _i8(info, 0, "the input")
+    _i8(info, 1, "the weights")
+    if str(info.elem(2)) != "i32":
+        raise VerifyError(f"the bias must be i32, got {info.elem(2)}")
+
+
+def qconv2d(info: OpInfo) -> list[ir.Type]:
+    """QConv2d(input: i8 [N,H,W,C], filter: i8 [KH,KW,C/group,F], bias: i32 [F]) {window, group, input_offset,
+    multipliers, offset, clamp} -> i8 [N,OH,OW,F]."""
+    _int8_operands(info)
+    _offset(info, "input_offset")
+    if len(info.shape(1)) != 4:
+        raise VerifyError(f"the filter must be [KH, KW, C/group, F], got rank {len(info.shape(1))}")
+    result = S.conv_shape(info)
+    _requant(info, info.shape(1)[3])
+    return result
+
+
+def qfully_connected(info: OpInfo) -> list[ir.Type]:
+    """QFullyConnected(input: i8 [N,K], weights: i8 [K,M], bias: i32 [M]) {multipliers, offset, clamp} -> i8
+    [N,M]."""
+    _int8_operands(info)
+    if len(info.shape(1)) != 2:
+        raise VerifyError(f"the weights must be [K, M], got rank {len(info.shape(1))}")
+    result = S.fully_connected_shape(info)
+    _requant(info, info.shape(1)[1])
+    return result
+
+
+# --------------------------------------------------------------------------- numpy semantics
+
+
+def fixed_point(multiplier: float) -> tuple[int, int]:
+    """``multiplier`` as ``M * 2^-right``, M a 31-bit integer in [2^30, 2^31) and right > 0: the integers of the
+    rescale the kernels do."""
+    fraction, exponent = math.frexp(multiplier)  # multiplier = fraction * 2^exponent, fraction in [0.5, 1)
+    m = round(fraction * (1 << 31))
+    if m == 1 << 31:
+        m, exponent = m // 2, exponent + 1
+    return m, 31 - exponent
+
+
+def requantize(acc: np.ndarray, multipliers: Any, offset: int, lo: int, hi: int) -> np.ndarray:
+    """int32 accumulators (channels last) times their channel's multiplier, as ``(acc * M) >> right`` rounded half
+    away from zero in 64 bits, plus ``offset``, clamped to [lo, hi]: bit for bit what the kernels compute."""
+    pairs = [fixed_point(float(m)) for m in np.atleast_1d(np.asarray(multipliers, np.float32))]
+    m = np.array([p[0] for p in pairs], np.int64)
+    right = np.array([p[1] for p in pairs], np.int64)
+    product = np.asarray(acc, np.int64) * m
+    half = np.left_shift(np.int64(1), right - 1)
+    rounded = np.right_shift(product + half - (product < 0), right)
+    return np.clip(rounded + offset, lo, hi).astype(np.int8)
+
+
+def _round_i8(x: np.ndarray, offset: int, lo: int = QMIN, hi: int = QMAX) -> np.ndarray:
+    """float32 values rounded half to even, plus ``offset``, clamped, as int8."""
+    return np.clip(np.rint(x).astype(np.int64) + offset, lo, hi).astype(np.int8)
+
+
+def eval_quantize(x: np.ndarray, scale: float, offset: int) -> np.ndarray:
+    return _round_i8(np.asarray(x, np.float32) / np.float32(scale), offset)
+
+
+def eval_dequantize(q: np.ndarray, scale: float, offset: int) -> np.ndarray:
+    return (np.asarray(q, np.int32) - np.int32(offset)).astype(np.float32) * np.float32(scale)
+
+
+def ratio(a: float, b: float) -> np.float32:
+    """``a / b`` as the float32 constant the lowering multiplies by."""
+    return np.float32(float(np.float32(a)) / float(np.float32(b)))
+
+
+def eval_rescale(q: np.ndarray, input_scale: float, input_offset: int, scale: float, offset: int, output_min: int,
+                 output_max: int) -> np.ndarray:
+    real = (np.asarray(q, np.int32) - np.int32(input_offset)).astype(np.float32) * ratio(input_scale, scale)
+    return _round_i8(real, offset, output_min, output_max)
+
+
+def eval_qadd(a: np.ndarray, b: np.ndarray, lhs_scale: float, lhs_offset: int, rhs_scale: float, rhs_offset: int,
+              scale: float, offset: int, output_min: int, output_max: int) -> np.ndarray:
+    left = (np.asarray(a, np.int32) - np.int32(lhs_offset)).astype(np.float32) * ratio(lhs_scale, scale)
+    right = (np.asarray(b, np.int32) - np.int32(rhs_offset)).astype(np.float32) * ratio(rhs_scale, scale)
+    return _round_i8(left + right, offset, output_min, output_max)
+
+
+def eval_qconv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: list[int], pads: list[int],
+                 dilations: list[int], group: int, input_offset: int, multipliers: list[float], offset: int,
+                 output_min: int, output_max: int) -> np.ndarray:
+    padded = cnn_numpy._pad_hw(np.asarray(x, np.int64), pads, input_offset)
+    acc = cnn_numpy.conv2d(padded.astype(np.float64), np.asarray(w, np.float64), np.asarray(b, np.float64),
+                           strides, [0, 0, 0, 0], dilations, group)
+    return requantize(np.rint(acc).astype(np.int64), multipliers, offset, output_min, output_max)
+
+
+def eval_qfully_connected(x: np.ndarray, w: np.ndarray, b: np.ndarray, multipliers: list[float], offset: int,
+                          output_min: int, output_max: int) -> np.ndarray:
+    acc = np.asarray(x, np.int64) @ np.asarray(w, np.int64) + np.asarray(b, np.int64)
+    return requantize(acc, multipliers, offset, output_min, output_max)

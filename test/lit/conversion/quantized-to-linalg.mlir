@@ -1,0 +1,74 @@
+// RUN: glow-opt %s --split-input-file --convert-glowir-to-linalg | FileCheck %s
+
+// qconv2d: the input bordered by its zero point (-3) in a scratch buffer, the bias broadcast into an int32 scratch
+// accumulator, the named convolution on i8 operands into it (linalg sign-extends), then the requantization of each
+// accumulator by its channel's fixed-point multiplier and shift (two constant tables: the channels differ), the
+// rounding half away from zero ((p + half - (p < 0)) >> right), the offset, the clamp, into dest.
+// CHECK-LABEL: memref.global "private" constant @__glow_requant_shifts : memref<2xi64> = dense<[37, 36]>
+// CHECK:       memref.global "private" constant @__glow_requant_multipliers : memref<2xi64> = dense<1374389504>
+// CHECK-LABEL: func.func @qconv
+// CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x2xi8>, %[[B:.+]]: memref<2xi32>, %[[X:.+]]: memref<1x4x4x4xi8>, %[[Y:.+]]: memref<1x4x4x2xi8>)
+// CHECK:       %[[P:.+]] = memref.alloc() {{.*}} : memref<1x6x6x4xi8>
+// CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<1x4x4x2xi32>
+// CHECK:       %[[PAD:.+]] = arith.constant -3 : i8
+// CHECK:       linalg.fill ins(%[[PAD]] : i8)
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<2xi32>) outs(%[[A]] : memref<1x4x4x2xi32>) dimensions = [0, 1, 2]
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x6x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x4x4x2xi32>)
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x4x4x2xi32>, memref<2xi64>, memref<2xi64>) outs(%[[Y]] : memref<1x4x4x2xi8>)
+// CHECK:         arith.extsi {{.*}} : i32 to i64
+// CHECK:         arith.muli
+// CHECK:         arith.cmpi slt
+// CHECK:         arith.shrsi
+// CHECK:         arith.minsi
+// CHECK:         arith.maxsi
+// CHECK:         arith.trunci {{.*}} : i64 to i8
+// CHECK:       memref.dealloc %[[P]]
+// CHECK:       memref.dealloc %[[A]]
+func.func @qconv() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<3> : tensor<3x3x4x2xi8>} : () -> memref<3x3x4x2xi8>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<[7, -7]> : tensor<2xi32>} : () -> memref<2xi32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x4x4xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x2xi8>
+  "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1, input_offset = -3, multipliers = array<f32: 0.01, 0.02>, offset = 5, output_min = 5, output_max = 127} : (memref<1x4x4x2xi8>, memref<1x4x4x4xi8>, memref<3x3x4x2xi8>, memref<2xi32>) -> ()
+  return
+}
+
+// -----
+
+// qfully_connected with one multiplier: the bias broadcast over the rows, linalg.matmul on i8 into i32, the
+// requantization with constants; quantize, dequantize and qadd are elementwise generics in float32 (roundeven, the
+// offset, the clamp in float before the conversion to i8).
+// CHECK-LABEL: func.func @qfc
+// CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<2x3xi32>
+// CHECK:       linalg.broadcast ins(%{{.+}} : memref<3xi32>) outs(%[[A]] : memref<2x3xi32>) dimensions = [0]
+// CHECK-NEXT:  linalg.matmul ins(%{{.+}}, %{{.+}} : memref<2x4xi8>, memref<4x3xi8>) outs(%[[A]] : memref<2x3xi32>)
+// CHECK:       arith.constant 1717986944 : i64
+// CHECK:       arith.constant 34 : i64
+// CHECK:       linalg.generic {{.*}} ins(%[[A]] : memref<2x3xi32>)
+// CHECK:       linalg.generic
+// CHECK:         arith.divf
+// CHECK:         math.roundeven
+// CHECK:         arith.minnumf
+// CHECK:         arith.maxnumf
+// CHECK:         arith.fptosi {{.*}} : f32 to i8
+// CHECK:       linalg.generic
+// CHECK:         arith.extsi {{.*}} : i8 to i32
+// CHECK:         arith.sitofp
+// CHECK:         arith.mulf
+func.func @qfc() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1> : tensor<4x3xi8>} : () -> memref<4x3xi8>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<2> : tensor<3xi32>} : () -> memref<3xi32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<2x4xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<2x3xf32>
+  %q = "glowir.alloc_activation"() : () -> memref<2x3xi8>
+  %r = "glowir.alloc_activation"() : () -> memref<2x3xi8>
+  "glowir.qfully_connected"(%q, %x, %w, %b) {multipliers = array<f32: 0.1>, offset = 0, output_min = -128, output_max = 127} : (memref<2x3xi8>, memref<2x4xi8>, memref<4x3xi8>, memref<3xi32>) -> ()
+  %f = "glowir.alloc_activation"() : () -> memref<2x3xf32>
+  "glowir.dequantize"(%f, %q) {scale = 0.5 : f32, offset = 1} : (memref<2x3xf32>, memref<2x3xi8>) -> ()
+  "glowir.quantize"(%r, %f) {scale = 0.25 : f32, offset = -2} : (memref<2x3xi8>, memref<2x3xf32>) -> ()
+  "glowir.dequantize"(%y, %r) {scale = 0.25 : f32, offset = -2} : (memref<2x3xf32>, memref<2x3xi8>) -> ()
+  "glowir.dealloc_activation"(%f) : (memref<2x3xf32>) -> ()
+  "glowir.dealloc_activation"(%r) : (memref<2x3xi8>) -> ()
+  "glowir.dealloc_activation"(%q) : (memref<2x3xi8>) -> ()
+  return
+}

@@ -1,0 +1,187 @@
+"""Quantized compilation from a profile (glow_mlir.compile(profile=...), glow-run/glow-compile --load-profile): the
+int8 graph glowgraph-quantize and glowgraph-fold-quantize make, the compiled int8 code against the numpy semantics
+of that graph (bit for bit), and the accuracy of a trained network on real data against its float run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from conftest import digits, model_path, run_tool
+from mlir import ir
+from onnx import TensorProto, helper, numpy_helper
+
+import glow_mlir
+from glow_mlir.api import CompileOptions, lower_model
+from glow_mlir.dialects import opdef_of
+from glow_mlir.dialects.optable import elements_to_numpy, op_info
+from glow_mlir.errors import GlowError, ProfileError
+from glow_mlir.passes.utils import functions
+from glow_mlir.quantization.annotate import QuantizationOptions
+
+RNG = np.random.default_rng(5)
+
+
+def _conv(name: str, x: str, y: str, c: int, f: int, k: int, **attrs) -> tuple[onnx.NodeProto, list]:
+    w = (RNG.standard_normal((f, c // attrs.get("group", 1), k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+    b = (0.1 * RNG.standard_normal(f)).astype(np.float32)
+    node = helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [y], name=name, **attrs)
+    return node, [numpy_helper.from_array(w, f"{name}_w"), numpy_helper.from_array(b, f"{name}_b")]
+
+
+def cnn() -> onnx.ModelProto:
+    """Convolutions of every geometry the int8 kernel has (pads, stride 2, dilation, depthwise, grouped), relu and
+    clip, a residual add, max pool, and a fully connected head after a global average pool (kept float)."""
+    nodes, inits = [], []
+    for spec in [("c1", "x", "a1", 3, 16, 3, {"pads": [1, 1, 1, 1]}),
+                 ("c2", "r1", "a2", 16, 16, 3, {"pads": [1, 1, 1, 1], "group": 16}),
+                 ("c3", "r2", "a3", 16, 32, 3, {"pads": [2, 2, 2, 2], "dilations": [2, 2], "strides": [2, 2]}),
+                 ("c4", "p", "a4", 32, 32, 1, {"group": 4}),
+                 ("c5", "a4", "a5", 32, 32, 3, {"pads": [1, 2, 1, 0]})]:
+        name, x, y, c, f, k, attrs = spec
+        node, params = _conv(name, x, y, c, f, k, **attrs)
+        nodes.append(node)
+        inits += params
+        if name == "c1":
+            nodes.append(helper.make_node("Relu", ["a1"], ["r1"], name="relu1"))
+        if name == "c2":
+            inits += [numpy_helper.from_array(np.float32(0), "lo"), numpy_helper.from_array(np.float32(1.5), "hi")]
+            nodes.append(helper.make_node("Clip", ["a2", "lo", "hi"], ["r2"], name="clip2"))
+        if name == "c3":
+            nodes.append(helper.make_node("MaxPool", ["a3"], ["p"], name="pool", kernel_shape=[2, 2], strides=[1, 1],
+                                          pads=[0, 0, 1, 1]))
+    w = (RNG.standard_normal((32, 10)) / 6).astype(np.float32)
+    inits += [numpy_helper.from_array(w, "fc_w"), numpy_helper.from_array(np.zeros(10, np.float32), "fc_b")]
+    nodes += [helper.make_node("Add", ["a5", "p"], ["s"], name="residual"),
+              helper.make_node("Relu", ["s"], ["rs"], name="relu_s"),
+              helper.make_node("GlobalAveragePool", ["rs"], ["g"], name="gap"),
+              helper.make_node("Flatten", ["g"], ["flat"], name="flatten"),
+              helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], name="fc")]
+    graph = helper.make_graph(nodes, "qcnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def evaluate(func: ir.Operation, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The numpy semantics of a glowgraph function, node by node (each op's ``evaluate`` from its table row)."""
+    values: dict = dict(zip(func.regions[0].blocks[0].arguments, inputs))
+    for op in func.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.return":
+            return [values[v] for v in op.operands]
+        if op.name == "glowgraph.constant":
+            values[op.results[0]] = elements_to_numpy(op.attributes["value"])
+            continue
+        opdef = opdef_of(op)
+        info = op_info(opdef, op)
+        out = opdef.evaluate([values[v] for v in op.operands], info.attrs, [r.type for r in op.results])
+        for r, v in zip(op.results, out):
+            values[r] = v
+    raise AssertionError("no return")
+
+
+@pytest.fixture(scope="module")
+def model_and_profile(tmp_path_factory: pytest.TempPathFactory):
+    model = cnn()
+    feeds = [{"x": RNG.standard_normal((2, 3, 12, 12)).astype(np.float32)} for _ in range(6)]
+    profile = glow_mlir.profile(model, feeds, threads=1)
+    path = tmp_path_factory.mktemp("qcnn") / "qcnn.onnx"
+    onnx.save(model, path)
+    return model, path, profile, feeds
+
+
+@pytest.mark.parametrize("channelwise", [False, True])
+def test_int8_code_equals_the_numpy_semantics_of_the_int8_graph(model_and_profile, channelwise: bool) -> None:
+    model, _, profile, feeds = model_and_profile
+    options = CompileOptions(threads=1, quantization=QuantizationOptions(profile, channelwise=channelwise))
+    lowered = lower_model(model, options, until="quantize")
+    with lowered.ctx:
+        (func,) = functions(lowered.module.operation)
+        text = str(func)
+        kinds = re.findall(r'"glowgraph\.(\w+)"', text)
+        x = feeds[0]["x"]
+        (want,) = evaluate(func, [x])
+    assert kinds.count("qconv2d") == 5 and kinds.count("qadd") == 1 and "max_pool" in kinds
+    assert "conv2d" not in kinds and "add" not in kinds
+    compiled = glow_mlir.compile(model, threads=1, quantization=options.quantization)
+    got = compiled(x)
+    # the int8 chain ends at the global average pool (float): its input codes are equal, so the float head sees
+    # the same values but for float rounding and the qadd's float32 sums, which an FMA may round once instead of twice
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    float_run = glow_mlir.compile(model, threads=1)(x)
+    sqnr = 10 * np.log10(np.sum(float_run.astype(np.float64) ** 2) / np.sum((got - float_run) ** 2))
+    assert sqnr > 25, f"int8 logits SQNR {sqnr:.1f} dB against float"
+
+
+def test_the_int8_chain_has_no_dequantize_quantize_pairs_left(model_and_profile) -> None:
+    model, _, profile, _ = model_and_profile
+    lowered = lower_model(model, CompileOptions(threads=1, quantization=QuantizationOptions(profile)),
+                          until="quantize")
+    text = str(lowered.module)
+    # one quantize of the network input, one of the float pool's output into the int8 fully connected layer
+    assert text.count('"glowgraph.quantize"') == 2
+    assert text.count('"glowgraph.dequantize"') == 2  # before the pool, and the logits
+    assert "glowgraph.qparams" not in text
+
+
+def test_keep_float_leaves_the_named_op_types_in_float(model_and_profile) -> None:
+    model, _, profile, _ = model_and_profile
+    options = QuantizationOptions(profile, keep_float=("Conv", "Gemm"))
+    text = str(lower_model(model, CompileOptions(threads=1, quantization=options), until="quantize").module)
+    assert "qconv2d" not in text and "qfully_connected" not in text and '"glowgraph.conv2d"' in text
+    assert "glowgraph.qadd" in text  # the add still is int8
+
+
+def test_unknown_schema_and_a_foreign_profile_are_clear_errors(model_and_profile) -> None:
+    model, _, profile, _ = model_and_profile
+    with pytest.raises(GlowError, match="unknown quantization schema 'nope'.*asymmetric"):
+        glow_mlir.compile(model, profile=profile, quantization_schema="nope")
+    with pytest.raises(ProfileError, match="does not belong to this graph"):
+        glow_mlir.compile(model_path("digits_cnn"), profile=profile)
+
+
+SCHEMES = [("asymmetric", "minmax", True), ("symmetric", "kl", False), ("symmetric_uint8", "percentile", True),
+           ("symmetric_power2", "mse", False)]
+
+
+@pytest.fixture(scope="module")
+def digits_setup():
+    path = model_path("digits_cnn")
+    train, test, labels = digits("x_train"), digits("x_test"), digits("y_test")
+    profile = glow_mlir.profile(path, ({"image": train[i:i + 1]} for i in range(len(train))), threads=1)
+    float_model = glow_mlir.compile(path, threads=1)
+    return path, profile, test, labels, _top1(float_model, test, labels)
+
+
+def _top1(model, images: np.ndarray, labels: np.ndarray) -> float:
+    return float(np.mean([np.argmax(model(images[i:i + 1])) == labels[i] for i in range(len(images))]))
+
+
+@pytest.mark.parametrize("schema,calibration,channelwise", SCHEMES)
+def test_digits_top1_within_one_point_of_float(digits_setup, schema: str, calibration: str,
+                                                channelwise: bool) -> None:
+    path, profile, test, labels, float_top1 = digits_setup
+    model = glow_mlir.compile(path, threads=1, profile=profile, quantization_schema=schema, calibration=calibration,
+                              channelwise=channelwise)
+    assert "qconv2d" in model.stage("quantize").text
+    top1 = _top1(model, test, labels)
+    assert top1 >= float_top1 - 0.01, f"{schema}/{calibration}: top-1 {top1:.3f} against float {float_top1:.3f}"
+
+
+def test_glow_run_and_glow_compile_take_a_profile(model_and_profile, tmp_path: Path) -> None:
+    _, path, profile, feeds = model_and_profile
+    profile.save(tmp_path / "p.yaml")
+    np.save(tmp_path / "x.npy", feeds[0]["x"])
+    run = run_tool("glow-run", "-model", str(path), "--load-profile", str(tmp_path / "p.yaml"),
+                   "--enable-channelwise", "--input", f"x={tmp_path / 'x.npy'}")
+    assert run.returncode == 0, run.stderr
+    assert "y: shape ( 2 x 10 ) float32" in run.stdout
+    dump = run_tool("glow-compile", "-model", str(path), "--load-profile", str(tmp_path / "p.yaml"), "--dump-graph",
+                    "--keep-original-precision-for-nodes", "Add")
+    assert dump.returncode == 0, dump.stderr
+    assert '"glowgraph.qconv2d"' in dump.stdout and '"glowgraph.qadd"' not in dump.stdout
+    alone = run_tool("glow-run", "-model", str(path), "--enable-channelwise")
+    assert alone.returncode != 0 and "go with --load-profile" in alone.stderr
