@@ -133,7 +133,7 @@ def _probe(triple: str, cpu: str, features: str) -> tuple[int, bool]:
 
 def _int8_dot(features: str) -> tuple[str, ...]:
     """The int8 dot-product extensions enabled in a feature string (a host's: for a named CPU LLVM gives no feature
-    list through its C API, so none is assumed there until the int8 kernels need one)."""
+    list through its C API, see :func:`_named_int8_dot`)."""
     enabled = {f[1:] for f in features.split(",") if f.startswith("+")}
     return tuple(n for n in ("avx512vnni", "avxvnni", "dotprod", "i8mm") if n in enabled)
 
@@ -237,4 +237,22 @@ def named(cpu: str | None = None, triple: str | None = None) -> Target:
     if triple == base.triple and cpu == base.cpu:
         return base
     bits, fma = _probe(triple, cpu, "")
-    return Target(triple, cpu, "", bits, _registers(triple, bits), fma, ())
+    return Target(triple, cpu, "", bits, _registers(triple, bits), fma, _named_int8_dot(triple, cpu))
+
+
+#: x86 CPUs (LLVM's names) with AVX-512 VNNI and with AVX-VNNI, from the processor feature lists of LLVM's X86.td:
+#: LLVM's C API gives no feature list for a named CPU, and asking it to select vpdpbusd for one without would abort
+_AVX512VNNI_CPUS = frozenset({"cascadelake", "cooperlake", "icelake-client", "icelake-server", "rocketlake",
+                              "tigerlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+                              "diamondrapids", "znver4", "znver5"})
+_AVXVNNI_CPUS = frozenset({"alderlake", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s", "lunarlake",
+                           "pantherlake", "gracemont", "sierraforest", "grandridge", "clearwaterforest",
+                           "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "diamondrapids",
+                           "znver5"})
+
+
+def _named_int8_dot(triple: str, cpu: str) -> tuple[str, ...]:
+    """The x86 int8 dot-product extensions of a named CPU (none known for other architectures yet)."""
+    if not _x86(triple):
+        return ()
+    return tuple(n for n, cpus in (("avx512vnni", _AVX512VNNI_CPUS), ("avxvnni", _AVXVNNI_CPUS)) if cpu in cpus)

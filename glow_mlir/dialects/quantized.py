@@ -12,7 +12,9 @@ own; with plain ``i8`` they treat a quantized buffer as any other, and each int8
 - ``qconv2d`` / ``qfully_connected``: an int32 accumulator ``bias + sum(x * w)`` on the raw int8 input (its zero
   point is folded into the bias at compile time, and padding reads the input's zero point, which stands for 0), then
   requantized by a multiplier per output channel (or one for all) with a 31-bit fixed-point multiply and a rounding
-  right shift (:func:`requantize`), plus the output offset, clamped;
+  right shift (:func:`requantize`), plus the output offset, clamped. A CPU with an int8 dot-product instruction
+  (u8 x s8, four products summed per 32-bit lane) gets the filter packed for it (:func:`pack_filter`,
+  cpu-pack-int8-weights): the sum is then over ``(x + 128) * w``, and the bias holds ``-128 * sum(w)`` more;
 - ``qadd``: both inputs rescaled to the output's scale and added;
 - ``max_pool`` (a float op that also takes int8): max commutes with a monotone quantization, so the output keeps the
   input's parameters and needs none.
@@ -128,14 +130,54 @@ def _int8_operands(info: OpInfo) -> None:
 
 def qconv2d(info: OpInfo) -> list[ir.Type]:
     """QConv2d(input: i8 [N,H,W,C], filter: i8 [KH,KW,C/group,F], bias: i32 [F]) {window, group, input_offset,
-    multipliers, offset, clamp} -> i8 [N,OH,OW,F]."""
+    multipliers, offset, clamp} -> i8 [N,OH,OW,F]. The filter may be packed for an int8 dot-product kernel (group 1):
+    ``[F/L, KH, KW, Cp/4, L, 4]`` (:func:`unpack_filter`), the input then read as unsigned (+128)."""
     _int8_operands(info)
     _offset(info, "input_offset")
-    if len(info.shape(1)) != 4:
-        raise VerifyError(f"the filter must be [KH, KW, C/group, F], got rank {len(info.shape(1))}")
+    rank = len(info.shape(1))
+    if rank == 6:
+        return _packed_qconv2d(info)
+    if rank != 4:
+        raise VerifyError(f"the filter must be [KH, KW, C/group, F] (or packed, rank 6), got rank {rank}")
     result = S.conv_shape(info)
     _requant(info, info.shape(1)[3])
     return result
+
+
+def _packed_qconv2d(info: OpInfo) -> list[ir.Type]:
+    blocks, kh, kw, c4, lanes, four = info.shape(1)
+    n, h, w, c = S._rank(info, 0, 4, "input")
+    if four != 4 or c4 != -(-c // 4) or info.attrs["group"] != 1:
+        raise VerifyError(f"a packed filter [F/L, KH, KW, Cp/4, L, 4] must have Cp/4 = {-(-c // 4)} (the input's {c} "
+                          f"channels in groups of 4) and group 1, got {S._fmt(info.shape(1))} and group "
+                          f"{info.attrs['group']}")
+    f = blocks * lanes
+    if info.shape(2) != [f]:
+        raise VerifyError(f"bias {S._fmt(info.shape(2))} must have one entry per output channel ({f})")
+    oh, ow = S._windows(info, [h, w], [kh, kw])
+    _requant(info, f)
+    return [tensor_like(info.operand_types[0], [n, oh, ow, f])]
+
+
+#: what a packed convolution adds to every input value: its kernel reads int8 as unsigned (u8 x s8 dot products)
+UNSIGNED_SHIFT = 128
+
+
+def pack_filter(w: np.ndarray, lanes: int) -> np.ndarray:
+    """An HWCF int8 filter as ``[F/L, KH, KW, Cp/4, L, 4]``: for each block of L output channels and each group of
+    four input channels (zeros past C), the L x 4 bytes one dot-product instruction reads."""
+    kh, kw, c, f = w.shape
+    cp = -(-c // 4) * 4
+    padded = np.zeros((kh, kw, cp, f), np.int8)
+    padded[:, :, :c, :] = w
+    return np.ascontiguousarray(padded.reshape(kh, kw, cp // 4, 4, f // lanes, lanes).transpose(4, 0, 1, 2, 5, 3))
+
+
+def unpack_filter(packed: np.ndarray, channels: int) -> np.ndarray:
+    """The HWCF filter of ``channels`` input channels a packed filter holds."""
+    blocks, kh, kw, c4, lanes, four = packed.shape
+    w = packed.transpose(1, 2, 3, 5, 0, 4).reshape(kh, kw, c4 * four, blocks * lanes)
+    return w[:, :, :channels, :]
 
 
 def qfully_connected(info: OpInfo) -> list[ir.Type]:
@@ -209,6 +251,8 @@ def eval_qconv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: list[int]
                  dilations: list[int], group: int, input_offset: int, multipliers: list[float], offset: int,
                  output_min: int, output_max: int) -> np.ndarray:
     padded = cnn_numpy._pad_hw(np.asarray(x, np.int64), pads, input_offset)
+    if w.ndim == 6:  # packed: the input read as unsigned, the bias holding -128 * sum(w)
+        w, padded = unpack_filter(w, x.shape[3]), padded + UNSIGNED_SHIFT
     acc = cnn_numpy.conv2d(padded.astype(np.float64), np.asarray(w, np.float64), np.asarray(b, np.float64),
                            strides, [0, 0, 0, 0], dilations, group)
     return requantize(np.rint(acc).astype(np.int64), multipliers, offset, output_min, output_max)

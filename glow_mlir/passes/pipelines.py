@@ -67,6 +67,8 @@ NODE_LOWERING: list[Entry] = [
      "time; after every graph rewrite, which all read filters as HWCF"),
     ("cpu-pack-matmul-weights", "constant fully connected weights in the column panels of the CPU matmul kernel where "
      "its tiles want them, at compile time; after every graph rewrite, which all read weights as [K, N]"),
+    ("cpu-pack-int8-weights", "constant int8 filters in the layout of the dot-product kernel, their biases corrected "
+     "for its unsigned input, on a target with VNNI; after quantization and every graph rewrite"),
     ("glowgraph-cse", "lowering can duplicate broadcasts and constants"),
     ("glowgraph-dce", "remove what lowering made dead"),
 ]
@@ -103,6 +105,8 @@ CODEGEN: list[Entry] = [
     ("linalg-outline-kernels", "one function per distinct linalg op, a contraction or convolution with its bias and "
      "elementwise epilogue as one (cpu-tile-kernels fuses them): LLVM's loop passes grow faster than linearly "
      "with function size (minutes for a CNN in one function), and a network repeats its kernels"),
+    ("cpu-int8-kernels", "int8 convolutions on packed filters become register tiles of dot products, before the "
+     "float kernels, which would not take them"),
     ("cpu-tile-kernels", "contractions become tensor islands on their buffers: tiled, vectorized, accumulators hoisted; "
      "the bias and elementwise epilogue of a kernel fused into its register loops"),
     ("cpu-vectorize-rest", "the other linalg ops on memrefs (fills, copies, broadcasts, elementwise, reductions, "

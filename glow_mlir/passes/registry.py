@@ -127,6 +127,8 @@ PASSES: dict[str, str] = {
     # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
     "cpu-pack-conv-filters": "glow_mlir.backend.kernels.passes:PackConvFilters",
     "cpu-pack-matmul-weights": "glow_mlir.backend.kernels.passes:PackMatmulWeights",
+    "cpu-pack-int8-weights": "glow_mlir.backend.kernels.passes:PackInt8Weights",
+    "cpu-int8-kernels": "glow_mlir.backend.kernels.passes:Int8Kernels",
     "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",

@@ -4,9 +4,11 @@ In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 
     cpu-pack-conv-filters         constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
     cpu-pack-matmul-weights       constant fully_connected weights -> column panels [N/P, K, P]
+    cpu-pack-int8-weights         constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
 
 In the codegen pipeline::
 
+    cpu-int8-kernels              int8 convolutions on packed filters -> register tiles of dot products (VNNI)
     cpu-tile-kernels{threads=N}   contractions on memrefs -> tensor islands, tiled, vectorized, accumulators hoisted
     cpu-vectorize-rest            the other linalg ops on memrefs: loops on the outer dims, vectors on the innermost
     cpu-approximate-math          f32 exp / erf / tanh -> polynomials (vector arithmetic, no libm call per lane)
@@ -30,7 +32,9 @@ from ...dialects.cnn_numpy import pack_panels
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
-from . import approx, conv, epilogue, isa, matmul, vectorize
+from .. import target as targets
+from ..target import Target
+from . import approx, conv, epilogue, int8, isa, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -42,6 +46,10 @@ class TargetOptions:
 
     target_cpu: str = ""
     target_triple: str = ""
+
+    def target(self) -> Target:
+        """The target description these options name."""
+        return targets.named(self.target_cpu or None, self.target_triple or None)
 
     def kernel_spec(self) -> isa.KernelSpec:
         """The kernels' parameters for this target (an unknown CPU is a CompileError naming where the valid names
@@ -78,6 +86,53 @@ class PackConvFilters(TargetOptions, Pass):
                 if block:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(conv.pack_filter(w, block))
+
+
+@dataclass(frozen=True)
+class PackInt8Weights(TargetOptions, Pass):
+    """For a target with an int8 dot product: the constant filters of group-1 qconv2d nodes in the layout of the
+    int8 kernel, ``[F/L, KH, KW, Cp/4, L, 4]``, their biases less ``128 * sum(w)``; qfully_connected nodes as 1x1
+    qconv2d first (:mod:`.int8`)."""
+
+    name = "cpu-pack-int8-weights"
+    summary = ("qconv2d filters known at compile time -> [F/L, KH, KW, Cp/4, L, 4] for the int8 dot-product kernel; "
+               "qfully_connected as a 1x1 qconv2d (targets with VNNI)")
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, module.location:
+            nodes = _graph_nodes(module, ("glowgraph.qconv2d", "glowgraph.qfully_connected"))
+            dot = int8.dot_of(self.target()) if nodes else None
+            if dot is None:
+                return
+            for op in nodes:
+                with ir.InsertionPoint(op), op.location:
+                    if op.name == "glowgraph.qconv2d":
+                        int8.pack_qconv(op, dot)
+                    else:
+                        int8.fully_connected_as_conv(op, dot)
+
+
+@dataclass(frozen=True)
+class Int8Kernels(TargetOptions, Pass):
+    """The int8 convolutions on packed filters (``glow.int8_conv`` generics) -> loops of dot-product instructions
+    with their accumulators in registers (:mod:`.int8`)."""
+
+    name = "cpu-int8-kernels"
+    summary = "int8 convolutions on packed filters -> register tiles of vpdpbusd (targets with VNNI)"
+
+    def run(self, module: ir.Operation) -> None:
+        found: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if int8.matches(op):
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        with module.context, module.location:
+            module.walk(visit)
+            dot = int8.dot_of(self.target()) if found else None
+            for op in found if dot is not None else []:
+                int8.make_kernel(op, dot)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ from .cnn import BLOCKED_CONV_ATTR, SHIFTED_POSITIONS, blocked_conv, lower_conv2
 from .common import (
     ALIGNMENT,
     BOOL_STORAGE_BITS,
+    INT8_CONV_ATTR,
     PACKED_MATMUL_ATTR,
     PREFIX,
     Operands,
@@ -108,6 +109,6 @@ from .common import (
 )
 from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert_program, scratch_types
 
-__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "LOWERINGS", "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH",
+__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "LOWERINGS", "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH",
            "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv", "check_legal", "convert_program",
            "elementwise", "lower_conv2d", "packed_matmul", "row_major_strides", "scratch_types", "storage_type"]

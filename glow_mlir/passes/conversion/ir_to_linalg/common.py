@@ -20,6 +20,9 @@ BOOL_STORAGE_BITS = 8
 BLOCKED_CONV_ATTR = "glow.blocked_conv"
 #: marks the generic of a matmul on weights packed in column panels (:func:`.basic.packed_matmul`)
 PACKED_MATMUL_ATTR = "glow.packed_matmul"
+#: marks the generic of an int8 convolution on a filter packed for a dot-product instruction
+#: (:func:`.quantized.packed_conv`) and holds its strides and dilations
+INT8_CONV_ATTR = "glow.int8_conv"
 
 
 class Operands:

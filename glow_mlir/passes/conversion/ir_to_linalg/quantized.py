@@ -9,11 +9,11 @@ from types import SimpleNamespace
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, math
+from mlir.dialects import arith, linalg, math, memref
 
-from ....dialects.quantized import fixed_point, ratio
+from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
 from .cnn import _global_constant, _padded, _padded_type, conv_into
-from .common import Lowering, Operands, _constant, _dims, _memref, elementwise
+from .common import INT8_CONV_ATTR, Lowering, Operands, _constant, _dims, _expand, _memref, elementwise
 
 _I8, _I32, _I64, _F32 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(32),
                          lambda: ir.IntegerType.get_signless(64), lambda: ir.F32Type.get())
@@ -85,20 +85,67 @@ def _requantize_into(op: ir.OpView, dest: ir.Value, acc: ir.Value) -> None:
     elementwise(dest, [acc, *tables], body, [ir.AffineMap.get_identity(rank), channel, channel])
 
 
+def _packed_border(op: ir.OpView) -> list[ir.MemRefType]:
+    """For a packed filter: the input bordered by its zero point and its channels grown to the filter's Cp (a
+    multiple of 4: the kernel reads four channels at a time), when either is needed."""
+    src = _memref(op.src)
+    n, h, w, c = src.shape
+    cp = 4 * _memref(op.filter).shape[3]
+    top, left, bottom, right = op.pads
+    if not any(op.pads) and cp == c:
+        return []
+    return [ir.MemRefType.get([n, top + h + bottom, left + w + right, cp], src.element_type)]
+
+
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
     """The input bordered by its zero point (when there are pads), then the int32 accumulators."""
     dest = _memref(op.dest)
-    return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get(dest.shape, _I32())]
+    border = _packed_border(op) if _memref(op.filter).rank == 6 else _padded_type(_memref(op.src), op.pads)
+    return [*border, ir.MemRefType.get(dest.shape, _I32())]
 
 
 def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
     """acc = bias broadcast; acc += conv(src bordered by input_offset, filter) (i8 x i8 -> i32); dest =
-    requantize(acc)."""
+    requantize(acc). On a packed filter the convolution is :func:`packed_conv`."""
     *border, acc = new.scratch
-    src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
-    linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
-    conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
+    if _memref(op.filter).rank == 6:
+        src = new.src
+        if border:  # the whole scratch at the zero point, then the input inside it
+            n, h, w, c = _memref(src).shape
+            linalg.fill(_constant(_I8(), op.input_offset), outs=[border[0]])
+            inside = memref.subview(border[0], [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
+            linalg.copy(src, outs=[inside])
+            src = border[0]
+        linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
+        packed_conv(src, new.filter, acc, op.strides, op.dilations)
+    else:
+        src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
+        linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
+        conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
     _requantize_into(op, new.dest, acc)
+
+
+def packed_conv(src: ir.Value, filt: ir.Value, acc: ir.Value, strides: list[int], dilations: list[int]) -> None:
+    """acc += sum over (kh, kw, c) of (src + 128) * w, the filter packed ``[F/L, KH, KW, Cp/4, L, 4]`` and src
+    already holding Cp channels: one linalg.generic over (n, oh, ow, fo, fi, kh, kw, co, ci) on acc viewed as
+    [N, OH, OW, F/L, L], tagged with its strides and dilations. The CPU's int8 kernel (backend/kernels/int8.py)
+    replaces it with dot-product instructions; without one it computes the same sums."""
+    n, oh, ow, _ = _memref(acc).shape
+    blocks, _, _, _, lanes, _ = _memref(filt).shape
+    acc5 = _expand(acc, [n, oh, ow, blocks, lanes], [[0], [1], [2], [3, 4]])
+    d = [ir.AffineDimExpr.get(i) for i in range(9)]  # n, oh, ow, fo, fi, kh, kw, co, ci
+    src_map = ir.AffineMap.get(9, 0, [d[0], d[1] * strides[0] + d[5] * dilations[0],
+                                      d[2] * strides[1] + d[6] * dilations[1], d[7] * 4 + d[8]])
+    maps = [src_map, _dims(3, 5, 6, 7, 4, 8, rank=9), _dims(0, 1, 2, 3, 4, rank=9)]
+    shift = _constant(_I32(), UNSIGNED_SHIFT)
+    generic = linalg.GenericOp([], [src, filt], [acc5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                               [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 4)
+    generic.attributes[INT8_CONV_ATTR] = ir.DenseI64ArrayAttr.get([*strides, *dilations])
+    block = generic.regions[0].blocks.append(_I8(), _I8(), _I32())
+    with ir.InsertionPoint(block):
+        x, w, total = block.arguments
+        unsigned = arith.addi(arith.extsi(_I32(), x), shift)
+        linalg.YieldOp([arith.addi(total, arith.muli(unsigned, arith.extsi(_I32(), w)))])
 
 
 def lower_qfully_connected(op: ir.OpView, new: Operands) -> None:

@@ -1,0 +1,207 @@
+"""The int8 convolution kernel on dot-product instructions, and the filter layout it reads.
+
+x86's VNNI ``vpdpbusd acc, a, b`` adds to each 32-bit lane of ``acc`` the four products of the lane's unsigned bytes
+of ``a`` and signed bytes of ``b``: 4 x L multiply-adds in one instruction (L = 16 lanes on AVX-512, 8 with AVX-VNNI
+on ymm), against L for a float FMA. The kernel broadcasts four input channels of one pixel (read as unsigned: the
+int8 value + 128, an xor of the sign bits) to every lane and takes ``b`` from the filter packed as
+``[F/L, KH, KW, Cp/4, L, 4]`` (dialects/quantized.py pack_filter): lane j holds output channel j's four weights.
+
+- ``cpu-pack-int8-weights`` (node lowering, on glowgraph): the constant filter of each group-1 qconv2d whose output
+  channels are whole blocks of L is packed at compile time, and ``128 * sum(w)`` taken out of its bias (the kernel
+  adds 128 to every input); a qfully_connected becomes a 1x1 qconv2d over its rows first. Only for a target with an
+  int8 dot product (:func:`dot_of`).
+- ``cpu-int8-kernels`` (codegen): the generic a packed qconv2d lowers to (``glow.int8_conv``) becomes loops over
+  (image, output row, filter blocks of ``nv`` vectors, tiles of ``rows`` output pixels) with ``rows x nv``
+  accumulator registers carried through the (kh, kw, channel group) loops: per step ``nv`` filter loads,
+  ``rows`` broadcasts and ``rows x nv`` dot products. ``nv`` and ``rows`` follow the target's register count
+  (:func:`register_tile`): the accumulators, the filter vectors and the broadcast fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, llvm, memref, scf, vector
+
+from ...dialects import glowgraph as gg
+from ...dialects.quantized import UNSIGNED_SHIFT, pack_filter
+from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR
+from ...passes.graph.patterns import attr, constant, known, replace
+from ..target import Target
+
+
+@dataclass(frozen=True)
+class Dot:
+    """An int8 dot-product instruction: its 32-bit lanes per register, the LLVM intrinsic, the register count."""
+
+    lanes: int
+    intrinsic: str
+    registers: int
+
+
+def dot_of(target: Target) -> Dot | None:
+    """The u8 x s8 dot product the target has: AVX-512 VNNI on zmm, AVX-VNNI (or VNNI limited to ymm) on ymm."""
+    if "avx512vnni" in target.int8_dot and target.vector_bits >= 512:
+        return Dot(16, "llvm.x86.avx512.vpdpbusd.512", target.vector_registers)
+    if "avx512vnni" in target.int8_dot or "avxvnni" in target.int8_dot:
+        return Dot(8, "llvm.x86.avx512.vpdpbusd.256", target.vector_registers)
+    return None
+
+
+def register_tile(out_width: int, blocks: int, dot: Dot) -> tuple[int, int]:
+    """(rows, nv): output pixels and filter vectors of one register tile. Two filter vectors where the blocks
+    pair up; as many pixels as the registers hold beside the nv filter vectors and the broadcast, at most the row."""
+    nv = 2 if blocks % 2 == 0 else 1
+    rows = max(1, (dot.registers - nv - 2) // nv)
+    return min(rows, out_width), nv
+
+
+# --------------------------------------------------------------------------- the filter layout (glowgraph)
+
+
+def _packed(w: np.ndarray, b: np.ndarray, dot: Dot) -> tuple[np.ndarray, np.ndarray] | None:
+    """An HWCF int8 filter packed for ``dot`` and its bias less 128 * sum(w); None when the output channels are not
+    whole blocks or the corrected bias leaves int32."""
+    if w.shape[3] % dot.lanes:
+        return None
+    bias = b.astype(np.int64) - UNSIGNED_SHIFT * w.astype(np.int64).reshape(-1, w.shape[3]).sum(axis=0)
+    if np.abs(bias).max(initial=0) >= 2**31:
+        return None
+    return pack_filter(w, dot.lanes), bias.astype(np.int32)
+
+
+def pack_qconv(op: ir.Operation, dot: Dot) -> bool:
+    """A group-1 qconv2d with constant filter and bias, whole blocks of output channels: its filter packed and its
+    bias corrected (the constants built at the insertion point, before ``op``). Returns whether it did."""
+    w, b = known(op.operands[1]), known(op.operands[2])
+    if w is None or b is None or w.ndim != 4 or attr(op, "group", "i64") != 1:
+        return False
+    packed = _packed(w, b, dot)
+    if packed is None:
+        return False
+    op.operands[1], op.operands[2] = constant(packed[0]), constant(packed[1])
+    return True
+
+
+def fully_connected_as_conv(op: ir.Operation, dot: Dot) -> bool:
+    """qfully_connected(x [N,K], w [K,M], b) -> reshape(qconv2d(reshape(x) [1,1,N,K], w [1,1,K,M])) with its
+    filter packed, when M is whole blocks."""
+    w, b = known(op.operands[1]), known(op.operands[2])
+    packed = None if w is None or b is None or w.ndim != 2 else _packed(w.reshape(1, 1, *w.shape), b, dot)
+    if packed is None:
+        return False
+    n, k = ir.RankedTensorType(op.operands[0].type).shape
+    x = gg.reshape(op.operands[0], shape=[1, 1, n, k])
+    conv = gg.qconv2d(x, constant(packed[0]), constant(packed[1]), strides=[1, 1], pads=[0, 0, 0, 0],
+                      dilations=[1, 1], group=1, input_offset=0, **dict(op.attributes.items()))
+    replace(op, [gg.reshape(conv, shape=[n, w.shape[1]])])
+    return True
+
+
+# --------------------------------------------------------------------------- the kernel (linalg on memrefs)
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _affine(a: ir.Value, scale: int, b: ir.Value, scale_b: int, offset: int = 0) -> ir.Value:
+    """a * scale + b * scale_b + offset on index values."""
+    total = arith.addi(arith.muli(a, _index(scale)), arith.muli(b, _index(scale_b)))
+    return arith.addi(total, _index(offset)) if offset else total
+
+
+def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Value, fb: ir.Value, ow0: ir.Value,
+          rows: int, nv: int, geometry: list[int], dot: Dot) -> None:
+    """One register tile: ``rows`` output pixels from ``ow0`` x ``nv`` filter blocks from ``fb * nv``."""
+    sh, sw, dh, dw = geometry
+    _, kh_n, kw_n, c4_n, lanes4 = ir.MemRefType(filt.type).shape
+    lanes = lanes4 // 4
+    i32, i8 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(8)
+    acc_t = ir.VectorType.get([lanes], i32)
+    bytes_t = ir.VectorType.get([lanes * 4], i8)  # the intrinsic's byte operands (LLVM 22: <64 x i8> on zmm)
+    zero = _index(0)
+    blocks = [arith.addi(arith.muli(fb, _index(nv)), _index(v)) for v in range(nv)]
+    pixels = [arith.addi(ow0, _index(p)) for p in range(rows)]
+    accs = [vector.load(acc_t, acc5, [n, oh, pixels[p], blocks[v], zero]) for p in range(rows) for v in range(nv)]
+    sign = arith.constant(i32, -0x7F7F7F80)  # 0x80808080: the int8 + 128 of four bytes at once
+    y0 = arith.muli(oh, _index(sh))
+    xs = [arith.muli(pixels[p], _index(sw)) for p in range(rows)]
+
+    def loop(count: int, carried: list[ir.Value], body) -> list[ir.Value]:
+        step = scf.ForOp(zero, _index(count), _index(1), carried)
+        with ir.InsertionPoint(step.body):
+            scf.YieldOp(body(step.induction_variable, list(step.inner_iter_args)))
+        return list(step.results)
+
+    def over_kh(kh: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
+        y = arith.addi(y0, arith.muli(kh, _index(dh)))
+        return loop(kw_n, carried, lambda kw, c: over_kw(kh, kw, y, c))
+
+    def over_kw(kh: ir.Value, kw: ir.Value, y: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
+        shift = arith.muli(kw, _index(dw))
+        columns = [arith.addi(x, shift) for x in xs]
+        return loop(c4_n, carried, lambda c4, c: over_channels(kh, kw, c4, y, columns, c))
+
+    def over_channels(kh, kw, c4, y, columns, carried):
+        weights = []
+        for v in range(nv):
+            weights.append(vector.load(bytes_t, filt, [blocks[v], kh, kw, c4, zero]))
+        channel = arith.muli(c4, _index(4))
+        out = list(carried)
+        for p in range(rows):
+            four = vector.load(ir.VectorType.get([4], i8), src, [n, y, columns[p], channel])
+            word = vector.extract(vector.bitcast(ir.VectorType.get([1], i32), four), [], [0])
+            broadcast = vector.bitcast(bytes_t, vector.broadcast(acc_t, arith.xori(word, sign)))
+            for v in range(nv):
+                k = p * nv + v
+                out[k] = llvm.call_intrinsic(acc_t, dot.intrinsic, [out[k], broadcast, weights[v]], [], [])
+        return out
+
+    accs = loop(kh_n, accs, over_kh)
+    for p in range(rows):
+        for v in range(nv):
+            vector.store(accs[p * nv + v], acc5, [n, oh, pixels[p], blocks[v], zero])
+
+
+def make_kernel(op: ir.Operation, dot: Dot) -> None:
+    """Replace the tagged generic ``op`` (src, packed filter -> acc viewed [N, OH, OW, F/L, L]) by the loops of
+    :func:`_tile`: the main tiles of a row, then one tile of what is left of it."""
+    src, filt = op.operands[0], op.operands[1]
+    acc5 = op.operands[2]
+    geometry = list(ir.DenseI64ArrayAttr(op.attributes[INT8_CONV_ATTR]))
+    n_n, oh_n, ow_n, blocks, _ = ir.MemRefType(acc5.type).shape
+    rows, nv = register_tile(ow_n, blocks, dot)
+    main, rest = ow_n // rows, ow_n % rows
+    with ir.InsertionPoint(op), op.location:
+        # each (block, kh, kw, channel group)'s L x 4 bytes as one row: the loads are 1-D vectors
+        shape = ir.MemRefType(filt.type).shape
+        filt = memref.collapse_shape(ir.MemRefType.get([*shape[:4], shape[4] * shape[5]],
+                                                       ir.MemRefType(filt.type).element_type),
+                                     filt, [[0], [1], [2], [3], [4, 5]])
+        zero, one = _index(0), _index(1)
+        outer = scf.ForOp(zero, _index(n_n), one)
+        with ir.InsertionPoint(outer.body):
+            row = scf.ForOp(zero, _index(oh_n), one)
+            with ir.InsertionPoint(row.body):
+                fblock = scf.ForOp(zero, _index(blocks // nv), one)
+                with ir.InsertionPoint(fblock.body):
+                    tiles = scf.ForOp(zero, _index(main), one)
+                    with ir.InsertionPoint(tiles.body):
+                        ow0 = arith.muli(tiles.induction_variable, _index(rows))
+                        _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
+                              fblock.induction_variable, ow0, rows, nv, geometry, dot)
+                        scf.YieldOp([])
+                    if rest:
+                        _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
+                              fblock.induction_variable, _index(main * rows), rest, nv, geometry, dot)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            scf.YieldOp([])
+    op.erase()
+
+
+def matches(op: ir.Operation) -> bool:
+    return op.name == "linalg.generic" and INT8_CONV_ATTR in op.attributes
