@@ -216,14 +216,18 @@ class ConvPlan:
 
 
 def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
-    """The plan for ``op`` if it is a convolution this family takes (f32, static shapes, no dilation): a named
+    """The plan for ``op`` if it is a convolution this family takes (f32 or int8 depthwise, static shapes, no
+    dilation): a named
     convolution, or the generic of one on a packed filter (convert-glowir-to-linalg's ``blocked_conv``)."""
     blocked = op.name == "linalg.generic" and BLOCKED_CONV_ATTR in op.attributes
     if not blocked and (op.name not in (NAME, DEPTHWISE) or _ints(op, "dilations") != [1, 1]):
         return None
     types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
-    if len(types) != 3 or not all(t.has_static_shape and t.element_type == ir.F32Type.get() for t in types):
+    if len(types) != 3 or not all(t.has_static_shape for t in types):
         return None
+    elements = [str(t.element_type) for t in types]
+    if elements != ["f32"] * 3 and not (op.name == DEPTHWISE and elements == ["i8", "i8", "i32"]):
+        return None  # f32, or an int8 depthwise convolution into int32 accumulators (i32 lanes as f32's)
     src, filt, dest = (list(t.shape) for t in types)
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]

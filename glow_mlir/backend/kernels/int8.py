@@ -2,7 +2,8 @@
 
 x86's VNNI ``vpdpbusd acc, a, b`` adds to each 32-bit lane of ``acc`` the four products of the lane's unsigned bytes
 of ``a`` and signed bytes of ``b``: 4 x L multiply-adds in one instruction (L = 16 lanes on AVX-512, 8 with AVX-VNNI
-on ymm), against L for a float FMA. The kernel broadcasts four input channels of one pixel (read as unsigned: the
+on ymm), against L for a float FMA. A convolution whose output channels are not whole zmm blocks but whole ymm
+blocks (24) runs on ymm registers on an AVX-512 target. The kernel broadcasts four input channels of one pixel (read as unsigned: the
 int8 value + 128, an xor of the sign bits) to every lane and takes ``b`` from the filter packed as
 ``[F/L, KH, KW, Cp/4, L, 4]`` (dialects/quantized.py pack_filter): lane j holds output channel j's four weights.
 
@@ -32,21 +33,29 @@ from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
 
+#: the vpdpbusd intrinsic for each register width in 32-bit lanes (LLVM 22: <L x i32>, <4L x i8>, <4L x i8>)
+INTRINSICS = {16: "llvm.x86.avx512.vpdpbusd.512", 8: "llvm.x86.avx512.vpdpbusd.256"}
+
+
 @dataclass(frozen=True)
 class Dot:
-    """An int8 dot-product instruction: its 32-bit lanes per register, the LLVM intrinsic, the register count."""
+    """An int8 dot-product instruction: the 32-bit lanes of its widest register, the register count."""
 
     lanes: int
-    intrinsic: str
     registers: int
+
+    def lanes_for(self, channels: int) -> int | None:
+        """The register width (in lanes) whose blocks ``channels`` output channels fill: the widest, else ymm on an
+        AVX-512 target (24 channels: three ymm blocks); None when neither divides them."""
+        return next((n for n in INTRINSICS if n <= self.lanes and channels % n == 0), None)
 
 
 def dot_of(target: Target) -> Dot | None:
-    """The u8 x s8 dot product the target has: AVX-512 VNNI on zmm, AVX-VNNI (or VNNI limited to ymm) on ymm."""
+    """The u8 x s8 dot product the target has: AVX-512 VNNI on zmm (and ymm), AVX-VNNI on ymm."""
     if "avx512vnni" in target.int8_dot and target.vector_bits >= 512:
-        return Dot(16, "llvm.x86.avx512.vpdpbusd.512", target.vector_registers)
+        return Dot(16, target.vector_registers)
     if "avx512vnni" in target.int8_dot or "avxvnni" in target.int8_dot:
-        return Dot(8, "llvm.x86.avx512.vpdpbusd.256", target.vector_registers)
+        return Dot(8, target.vector_registers)
     return None
 
 
@@ -64,12 +73,13 @@ def register_tile(out_width: int, blocks: int, dot: Dot) -> tuple[int, int]:
 def _packed(w: np.ndarray, b: np.ndarray, dot: Dot) -> tuple[np.ndarray, np.ndarray] | None:
     """An HWCF int8 filter packed for ``dot`` and its bias less 128 * sum(w); None when the output channels are not
     whole blocks or the corrected bias leaves int32."""
-    if w.shape[3] % dot.lanes:
+    lanes = dot.lanes_for(w.shape[3])
+    if lanes is None:
         return None
     bias = b.astype(np.int64) - UNSIGNED_SHIFT * w.astype(np.int64).reshape(-1, w.shape[3]).sum(axis=0)
     if np.abs(bias).max(initial=0) >= 2**31:
         return None
-    return pack_filter(w, dot.lanes), bias.astype(np.int32)
+    return pack_filter(w, lanes), bias.astype(np.int32)
 
 
 def pack_qconv(op: ir.Operation, dot: Dot) -> bool:
@@ -157,7 +167,7 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
             broadcast = vector.bitcast(bytes_t, vector.broadcast(acc_t, arith.xori(word, sign)))
             for v in range(nv):
                 k = p * nv + v
-                out[k] = llvm.call_intrinsic(acc_t, dot.intrinsic, [out[k], broadcast, weights[v]], [], [])
+                out[k] = llvm.call_intrinsic(acc_t, INTRINSICS[lanes], [out[k], broadcast, weights[v]], [], [])
         return out
 
     accs = loop(kh_n, accs, over_kh)
