@@ -130,13 +130,14 @@ def digits_table() -> str:
     def top1(model) -> float:
         return 100 * float(np.mean([np.argmax(model(test[i:i + 1])) == labels[i] for i in range(len(test))]))
 
-    lines = [f"digits_cnn top-1 on {len(test)} test images, calibrated on {len(train)} training images; float "
-             f"{top1(api.compile(path, threads=1)):.1f}%", "",
+    head = (f"digits_cnn top-1 on {len(test)} test images, calibrated on {len(train)} training images; float "
+            f"{top1(api.compile(path, threads=1)):.1f}%")
+    lines = [head, "",
              "| schema | " + " | ".join(f"{c} | {c} cw" for c in CALIBRATIONS) + " |",
              "|---|" + "---:|" * (2 * len(CALIBRATIONS))]
     for schema in SCHEMAS:
-        cells = [f"{top1(api.compile(path, threads=1, profile=prof, quantization_schema=schema, calibration=c, channelwise=cw)):.1f}"
-                 for c in CALIBRATIONS for cw in (False, True)]
+        cells = [f"{top1(api.compile(path, threads=1, profile=prof, quantization_schema=schema, calibration=c,
+                                     channelwise=cw)):.1f}" for c in CALIBRATIONS for cw in (False, True)]
         lines.append(f"| {schema} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -32,7 +32,6 @@ from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR
 from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
-
 #: the vpdpbusd intrinsic for each register width in 32-bit lanes (LLVM 22: <L x i32>, <4L x i8>, <4L x i8>)
 INTRINSICS = {16: "llvm.x86.avx512.vpdpbusd.512", 8: "llvm.x86.avx512.vpdpbusd.256"}
 
