@@ -64,22 +64,24 @@ def ort_qdq(path: Path, feeds: list[dict[str, np.ndarray]], directory: Path) -> 
     return out
 
 
-def dot_instructions(compiled) -> int:
-    """vpdpbusd instructions in the machine code of a compiled model (llvm-objdump of its object files)."""
+def dot_instructions(compiled) -> dict[str, int]:
+    """The int8 multiply-add instructions (vpdpbusd, vpmaddwd) in the machine code of a compiled model
+    (llvm-objdump of its object files)."""
     from .backend.tools_paths import llvm_tool
 
-    count = 0
+    counts = {"vpdpbusd": 0, "vpmaddwd": 0}
     with tempfile.TemporaryDirectory(prefix="glow-bench-") as directory:
         for k, blob in enumerate(compiled._jit.object_code()):
             obj = Path(directory) / f"part{k}.o"
             obj.write_bytes(blob)
             text = subprocess.run([llvm_tool("llvm-objdump"), "-d", "--no-show-raw-insn", str(obj)],
                                   capture_output=True, text=True, check=True).stdout
-            count += len(re.findall(r"\bvpdpbusd\b", text))
-    return count
+            for name in counts:
+                counts[name] += len(re.findall(rf"\b{name}\b", text))
+    return counts
 
 
-def bench_model(path: Path, threads: int, runs: int, calibration: int) -> tuple[str, str]:
+def bench_model(path: Path, threads: int, runs: int, calibration: int, target_cpu: str = "") -> tuple[str, str]:
     """One row of the table, and its line of instructions."""
     from . import api
     from .quantization.profile import profile
@@ -90,8 +92,9 @@ def bench_model(path: Path, threads: int, runs: int, calibration: int) -> tuple[
         reference = next(data[k] for k in data.files if k.startswith("out_"))
     feeds = calibration_feeds(inputs, calibration)
     prof = profile(path, feeds, threads=threads)
-    glow_float = api.compile(path, threads=threads)
-    glow_int8 = {cw: api.compile(path, threads=threads, profile=prof, channelwise=cw) for cw in (False, True)}
+    glow_float = api.compile(path, threads=threads, target_cpu=target_cpu)
+    glow_int8 = {cw: api.compile(path, threads=threads, profile=prof, channelwise=cw, target_cpu=target_cpu)
+                 for cw in (False, True)}
     with tempfile.TemporaryDirectory(prefix="glow-bench-") as directory:
         qdq = ort_qdq(path, feeds, Path(directory))
         ort_float, ort_int8 = _ort_session(str(path), threads), _ort_session(str(qdq), threads)
@@ -110,7 +113,8 @@ def bench_model(path: Path, threads: int, runs: int, calibration: int) -> tuple[
            f"{sqnr(out[True], reference):.1f} | {sqnr(ort_out, reference):.1f} |")
     ops = glow_int8[True].stage("quantize").text
     kinds = {k: len(re.findall(rf'"glowgraph\.{k}"', ops)) for k in ("qconv2d", "qadd", "conv2d", "quantize")}
-    line = (f"{path.stem}: {dot_instructions(glow_int8[True])} vpdpbusd in the int8 code; int8 graph: "
+    counts = ", ".join(f"{n} {name}" for name, n in dot_instructions(glow_int8[True]).items())
+    line = (f"{path.stem}: {counts} in the int8 code; int8 graph: "
             f"{kinds['qconv2d']} qconv2d, {kinds['qadd']} qadd, {kinds['conv2d']} float conv2d, "
             f"{kinds['quantize']} quantize")
     return row, line
@@ -152,22 +156,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1, help="threads for both engines (default 1)")
     p.add_argument("--runs", type=int, default=20, help="timed calls per engine (default 20)")
     p.add_argument("--calibration", type=int, default=8, help="calibration inputs (default 8)")
+    p.add_argument("--target-cpu", default="", help="glow_mlir's target (haswell: AVX2 code, which any AVX-512 "
+                   "machine runs; onnxruntime picks its own kernels for this machine)")
     p.add_argument("--digits", action="store_true", help="also the digits_cnn accuracy table")
     args = p.parse_args(argv)
     import onnxruntime
 
-    from .backend.target import host
+    from .backend.target import named
 
     onnxruntime.set_default_logger_severity(3)  # quantize_static's models draw warnings about unused initializers
 
-    print(f"target: {host().describe()}")
+    print(f"glow_mlir target: {named(args.target_cpu or None).describe()}")
     print("| model | threads | glow float ms | glow int8 ms | glow int8 cw ms | ort float ms | ort int8 ms | "
           "glow int8/float | ort int8/float | glow int8/ort int8 | SQNR glow int8 | SQNR glow cw | SQNR ort int8 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     lines = []
     for name in args.models.split(","):
         start = time.perf_counter()
-        row, line = bench_model(models_dir() / f"{name}.onnx", args.threads, args.runs, args.calibration)
+        row, line = bench_model(models_dir() / f"{name}.onnx", args.threads, args.runs, args.calibration,
+                                args.target_cpu)
         print(row, flush=True)
         lines.append(f"{line} ({time.perf_counter() - start:.0f} s for the row)")
     print("\n".join(lines))

@@ -14,7 +14,8 @@ own; with plain ``i8`` they treat a quantized buffer as any other, and each int8
   requantized by a multiplier per output channel (or one for all) with a 31-bit fixed-point multiply and a rounding
   right shift (:func:`requantize`), plus the output offset, clamped. A CPU with an int8 dot-product instruction
   (u8 x s8, four products summed per 32-bit lane) gets the filter packed for it (:func:`pack_filter`,
-  cpu-pack-int8-weights): the sum is then over ``(x + 128) * w``, and the bias holds ``-128 * sum(w)`` more;
+  cpu-pack-int8-weights): the sum is then over ``(x + 128) * w``, and the bias holds ``-128 * sum(w)`` more; a CPU
+  without one gets the filter in int16 pairs for a pairwise multiply-add (vpmaddwd), the sum unchanged;
 - ``qadd``: both inputs rescaled to the output's scale and added;
 - ``max_pool`` (a float op that also takes int8): max commutes with a monotone quantization, so the output keeps the
   input's parameters and needs none.
@@ -123,7 +124,8 @@ def qadd(info: OpInfo) -> list[ir.Type]:
 
 def _int8_operands(info: OpInfo) -> None:
     _i8(info, 0, "the input")
-    _i8(info, 1, "the weights")
+    if not (len(info.shape(1)) == 6 and str(info.elem(1)) == "i16"):  # int16 pairs: the packed form of pmaddwd
+        _i8(info, 1, "the weights")
     if str(info.elem(2)) != "i32":
         raise VerifyError(f"the bias must be i32, got {info.elem(2)}")
 
@@ -145,12 +147,13 @@ def qconv2d(info: OpInfo) -> list[ir.Type]:
 
 
 def _packed_qconv2d(info: OpInfo) -> list[ir.Type]:
-    blocks, kh, kw, c4, lanes, four = info.shape(1)
+    blocks, kh, kw, groups, lanes, g = info.shape(1)
     n, h, w, c = S._rank(info, 0, 4, "input")
-    if four != 4 or c4 != -(-c // 4) or info.attrs["group"] != 1:
-        raise VerifyError(f"a packed filter [F/L, KH, KW, Cp/4, L, 4] must have Cp/4 = {-(-c // 4)} (the input's {c} "
-                          f"channels in groups of 4) and group 1, got {S._fmt(info.shape(1))} and group "
-                          f"{info.attrs['group']}")
+    want = 2 if str(info.elem(1)) == "i16" else 4  # int16 pairs, or int8 quads
+    if g != want or groups != -(-c // want) or info.attrs["group"] != 1:
+        raise VerifyError(f"a packed {info.elem(1)} filter [F/L, KH, KW, Cp/{want}, L, {want}] must have "
+                          f"Cp/{want} = {-(-c // want)} (the input's {c} channels in groups of {want}) and group 1, got "
+                          f"{S._fmt(info.shape(1))} and group {info.attrs['group']}")
     f = blocks * lanes
     if info.shape(2) != [f]:
         raise VerifyError(f"bias {S._fmt(info.shape(2))} must have one entry per output channel ({f})")
@@ -163,14 +166,16 @@ def _packed_qconv2d(info: OpInfo) -> list[ir.Type]:
 UNSIGNED_SHIFT = 128
 
 
-def pack_filter(w: np.ndarray, lanes: int) -> np.ndarray:
-    """An HWCF int8 filter as ``[F/L, KH, KW, Cp/4, L, 4]``: for each block of L output channels and each group of
-    four input channels (zeros past C), the L x 4 bytes one dot-product instruction reads."""
+def pack_filter(w: np.ndarray, lanes: int, group: int = 4) -> np.ndarray:
+    """An HWCF int8 filter as ``[F/L, KH, KW, Cp/g, L, g]``: for each block of L output channels and each group of
+    ``g`` input channels (zeros past C), the L x g weights one dot-product instruction reads: g = 4 int8 for a u8 x s8
+    dot product (vpdpbusd), g = 2 widened to int16 for a pairwise int16 one (vpmaddwd)."""
     kh, kw, c, f = w.shape
-    cp = -(-c // 4) * 4
-    padded = np.zeros((kh, kw, cp, f), np.int8)
+    cp = -(-c // group) * group
+    padded = np.zeros((kh, kw, cp, f), np.int8 if group == 4 else np.int16)
     padded[:, :, :c, :] = w
-    return np.ascontiguousarray(padded.reshape(kh, kw, cp // 4, 4, f // lanes, lanes).transpose(4, 0, 1, 2, 5, 3))
+    return np.ascontiguousarray(padded.reshape(kh, kw, cp // group, group, f // lanes, lanes)
+                                .transpose(4, 0, 1, 2, 5, 3))
 
 
 def unpack_filter(packed: np.ndarray, channels: int) -> np.ndarray:
@@ -251,8 +256,10 @@ def eval_qconv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: list[int]
                  dilations: list[int], group: int, input_offset: int, multipliers: list[float], offset: int,
                  output_min: int, output_max: int) -> np.ndarray:
     padded = cnn_numpy._pad_hw(np.asarray(x, np.int64), pads, input_offset)
-    if w.ndim == 6:  # packed: the input read as unsigned, the bias holding -128 * sum(w)
+    if w.ndim == 6 and w.shape[-1] == 4:  # int8 quads: the input read as unsigned, the bias holding -128 * sum(w)
         w, padded = unpack_filter(w, x.shape[3]), padded + UNSIGNED_SHIFT
+    elif w.ndim == 6:  # int16 pairs: signed products
+        w = unpack_filter(w, x.shape[3])
     acc = cnn_numpy.conv2d(padded.astype(np.float64), np.asarray(w, np.float64), np.asarray(b, np.float64),
                            strides, [0, 0, 0, 0], dilations, group)
     return requantize(np.rint(acc).astype(np.int64), multipliers, offset, output_min, output_max)

@@ -7,10 +7,14 @@ blocks (24) runs on ymm registers on an AVX-512 target. The kernel broadcasts fo
 int8 value + 128, an xor of the sign bits) to every lane and takes ``b`` from the filter packed as
 ``[F/L, KH, KW, Cp/4, L, 4]`` (dialects/quantized.py pack_filter): lane j holds output channel j's four weights.
 
+Without VNNI (AVX2, AVX-512F/BW) the same kernel runs on ``vpmaddwd``: two input channels as an int16 pair (the
+lowering widens the input once into its bordered scratch), broadcast, times the filter packed as int16 pairs ``[F/L, KH, KW, Cp/2, L, 2]``, then added to the int32
+accumulators: 2 x L multiply-adds in two instructions, exact (vpmaddubsw's u8 x s8 pairs would saturate int16).
+
 - ``cpu-pack-int8-weights`` (node lowering, on glowgraph): the constant filter of each group-1 qconv2d whose output
-  channels are whole blocks of L is packed at compile time, and ``128 * sum(w)`` taken out of its bias (the kernel
-  adds 128 to every input); a qfully_connected becomes a 1x1 qconv2d over its rows first. Only for a target with an
-  int8 dot product (:func:`dot_of`).
+  channels are whole blocks of L is packed at compile time (for VNNI ``128 * sum(w)`` taken out of its bias: the
+  kernel adds 128 to every input); a qfully_connected becomes a 1x1 qconv2d over its rows first. For x86 targets
+  (:func:`dot_of`).
 - ``cpu-int8-kernels`` (codegen): the generic a packed qconv2d lowers to (``glow.int8_conv``) becomes loops over
   (image, output row, filter blocks of ``nv`` vectors, tiles of ``rows`` output pixels) with ``rows x nv``
   accumulator registers carried through the (kh, kw, channel group) loops: per step ``nv`` filter loads,
@@ -33,36 +37,50 @@ from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
 #: the vpdpbusd intrinsic for each register width in 32-bit lanes (LLVM 22: <L x i32>, <4L x i8>, <4L x i8>)
-INTRINSICS = {16: "llvm.x86.avx512.vpdpbusd.512", 8: "llvm.x86.avx512.vpdpbusd.256"}
+VNNI = {16: "llvm.x86.avx512.vpdpbusd.512", 8: "llvm.x86.avx512.vpdpbusd.256"}
+#: the vpmaddwd intrinsic for each width: <2L x i16>, <2L x i16> -> <L x i32>, pairs of products summed
+PAIRS = {16: "llvm.x86.avx512.pmaddw.d.512", 8: "llvm.x86.avx2.pmadd.wd"}
 
 
 @dataclass(frozen=True)
 class Dot:
-    """An int8 dot-product instruction: the 32-bit lanes of its widest register, the register count."""
+    """The int8 multiply-add of a target: ``group`` input channels per 32-bit lane (4: vpdpbusd on u8 x s8; 2:
+    vpmaddwd on int16 pairs), the lanes of its widest register, the register count."""
 
+    group: int
     lanes: int
     registers: int
+
+    @property
+    def intrinsics(self) -> dict[int, str]:
+        return VNNI if self.group == 4 else PAIRS
 
     def lanes_for(self, channels: int) -> int | None:
         """The register width (in lanes) whose blocks ``channels`` output channels fill: the widest, else ymm on an
         AVX-512 target (24 channels: three ymm blocks); None when neither divides them."""
-        return next((n for n in INTRINSICS if n <= self.lanes and channels % n == 0), None)
+        return next((n for n in self.intrinsics if n <= self.lanes and channels % n == 0), None)
 
 
 def dot_of(target: Target) -> Dot | None:
-    """The u8 x s8 dot product the target has: AVX-512 VNNI on zmm (and ymm), AVX-VNNI on ymm."""
+    """The int8 multiply-add the target has: AVX-512 VNNI on zmm (and ymm), AVX-VNNI on ymm; else on an x86 with
+    AVX2 or AVX-512 vpmaddwd on sign-extended pairs (exact: vpmaddubsw's u8 x s8 pairs would saturate int16 at
+    2 x 255 x 127); None for other targets (the generic convolution)."""
     if "avx512vnni" in target.int8_dot and target.vector_bits >= 512:
-        return Dot(16, target.vector_registers)
+        return Dot(4, 16, target.vector_registers)
     if "avx512vnni" in target.int8_dot or "avxvnni" in target.int8_dot:
-        return Dot(8, target.vector_registers)
+        return Dot(4, 8, target.vector_registers)
+    if target.triple.startswith(("x86_64", "i686", "i386")) and target.vector_bits >= 256:
+        return Dot(2, target.vector_bits // 32, target.vector_registers)
     return None
 
 
 def register_tile(out_width: int, blocks: int, dot: Dot) -> tuple[int, int]:
     """(rows, nv): output pixels and filter vectors of one register tile. Two filter vectors where the blocks
-    pair up; as many pixels as the registers hold beside the nv filter vectors and the broadcast, at most the row."""
+    pair up; as many pixels as the registers hold beside the nv filter vectors, the broadcast and (for pairs) the
+    product, at most the row."""
     nv = 2 if blocks % 2 == 0 else 1
-    rows = max(1, (dot.registers - nv - 2) // nv)
+    spare = 2 if dot.group == 4 else 3
+    rows = max(1, (dot.registers - nv - spare) // nv)
     return min(rows, out_width), nv
 
 
@@ -70,11 +88,13 @@ def register_tile(out_width: int, blocks: int, dot: Dot) -> tuple[int, int]:
 
 
 def _packed(w: np.ndarray, b: np.ndarray, dot: Dot) -> tuple[np.ndarray, np.ndarray] | None:
-    """An HWCF int8 filter packed for ``dot`` and its bias less 128 * sum(w); None when the output channels are not
-    whole blocks or the corrected bias leaves int32."""
+    """An HWCF int8 filter packed for ``dot`` and its bias (for VNNI less 128 * sum(w)); None when the output
+    channels are not whole blocks or the corrected bias leaves int32."""
     lanes = dot.lanes_for(w.shape[3])
     if lanes is None:
         return None
+    if dot.group == 2:
+        return pack_filter(w, lanes, 2), b.astype(np.int32)
     bias = b.astype(np.int64) - UNSIGNED_SHIFT * w.astype(np.int64).reshape(-1, w.shape[3]).sum(axis=0)
     if np.abs(bias).max(initial=0) >= 2**31:
         return None
@@ -126,11 +146,14 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
           rows: int, nv: int, geometry: list[int], dot: Dot) -> None:
     """One register tile: ``rows`` output pixels from ``ow0`` x ``nv`` filter blocks from ``fb * nv``."""
     sh, sw, dh, dw = geometry
-    _, kh_n, kw_n, c4_n, lanes4 = ir.MemRefType(filt.type).shape
-    lanes = lanes4 // 4
-    i32, i8 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(8)
+    _, kh_n, kw_n, c4_n, width = ir.MemRefType(filt.type).shape
+    element = ir.MemRefType(filt.type).element_type
+    group = 4 if str(element) == "i8" else 2
+    lanes = width // group
+    i32, i8, i16 = (ir.IntegerType.get_signless(b) for b in (32, 8, 16))
     acc_t = ir.VectorType.get([lanes], i32)
-    bytes_t = ir.VectorType.get([lanes * 4], i8)  # the intrinsic's byte operands (LLVM 22: <64 x i8> on zmm)
+    bytes_t = ir.VectorType.get([width], element)  # the intrinsic's narrow operands (<64 x i8> on zmm with VNNI)
+    intrinsic = (VNNI if group == 4 else PAIRS)[lanes]
     zero = _index(0)
     blocks = [arith.addi(arith.muli(fb, _index(nv)), _index(v)) for v in range(nv)]
     pixels = [arith.addi(ow0, _index(p)) for p in range(rows)]
@@ -158,15 +181,23 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
         weights = []
         for v in range(nv):
             weights.append(vector.load(bytes_t, filt, [blocks[v], kh, kw, c4, zero]))
-        channel = arith.muli(c4, _index(4))
+        channel = arith.muli(c4, _index(group))
         out = list(carried)
         for p in range(rows):
-            four = vector.load(ir.VectorType.get([4], i8), src, [n, y, columns[p], channel])
-            word = vector.extract(vector.bitcast(ir.VectorType.get([1], i32), four), [], [0])
-            broadcast = vector.bitcast(bytes_t, vector.broadcast(acc_t, arith.xori(word, sign)))
+            # four int8 channels, or two widened to an int16 pair (the lowering widened the input)
+            inputs = vector.load(ir.VectorType.get([group], i8 if group == 4 else i16), src,
+                                 [n, y, columns[p], channel])
+            word = vector.extract(vector.bitcast(ir.VectorType.get([1], i32), inputs), [], [0])
+            if group == 4:  # four int8 channels read as unsigned
+                word = arith.xori(word, sign)
+            broadcast = vector.bitcast(bytes_t, vector.broadcast(acc_t, word))
             for v in range(nv):
                 k = p * nv + v
-                out[k] = llvm.call_intrinsic(acc_t, INTRINSICS[lanes], [out[k], broadcast, weights[v]], [], [])
+                if group == 4:
+                    out[k] = llvm.call_intrinsic(acc_t, intrinsic, [out[k], broadcast, weights[v]], [], [])
+                else:
+                    pairs = llvm.call_intrinsic(acc_t, intrinsic, [broadcast, weights[v]], [], [])
+                    out[k] = arith.addi(out[k], pairs)
         return out
 
     accs = loop(kh_n, accs, over_kh)
@@ -185,7 +216,7 @@ def make_kernel(op: ir.Operation, dot: Dot) -> None:
     rows, nv = register_tile(ow_n, blocks, dot)
     main, rest = ow_n // rows, ow_n % rows
     with ir.InsertionPoint(op), op.location:
-        # each (block, kh, kw, channel group)'s L x 4 bytes as one row: the loads are 1-D vectors
+        # each (block, kh, kw, channel group)'s L x g weights as one row: the loads are 1-D vectors
         shape = ir.MemRefType(filt.type).shape
         filt = memref.collapse_shape(ir.MemRefType.get([*shape[:4], shape[4] * shape[5]],
                                                        ir.MemRefType(filt.type).element_type),
@@ -212,5 +243,11 @@ def make_kernel(op: ir.Operation, dot: Dot) -> None:
     op.erase()
 
 
-def matches(op: ir.Operation) -> bool:
-    return op.name == "linalg.generic" and INT8_CONV_ATTR in op.attributes
+def matches(op: ir.Operation, dot: Dot) -> bool:
+    """Whether ``op`` is a packed int8 convolution whose filter layout suits ``dot`` (its grouping, at most its
+    widest register): a layout packed for another target stays the generic that computes it anyway."""
+    if op.name != "linalg.generic" or INT8_CONV_ATTR not in op.attributes:
+        return False
+    filt = ir.MemRefType(op.operands[1].type)
+    group = 4 if str(filt.element_type) == "i8" else 2
+    return group == dot.group and filt.shape[4] <= dot.lanes and filt.shape[4] in dot.intrinsics

@@ -90,13 +90,13 @@ class PackConvFilters(TargetOptions, Pass):
 
 @dataclass(frozen=True)
 class PackInt8Weights(TargetOptions, Pass):
-    """For a target with an int8 dot product: the constant filters of group-1 qconv2d nodes in the layout of the
-    int8 kernel, ``[F/L, KH, KW, Cp/4, L, 4]``, their biases less ``128 * sum(w)``; qfully_connected nodes as 1x1
-    qconv2d first (:mod:`.int8`)."""
+    """For an x86 target: the constant filters of group-1 qconv2d nodes in the layout of the int8 kernel,
+    ``[F/L, KH, KW, Cp/4, L, 4]`` with VNNI (their biases less ``128 * sum(w)``), int16 pairs ``[F/L, KH, KW, Cp/2,
+    L, 2]`` without; qfully_connected nodes as 1x1 qconv2d first (:mod:`.int8`)."""
 
     name = "cpu-pack-int8-weights"
-    summary = ("qconv2d filters known at compile time -> [F/L, KH, KW, Cp/4, L, 4] for the int8 dot-product kernel; "
-               "qfully_connected as a 1x1 qconv2d (targets with VNNI)")
+    summary = ("qconv2d filters known at compile time -> [F/L, KH, KW, Cp/4, L, 4] (VNNI) or int16 pairs [.., Cp/2, "
+               "L, 2] (AVX2) for the int8 kernel; qfully_connected as a 1x1 qconv2d")
 
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:
@@ -118,20 +118,22 @@ class Int8Kernels(TargetOptions, Pass):
     with their accumulators in registers (:mod:`.int8`)."""
 
     name = "cpu-int8-kernels"
-    summary = "int8 convolutions on packed filters -> register tiles of vpdpbusd (targets with VNNI)"
+    summary = "int8 convolutions on packed filters -> register tiles of vpdpbusd (VNNI) or vpmaddwd (AVX2, AVX-512)"
 
     def run(self, module: ir.Operation) -> None:
         found: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if int8.matches(op):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
         with module.context, module.location:
+            dot = int8.dot_of(self.target())
+            if dot is None:
+                return
+
+            def visit(op: ir.Operation) -> ir.WalkResult:
+                if int8.matches(op, dot):
+                    found.append(op)
+                return ir.WalkResult.ADVANCE
+
             module.walk(visit)
-            dot = int8.dot_of(self.target()) if found else None
-            for op in found if dot is not None else []:
+            for op in found:
                 int8.make_kernel(op, dot)
 
 

@@ -1,10 +1,12 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-int8-weights{target-cpu=znver4})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-int8-weights{target-cpu=alderlake})' | FileCheck %s --check-prefix=AVXVNNI
-// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-int8-weights{target-cpu=haswell})' | FileCheck %s --check-prefix=NOVNNI
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-int8-weights{target-cpu=haswell})' | FileCheck %s --check-prefix=AVX2
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-int8-weights{target-cpu=cortex-a72 target-triple=aarch64-linux-gnu})' | FileCheck %s --check-prefix=ARM
 
 // AVX-512 VNNI (16 lanes): the 1x1 filter of 3 input and 16 output channels becomes [1, 1, 1, 1, 16, 4] (the
 // channels in one group of four, the fourth zero), the bias less 128 * sum(w) per output channel (each sums 3).
-// AVX-VNNI on ymm (8 lanes): two blocks. Without VNNI nothing changes.
+// AVX-VNNI on ymm (8 lanes): two blocks. With AVX2 only, int16 pairs (channels grown to 4, two pairs), the bias as it was.
+// An ARM target has no int8 kernel yet: nothing changes.
 // CHECK-LABEL: func.func @conv
 // CHECK:       %[[W:.+]] = "glowgraph.constant"() {value = dense<{{\[\[\[\[\[\[}}1, 1, 1, 0], [1, 1, 1, 0]{{.*}} : tensor<1x1x1x1x16x4xi8>}
 // CHECK:       %[[B:.+]] = "glowgraph.constant"() {value = dense<-379> : tensor<16xi32>}
@@ -12,8 +14,11 @@
 // CHECK-SAME:  (tensor<1x4x4x3xi8>, tensor<1x1x1x1x16x4xi8>, tensor<16xi32>) -> tensor<1x4x4x16xi8>
 // AVXVNNI-LABEL: func.func @conv
 // AVXVNNI:     tensor<2x1x1x1x8x4xi8>
-// NOVNNI-LABEL: func.func @conv
-// NOVNNI:      "glowgraph.qconv2d"{{.*}}(tensor<1x4x4x3xi8>, tensor<1x1x3x16xi8>, tensor<16xi32>)
+// AVX2-LABEL: func.func @conv
+// AVX2:        dense<5> : tensor<16xi32>
+// AVX2:        "glowgraph.qconv2d"{{.*}}(tensor<1x4x4x3xi8>, tensor<2x1x1x2x8x2xi16>, tensor<16xi32>)
+// ARM-LABEL:   func.func @conv
+// ARM:         "glowgraph.qconv2d"{{.*}}(tensor<1x4x4x3xi8>, tensor<1x1x3x16xi8>, tensor<16xi32>)
 func.func @conv(%x: tensor<1x4x4x3xi8>) -> tensor<1x4x4x16xi8> {
   %w = "glowgraph.constant"() {value = dense<1> : tensor<1x1x3x16xi8>} : () -> tensor<1x1x3x16xi8>
   %b = "glowgraph.constant"() {value = dense<5> : tensor<16xi32>} : () -> tensor<16xi32>

@@ -15,8 +15,9 @@ from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
 from .cnn import _global_constant, _padded, _padded_type, conv_into
 from .common import INT8_CONV_ATTR, Lowering, Operands, _constant, _dims, _expand, _memref, elementwise
 
-_I8, _I32, _I64, _F32 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(32),
-                         lambda: ir.IntegerType.get_signless(64), lambda: ir.F32Type.get())
+_I8, _I16, _I32, _I64 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(16),
+                         lambda: ir.IntegerType.get_signless(32), lambda: ir.IntegerType.get_signless(64))
+_F32 = ir.F32Type.get
 
 
 def _real(q: ir.Value, offset: int) -> ir.Value:
@@ -90,11 +91,12 @@ def _packed_border(op: ir.OpView) -> list[ir.MemRefType]:
     multiple of 4: the kernel reads four channels at a time), when either is needed."""
     src = _memref(op.src)
     n, h, w, c = src.shape
-    cp = 4 * _memref(op.filter).shape[3]
+    cp = _memref(op.filter).shape[3] * _memref(op.filter).shape[5]
     top, left, bottom, right = op.pads
-    if not any(op.pads) and cp == c:
+    pairs = _memref(op.filter).shape[5] == 2  # int16 pairs: the input widened to int16 once, not at every read
+    if not any(op.pads) and cp == c and not pairs:
         return []
-    return [ir.MemRefType.get([n, top + h + bottom, left + w + right, cp], src.element_type)]
+    return [ir.MemRefType.get([n, top + h + bottom, left + w + right, cp], _I16() if pairs else src.element_type)]
 
 
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
@@ -110,9 +112,9 @@ def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
     *border, acc = new.scratch
     if _memref(op.filter).rank == 6:
         src = new.src
-        if border:  # the whole scratch at the zero point, then the input inside it
+        if border:  # the whole scratch at the zero point, then the input inside it (widened for int16 pairs)
             n, h, w, c = _memref(src).shape
-            linalg.fill(_constant(_I8(), op.input_offset), outs=[border[0]])
+            linalg.fill(_constant(_memref(border[0]).element_type, op.input_offset), outs=[border[0]])
             inside = memref.subview(border[0], [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
             linalg.copy(src, outs=[inside])
             src = border[0]
@@ -126,22 +128,22 @@ def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
 
 
 def packed_conv(src: ir.Value, filt: ir.Value, acc: ir.Value, strides: list[int], dilations: list[int]) -> None:
-    """acc += sum over (kh, kw, c) of (src + 128) * w, the filter packed ``[F/L, KH, KW, Cp/4, L, 4]`` and src
-    already holding Cp channels: one linalg.generic over (n, oh, ow, fo, fi, kh, kw, co, ci) on acc viewed as
+    """acc += sum over (kh, kw, c) of (src + 128) * w, the filter packed ``[F/L, KH, KW, Cp/4, L, 4]`` (int8 quads;
+    int16 pairs ``[.., Cp/2, L, 2]``: src * w, src widened to int16) and src already holding Cp channels: one linalg.generic over (n, oh, ow, fo, fi, kh, kw, co, ci) on acc viewed as
     [N, OH, OW, F/L, L], tagged with its strides and dilations. The CPU's int8 kernel (backend/kernels/int8.py)
     replaces it with dot-product instructions; without one it computes the same sums."""
     n, oh, ow, _ = _memref(acc).shape
-    blocks, _, _, _, lanes, _ = _memref(filt).shape
+    blocks, _, _, _, lanes, group = _memref(filt).shape
     acc5 = _expand(acc, [n, oh, ow, blocks, lanes], [[0], [1], [2], [3, 4]])
     d = [ir.AffineDimExpr.get(i) for i in range(9)]  # n, oh, ow, fo, fi, kh, kw, co, ci
     src_map = ir.AffineMap.get(9, 0, [d[0], d[1] * strides[0] + d[5] * dilations[0],
-                                      d[2] * strides[1] + d[6] * dilations[1], d[7] * 4 + d[8]])
+                                      d[2] * strides[1] + d[6] * dilations[1], d[7] * group + d[8]])
     maps = [src_map, _dims(3, 5, 6, 7, 4, 8, rank=9), _dims(0, 1, 2, 3, 4, rank=9)]
-    shift = _constant(_I32(), UNSIGNED_SHIFT)
+    shift = _constant(_I32(), UNSIGNED_SHIFT if group == 4 else 0)  # int8 quads read the input as unsigned
     generic = linalg.GenericOp([], [src, filt], [acc5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
                                [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 4)
     generic.attributes[INT8_CONV_ATTR] = ir.DenseI64ArrayAttr.get([*strides, *dilations])
-    block = generic.regions[0].blocks.append(_I8(), _I8(), _I32())
+    block = generic.regions[0].blocks.append(_memref(src).element_type, _memref(filt).element_type, _I32())
     with ir.InsertionPoint(block):
         x, w, total = block.arguments
         unsigned = arith.addi(arith.extsi(_I32(), x), shift)
