@@ -48,7 +48,7 @@ from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.ir.liveness import Liveness, programs
 from .passes.ir.partition import Partition, budget_floor, read_partitions
 from .passes.pipeline import Element, RunOptions, parse_pipeline, pipeline_text, run_pipeline
-from .quantization.annotate import QuantizationOptions, annotate, keep_float_list
+from .quantization.annotate import QuantizationOptions, annotate, has_qdq_pairs, keep_float_list
 from .quantization.profile import Profile
 
 ModelLike = str | os.PathLike | onnx.ModelProto
@@ -232,10 +232,13 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
         steps = _stage_pipelines(options) + [("codegen", options.codegen())]
+        if options.quantization is None and has_qdq_pairs(load_model(model)):
+            # a QDQ model: its pairs' parameters make int8 islands, after the graph optimizations
+            at = 1 if steps[0][0] == "optimize" else 0
+            steps.insert(at, ("quantize", parse_pipeline(pipelines.quantization_text(True, qdq=True))))
         for name, elements in [("import", [])] + steps:
             if name != "import":
-                if name == "quantize":
-                    assert options.quantization is not None
+                if name == "quantize" and options.quantization is not None:
                     annotate(module, load_model(model), options.quantization)
                 if name == "codegen":
                     (lowered.program,) = read_programs(module.operation)

@@ -4,9 +4,10 @@ For each CNN (``--models``, default resnet18 and mobilenet_v2 from the shared mo
 calibration inputs (the ``.io.npz`` input and ``--calibration - 1`` noisy copies of it, seeded: these networks have
 random weights and no dataset), compiles it in float and in int8 (per-tensor and channelwise weights, asymmetric,
 minmax), and onnxruntime runs the float model and the QDQ model its own ``quantize_static`` makes from the same
-calibration inputs (per-channel weights, uint8 activations). The table gives medians of ``--runs`` calls on
-``--threads`` threads, each engine's int8 / float ratio, glow int8 / ort int8, and the SQNR (dB) of each int8
-engine's output against the float reference output. Below it: how many int8 dot-product instructions (vpdpbusd)
+calibration inputs (per-channel weights, uint8 activations), which glow_mlir also compiles (its QDQ pairs made
+int8 islands: glowgraph-qdq-to-params). The table gives medians of ``--runs`` calls on ``--threads`` threads, each
+engine's int8 / float ratio, glow int8 / ort int8, and the SQNR (dB) of each int8 run's output against the float
+reference output. Below it: how many int8 dot-product instructions (vpdpbusd)
 glow_mlir's int8 code holds, read from its machine code, and the target.
 
 ``--digits``: the top-1 on the digits test images (../shared/data/digits.npz) of the trained digits_cnn, in float
@@ -98,19 +99,23 @@ def bench_model(path: Path, threads: int, runs: int, calibration: int, target_cp
     with tempfile.TemporaryDirectory(prefix="glow-bench-") as directory:
         qdq = ort_qdq(path, feeds, Path(directory))
         ort_float, ort_int8 = _ort_session(str(path), threads), _ort_session(str(qdq), threads)
+        glow_qdq = api.compile(qdq, threads=threads, target_cpu=target_cpu)
     times = {"glow float": time_runs(lambda: glow_float.run(inputs), runs),
              "glow int8": time_runs(lambda: glow_int8[False].run(inputs), runs),
              "glow int8 cw": time_runs(lambda: glow_int8[True].run(inputs), runs),
+             "glow qdq": time_runs(lambda: glow_qdq.run(inputs), runs),
              "ort float": time_runs(lambda: ort_float.run(None, inputs), runs),
              "ort int8": time_runs(lambda: ort_int8.run(None, inputs), runs)}
     ms = {k: t.median_ms for k, t in times.items()}
     out = {cw: next(iter(glow_int8[cw].run(inputs).values())) for cw in (False, True)}
     ort_out = ort_int8.run(None, inputs)[0]
+    qdq_out = next(iter(glow_qdq.run(inputs).values()))
     best = min(ms["glow int8"], ms["glow int8 cw"])
     row = (f"| {path.stem} | {threads} | {ms['glow float']:.2f} | {ms['glow int8']:.2f} | {ms['glow int8 cw']:.2f} | "
-           f"{ms['ort float']:.2f} | {ms['ort int8']:.2f} | {best / ms['glow float']:.2f} | "
-           f"{ms['ort int8'] / ms['ort float']:.2f} | {best / ms['ort int8']:.2f} | {sqnr(out[False], reference):.1f} | "
-           f"{sqnr(out[True], reference):.1f} | {sqnr(ort_out, reference):.1f} |")
+           f"{ms['glow qdq']:.2f} | {ms['ort float']:.2f} | {ms['ort int8']:.2f} | {best / ms['glow float']:.2f} | "
+           f"{ms['ort int8'] / ms['ort float']:.2f} | {best / ms['ort int8']:.2f} | "
+           f"{ms['glow qdq'] / ms['ort int8']:.2f} | {sqnr(out[False], reference):.1f} | "
+           f"{sqnr(out[True], reference):.1f} | {sqnr(qdq_out, reference):.1f} | {sqnr(ort_out, reference):.1f} |")
     ops = glow_int8[True].stage("quantize").text
     kinds = {k: len(re.findall(rf'"glowgraph\.{k}"', ops)) for k in ("qconv2d", "qadd", "conv2d", "quantize")}
     counts = ", ".join(f"{n} {name}" for name, n in dot_instructions(glow_int8[True]).items())
@@ -167,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     onnxruntime.set_default_logger_severity(3)  # quantize_static's models draw warnings about unused initializers
 
     print(f"glow_mlir target: {named(args.target_cpu or None).describe()}")
-    print("| model | threads | glow float ms | glow int8 ms | glow int8 cw ms | ort float ms | ort int8 ms | "
-          "glow int8/float | ort int8/float | glow int8/ort int8 | SQNR glow int8 | SQNR glow cw | SQNR ort int8 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | threads | glow float ms | glow int8 ms | glow int8 cw ms | glow on QDQ ms | ort float ms | "
+          "ort int8 (QDQ) ms | glow int8/float | ort int8/float | glow int8/ort int8 | glow QDQ/ort QDQ | "
+          "SQNR glow int8 | SQNR glow cw | SQNR glow QDQ | SQNR ort QDQ |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     lines = []
     for name in args.models.split(","):
         start = time.perf_counter()

@@ -53,10 +53,16 @@ QUANTIZATION: list[Entry] = [
 ]
 
 
-def quantization_text(channelwise: bool) -> str:
-    """The quantization pipeline as text, the weights per output channel with ``channelwise``."""
+#: glowgraph -> glowgraph: an ONNX QDQ model's quantize/dequantize pairs made int8 islands (no profile needed)
+QDQ = [("glowgraph-qdq-to-params", "each pair's scale and zero point become the parameters of the value it quantizes"),
+       *QUANTIZATION]
+
+
+def quantization_text(channelwise: bool, qdq: bool = False) -> str:
+    """The quantization pipeline as text (from a profile's parameters, or with ``qdq`` from a QDQ model's pairs),
+    the weights per output channel with ``channelwise``."""
     specs = [spec + ("{channelwise=true}" if spec == "glowgraph-quantize" and channelwise else "")
-             for spec, _ in QUANTIZATION]
+             for spec, _ in (QDQ if qdq else QUANTIZATION)]
     return ",".join(specs)
 
 
@@ -146,6 +152,7 @@ PARALLEL: list[Entry] = [
 PIPELINES: dict[str, list[Entry]] = {
     "graph-optimization": GRAPH_OPTIMIZATION,
     "quantization": QUANTIZATION,
+    "qdq-quantization": QDQ,
     "node-lowering": NODE_LOWERING,
     "ir-generation": IR_GENERATION,
     "ir-optimization": IR_OPTIMIZATION,

@@ -104,6 +104,7 @@ PASSES: dict[str, str] = {
     # glowgraph: int8 quantization
     "glowgraph-quantize": "graph.quantize:Quantize",
     "glowgraph-fold-quantize": "graph.fold_quantize:FoldQuantize",
+    "glowgraph-qdq-to-params": "graph.qdq_to_params:QdqToParams",
     # node lowering
     "glowgraph-lower": "lowering.lower_nodes:LowerNodes",
     # glowir: memory optimizations (Glow's IROptimizer) and the static memory plan

@@ -146,3 +146,10 @@ def keep_float_list(text: Sequence[str] | str | None) -> tuple[str, ...]:
         return ()
     items = text.split(",") if isinstance(text, str) else list(text)
     return tuple(t.strip() for t in items if t.strip())
+
+
+def has_qdq_pairs(model: LoadedModel) -> bool:
+    """Whether the model's graph has a DequantizeLinear reading a QuantizeLinear's output (an ONNX QDQ model)."""
+    quantized = {o for _, node in model.nodes if node.op_type == "QuantizeLinear" for o in node.output if o}
+    return any(node.op_type == "DequantizeLinear" and node.input and node.input[0] in quantized
+               for _, node in model.nodes)

@@ -1,8 +1,10 @@
 """QuantizeLinear and DequantizeLinear (importer/handlers/quantize.py): int8 and uint8 values held as the float32 of
-their integers inside the graph, QDQ models computed in float32 with int8 numerics, against onnx.reference and
-onnxruntime; what reads int8 values is restricted (no int8 arithmetic yet) and says so."""
+their integers inside the graph, QDQ models against onnx.reference and onnxruntime: their per-tensor pairs made int8
+islands (glowgraph-qdq-to-params), the rest computed in float32 with int8 numerics."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import onnx
@@ -11,7 +13,6 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir
-from glow_mlir.errors import UnsupportedError
 
 RNG = np.random.default_rng(11)
 
@@ -114,6 +115,9 @@ def test_onnxruntime_quantize_static_qdq_model_of_digits_cnn(tmp_path) -> None:
     model = onnx.load(path)
     assert {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in model.graph.node}
     compiled = glow_mlir.compile(model, threads=1, cache=False)
+    # its QDQ pairs are int8 islands: every convolution and the fully connected layer run on int8 kernels
+    kinds = re.findall(r'"glowgraph\.(\w+)"', compiled.stage("quantize").text)
+    assert kinds.count("qconv2d") == 3 and "qfully_connected" in kinds and "conv2d" not in kinds
     reference = ReferenceEvaluator(onnx.version_converter.convert_version(model, 19))
     step = max(float(numpy_helper.to_array(t)) for t in model.graph.initializer
                if t.name.startswith("logits") and t.name.endswith("scale"))

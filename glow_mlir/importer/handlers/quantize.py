@@ -5,8 +5,10 @@ reduction).
 An int8, uint8, int16 or uint16 value is computed in int32 (model.INTEGER_STORAGE_TYPES), so that a
 QuantizeLinear -> DequantizeLinear pair gives exactly the values onnxruntime's QDQ model has around each quantized
 operation, and the operations between the pairs run in float32. Per-tensor and per-axis scales and zero points;
-QuantizeLinear rounds halves to even and saturates to its output type's range, as the spec says. The quantized
-values are not yet computed on by int8 kernels: such a model runs at float speed with int8 numerics.
+QuantizeLinear rounds halves to even and saturates to its output type's range, as the spec says. A QuantizeLinear
+-> DequantizeLinear pair with one scale and zero point for its tensor (onnxruntime's QDQ models) is then recognised
+on the graph (glowgraph-qdq-to-params) and the nodes between such pairs run on int8 kernels; the rest runs in float32
+with int8 numerics.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 quantized graph), so that a chain of int8 nodes runs in int8 from its first quantize to its last dequantize:
 
 - ``quantize(dequantize(q))`` -> ``q`` when the parameters agree, else ``rescale(q)``;
-- ``dequantize(quantize(x))`` -> ``x`` (the rounding the float graph never had);
+- ``dequantize(quantize(x))`` stays (Glow removes it): it is the rounding a QDQ model asks for on a value a float
+  node reads, and glowgraph-quantize makes no such pair of its own;
 - a dequantize sinks below ``reshape``, ``transpose`` and ``max_pool``, and below ``relu`` (which becomes the clamp
   of a rescale to the same parameters), so that the pairs above meet;
 - ``rescale`` into the int8 node before it (qconv2d, qfully_connected, qadd, when the rescale is its only user): one
@@ -39,17 +40,6 @@ def quantize_of_dequantize(op: ir.Operation) -> bool:
     else:
         replace(op, [gg.rescale(dq.operands[0], input_scale=source[0], input_offset=source[1], scale=target[0],
                                 offset=target[1], output_min=QMIN, output_max=QMAX)])
-    return True
-
-
-def dequantize_of_quantize(op: ir.Operation) -> bool:
-    """dequantize(quantize(x)) -> x."""
-    if op.name != "glowgraph.dequantize":
-        return False
-    q = defined_by(op.operands[0], "quantize")
-    if q is None:
-        return False
-    replace(op, [q.operands[0]])
     return True
 
 
@@ -113,9 +103,9 @@ def rescale_into_producer(op: ir.Operation) -> bool:
 
 @dataclass(frozen=True)
 class FoldQuantize(PatternPass):
-    """quantize(dequantize(q)) -> q or a rescale; dequantize(quantize(x)) -> x; dequantize sunk below views,
-    max_pool and relu; a rescale merged into the int8 node before it."""
+    """quantize(dequantize(q)) -> q or a rescale; dequantize sunk below views, max_pool and relu; a rescale merged
+    into the int8 node before it."""
 
     name = "glowgraph-fold-quantize"
     summary = "Remove the quantize/dequantize pairs and rescales between int8 nodes"
-    patterns = (quantize_of_dequantize, dequantize_of_quantize, sink_dequantize, rescale_into_producer)
+    patterns = (quantize_of_dequantize, sink_dequantize, rescale_into_producer)
