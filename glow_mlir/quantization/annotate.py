@@ -149,7 +149,6 @@ def keep_float_list(text: Sequence[str] | str | None) -> tuple[str, ...]:
 
 
 def has_qdq_pairs(model: LoadedModel) -> bool:
-    """Whether the model's graph has a DequantizeLinear reading a QuantizeLinear's output (an ONNX QDQ model)."""
-    quantized = {o for _, node in model.nodes if node.op_type == "QuantizeLinear" for o in node.output if o}
-    return any(node.op_type == "DequantizeLinear" and node.input and node.input[0] in quantized
-               for _, node in model.nodes)
+    """Whether the model quantizes values with ONNX ops (QuantizeLinear, QLinearConv): a QDQ or QOperator model,
+    whose quantize/dequantize pairs glowgraph-qdq-to-params may make int8 islands."""
+    return any(node.op_type in ("QuantizeLinear", "QLinearConv") for _, node in model.nodes)

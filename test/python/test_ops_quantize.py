@@ -195,3 +195,27 @@ def test_onnxruntime_quantize_dynamic_model_of_mlp_mnist(tmp_path) -> None:
     got = glow_mlir.compile(model, threads=1, cache=False)(x)
     want = ReferenceEvaluator(onnx.version_converter.convert_version(model, 19)).run(None, {"input": x})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # the int32 sums exact (K = 784 in chunks)
+
+
+def test_qlinear_conv_is_an_int8_convolution_within_one_step_of_onnx_reference() -> None:
+    """QLinearConv (uint8 input with a zero point, int8 weights with a scale per output channel, an int32 bias)
+    between a QuantizeLinear and a DequantizeLinear: the convolution runs on int8 kernels (qconv2d), each output
+    within one step of its scale of onnx.reference's, and most equal."""
+    w = RNG.integers(-127, 128, (8, 4, 3, 3)).astype(np.int8)
+    inits = [numpy_helper.from_array(np.float32(0.02), "xs"), numpy_helper.from_array(np.uint8(128), "xz"),
+             numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array((RNG.random(8) * 0.01 + 0.001).astype(np.float32), "ws"),
+             numpy_helper.from_array(np.zeros(8, np.int8), "wz"), numpy_helper.from_array(np.float32(0.3), "ys"),
+             numpy_helper.from_array(np.uint8(100), "yz"),
+             numpy_helper.from_array(RNG.integers(-500, 500, 8).astype(np.int32), "b")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["yq"],
+                              pads=[1, 1, 1, 1], strides=[2, 1]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    model = _model(nodes, inits, [1, 8, 4, 8])
+    compiled = glow_mlir.compile(model, threads=1, cache=False)
+    assert '"glowgraph.qconv2d"' in compiled.stage("quantize").text
+    x = RNG.standard_normal((1, 4, 8, 8)).astype(np.float32)
+    got, want = compiled(x), ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, atol=0.3 * 1.001, rtol=0)
+    assert np.mean(np.abs(got - want) < 1e-4) > 0.9

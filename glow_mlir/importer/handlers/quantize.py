@@ -1,5 +1,6 @@
-"""QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, and the integer
-matmuls QLinearMatMul and MatMulInteger, computed in float32 (MatMulInteger's int32 sums exactly, by chunks of the
+"""QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, QLinearConv (as its
+input and weights dequantized, the float convolution and its output quantized), and the integer matmuls
+QLinearMatMul and MatMulInteger, computed in float32 (MatMulInteger's int32 sums exactly, by chunks of the
 reduction).
 
 An int8, uint8, int16 or uint16 value is computed in int32 (model.INTEGER_STORAGE_TYPES), so that a
@@ -21,6 +22,7 @@ from onnx import AttributeProto, helper
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from .cnn import conv
 from ..model import integer_compute_dtype
 from .core import _expand, _reshape, matmul_of
 from .datamove import _box
@@ -212,3 +214,42 @@ def dynamic_quantize_linear(ctx: NodeContext) -> list[Tensor]:
     y = gg.add(gg.round(gg.div(value, full(scale))), full(point))
     u8 = np.dtype(np.uint8)
     return [_saturated(y, u8), scale, _saturated(point, u8)]
+
+
+def _as(ctx: NodeContext, op_type: str, inputs: list[Tensor | None], output: str, handler, attrs=(),
+        **extra) -> Tensor:
+    """``handler`` run on a node of ``op_type`` made of ``ctx``'s node: ``inputs`` as its inputs (None: left out),
+    ``output`` its output's name, the attributes named ``attrs`` copied from ``ctx``'s node, and ``extra`` ones."""
+    names = [f"{output}#in{i}" if x is not None else "" for i, x in enumerate(inputs)]
+    node = helper.make_node(op_type, names, [output], name=ctx.node.name, **extra)
+    node.attribute.extend(a for a in ctx.node.attribute if a.name in attrs)
+    values = {name: x for name, x in zip(names, inputs) if name}
+    inner = NodeContext(node, ctx.label, ctx.where.split(":")[0], values, ctx.opset)
+    inner.where, inner.stored, inner.known_types = ctx.where, ctx.stored, ctx.known_types
+    return handler(inner)
+
+
+_CONV_ATTRS = ("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
+
+
+@onnx_op("QLinearConv", since=10, inputs=(8, 9), attrs=_CONV_ATTRS)
+def qlinear_conv(ctx: NodeContext) -> Tensor:
+    """y = quantize(conv(dequantize(x), dequantize(w), B * x_scale * w_scale), y_scale, y_zero_point): the
+    convolution of the dequantized values in float32, its result quantized as QuantizeLinear does (w's scale and zero
+    point per output channel or one). The input's and output's pairs with the nodes around it are then int8 islands
+    like any QDQ model's (glowgraph-qdq-to-params)."""
+    out = ctx.node.output[0]
+    x = _as(ctx, "DequantizeLinear", [ctx.input(0), ctx.input(1), ctx.input(2)], out + "#x", dequantize_linear)
+    w = _as(ctx, "DequantizeLinear", [ctx.input(3), ctx.input(4), ctx.input(5)], out + "#w", dequantize_linear,
+            axis=0)
+    bias = ctx.optional_input(8)
+    if bias is not None:  # int32 at scale x_scale * w_scale, offset 0
+        scales = (ctx.constant_input(1, "x_scale").astype(np.float64).reshape(())
+                  * ctx.constant_input(4, "w_scale").astype(np.float64).reshape(-1))
+        if isinstance(bias, Const):
+            bias = ctx.const((bias.array.astype(np.float64) * scales).astype(np.float32))
+        else:
+            bias = gg.mul(ctx.value(_float(ctx, bias)), ctx.value(ctx.const(
+                np.broadcast_to(scales, shape_of(bias)).astype(np.float32))))
+    y = _as(ctx, "Conv", [x, w, bias], out + "#y", conv, _CONV_ATTRS)
+    return _as(ctx, "QuantizeLinear", [y, ctx.input(6), ctx.input(7)], out, quantize_linear)
