@@ -22,8 +22,8 @@ from onnx import AttributeProto, helper
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from .cnn import conv
 from ..model import integer_compute_dtype
+from .cnn import conv
 from .core import _expand, _reshape, matmul_of
 from .datamove import _box
 
