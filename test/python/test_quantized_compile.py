@@ -195,3 +195,22 @@ def test_glow_run_and_glow_compile_take_a_profile(model_and_profile, tmp_path: P
     assert '"glowgraph.qconv2d"' in dump.stdout and '"glowgraph.qadd"' not in dump.stdout
     alone = run_tool("glow-run", "-model", str(path), "--enable-channelwise")
     assert alone.returncode != 0 and "go with --load-profile" in alone.stderr
+
+
+def test_a_bundle_for_an_avx_vnni_cpu_holds_vex_dot_products(model_and_profile, tmp_path: Path) -> None:
+    """alderlake has AVX-VNNI (ymm, VEX-encoded) and no AVX-512: its int8 bundle's convolutions are `{vex} vpdpbusd`
+    on ymm registers (this machine need not run them: the object is only disassembled)."""
+    import subprocess
+
+    from glow_mlir.backend.tools_paths import llvm_tool
+
+    _, path, profile, _ = model_and_profile
+    profile.save(tmp_path / "p.yaml")
+    done = run_tool("glow-compile", "-model", str(path), "--load-profile", str(tmp_path / "p.yaml"),
+                    "--target-cpu", "alderlake", "--emit-bundle", str(tmp_path / "bundle"))
+    assert done.returncode == 0, done.stderr
+    (obj,) = (tmp_path / "bundle").glob("*.o")
+    text = subprocess.run([llvm_tool("llvm-objdump"), "-d", "--no-show-raw-insn", str(obj)], capture_output=True,
+                          text=True, check=True).stdout
+    dots = re.findall(r"\{vex\}\s+vpdpbusd\s+%ymm", text)
+    assert dots and "zmm" not in text
