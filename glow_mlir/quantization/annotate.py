@@ -50,6 +50,11 @@ class QuantizationOptions:
     calibration: str = "minmax"
     channelwise: bool = False
     keep_float: tuple[str, ...] = field(default_factory=tuple)
+    #: the values that keep their whole range as network outputs (None: whatever reaches the function's results);
+    #: a model with probes on its values (the measured report) names its own outputs here
+    model_outputs: tuple[str, ...] | None = None
+    #: the parameters computed so far, by (value, calibration): KL calibration takes a fraction of a second a value
+    _params: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.schema not in SCHEMAS:
@@ -61,17 +66,20 @@ class QuantizationOptions:
     def params(self, name: str, calibration: str | None = None) -> QuantParams | None:
         """The parameters of the profiled value ``name`` (by ``calibration``, default this one's); None for a value
         the calibration never saw finite."""
-        values: TensorProfile | None = self.profile.values.get(name)
-        if values is None or not (math.isfinite(values.min) and math.isfinite(values.max)):
-            return None
         method = calibration or self.calibration
-        return choose(*calibrate(values.histogram, values.min, values.max, method), self.schema)
+        if (name, method) not in self._params:
+            values: TensorProfile | None = self.profile.values.get(name)
+            finite = values is not None and math.isfinite(values.min) and math.isfinite(values.max)
+            self._params[name, method] = choose(*calibrate(values.histogram, values.min, values.max, method),
+                                                self.schema) if finite else None
+        return self._params[name, method]
 
     def digest(self) -> str:
         """What the generated code depends on, for the compile cache: every value's parameters and the options."""
         table = {name: None if (p := self.params(name)) is None else [p.scale, p.offset]
                  for name in sorted(self.profile.values)}
-        text = json.dumps([table, self.schema, self.calibration, self.channelwise, sorted(self.keep_float)])
+        text = json.dumps([table, self.schema, self.calibration, self.channelwise, sorted(self.keep_float),
+                           None if self.model_outputs is None else sorted(self.model_outputs)])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -117,6 +125,8 @@ def annotate(module: ir.Module, loaded: LoadedModel, options: QuantizationOption
                 if kinds[label] in keep or keep.intersection(_ORIGINS.get(op.name.split(".", 1)[-1], ())):
                     op.attributes[KEEP_FLOAT_ATTR] = ir.UnitAttr.get()
                 # a network output keeps its whole range: clipped logits could tie, and change the top-1
+                if options.model_outputs is not None:
+                    output = names[0] in options.model_outputs
                 params = options.params(names[0], "minmax" if output else None)
                 if params is not None:
                     op.attributes[QPARAMS_ATTR] = params_attr((params.scale, params.offset))

@@ -1,5 +1,7 @@
 """The per-tensor quantization report: for each value of a profile, the range a calibration method keeps, the scale
-and offset a schema gives it, the share of the calibration values clipped, and the SQNR of its int8 representation.
+and offset a schema gives it, the share of the calibration values clipped, and the SQNR of its int8 representation:
+estimated from the profile's histogram (:func:`report`), or measured (:func:`measured_report`) by running the int8
+model and the float model side by side on calibration inputs, every profiled value a probe of both.
 
 The SQNR (signal to quantization noise, in dB) is computed from the profile's histogram, each value taken at its
 bin's center: signal power the mean of x^2, noise the rounding error of the values within the kept range
@@ -56,12 +58,13 @@ def report(profile: Profile, schema: str = "asymmetric", calibration: str = "min
     return [tensor_report(name, values, schema, calibration) for name, values in profile.values.items()]
 
 
-def format_report(rows: list[TensorReport], schema: str, calibration: str) -> str:
+def format_report(rows: list[TensorReport], schema: str, calibration: str, measured: bool = False) -> str:
     """The report as a table, the worst SQNR marked."""
     width = max([len(r.name) for r in rows] + [5])
     head = f"{'value':<{width}} {'scale':>11} {'offset':>6} {'kept range':>25} {'clipped':>8} {'SQNR dB':>8}"
-    title = (f"int8 quantization of each value ({schema}, calibration {calibration}); SQNR of the value's own "
-             "quantization on the profile's histogram")
+    what = ("of the int8 model's value against the float model's, measured on the calibration inputs" if measured
+            else "of the value's own quantization on the profile's histogram")
+    title = f"int8 quantization of each value ({schema}, calibration {calibration}); SQNR {what}"
     lines = [title, head, "-" * len(head)]
     finite = [r.sqnr_db for r in rows if math.isfinite(r.sqnr_db)]
     worst = min(finite) if finite else None
@@ -73,4 +76,43 @@ def format_report(rows: list[TensorReport], schema: str, calibration: str) -> st
     return "\n".join(lines)
 
 
-__all__ = ["TensorReport", "format_report", "report", "tensor_report"]
+def measured_report(model, profile: Profile, feeds, schema: str = "asymmetric", calibration: str = "minmax",
+                    channelwise: bool = False, threads: int | None = None) -> list[TensorReport]:
+    """For each profiled value: its parameters, the share of its float values beyond the kept range, and the SQNR of
+    the int8 model's value against the float model's on ``feeds`` (the error accumulated up to that layer, Glow's
+    #4771). Both models are compiled with every profiled value an output (a probe), so a relu is not fused into the
+    convolution before it there: the int8 graph measured rescales it apart."""
+    from ..api import compile
+    from ..importer.model import load_model
+    from .annotate import QuantizationOptions
+    from .profile import graph_hash, instrument, profiled_values
+
+    loaded = load_model(model)
+    profile.check(loaded)
+    inputs, values = profiled_values(loaded)
+    probed = instrument(loaded, values)
+    options = QuantizationOptions(Profile(profile.model, graph_hash(probed), profile.values), schema, calibration,
+                                  channelwise, model_outputs=tuple(o.name for o in loaded.proto.graph.output))
+    float_run = compile(probed, threads=threads)
+    int8_run = compile(probed, threads=threads, quantization=options)
+    names = [n for n in [*inputs, *values] if options.params(n) is not None]
+    signal, noise, beyond, count = ({n: 0.0 for n in names} for _ in range(4))
+    for feed in feeds:
+        want, got = float_run.run(dict(feed)), int8_run.run(dict(feed))
+        for n in names:
+            f = np.asarray(feed[n] if n in inputs else want[n], np.float64)
+            q = np.asarray(feed[n] if n in inputs else got[n], np.float64)
+            params = options.params(n)
+            signal[n] += float(np.sum(f * f))
+            noise[n] += float(np.sum((q - f) ** 2)) if n not in inputs else float(
+                np.sum((params.dequantize(params.quantize(f)) - f) ** 2))
+            beyond[n] += float(np.sum((f < params.lo) | (f > params.hi)))
+            count[n] += f.size
+    rows = []
+    for n in names:
+        sqnr = math.inf if noise[n] == 0 else (-math.inf if signal[n] == 0 else 10 * math.log10(signal[n] / noise[n]))
+        rows.append(TensorReport(n, options.params(n), beyond[n] / max(count[n], 1), sqnr))
+    return rows
+
+
+__all__ = ["TensorReport", "format_report", "measured_report", "report", "tensor_report"]

@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--bins", type=_positive, default=2048, help="histogram bins per value in the profile")
     q.add_argument("--quantization-report", action="store_true",
                    help="with --load-profile: print each value's int8 scale and offset, the range kept, the share "
-                        "clipped and the SQNR of its quantization")
+                        "clipped and the SQNR of its quantization (estimated from the profile; with --dataset, "
+                        "measured: the int8 model's value against the float model's on the dataset)")
     add_quantization_arguments(q)
     return p
 
@@ -63,8 +64,19 @@ def quantization_report(args: argparse.Namespace) -> int:
         raise InputError("--quantization-report needs --load-profile P.yaml")
     profile = Profile.load(args.load_profile)
     profile.check(args.model)
-    rows = report(profile, args.quantization_schema, args.quantization_calibration)
-    print(format_report(rows, args.quantization_schema, args.quantization_calibration))
+    if not args.dataset:
+        rows = report(profile, args.quantization_schema, args.quantization_calibration)
+        print(format_report(rows, args.quantization_schema, args.quantization_calibration))
+        return 0
+    # measured: the int8 model against the float one on the dataset, every profiled value probed
+    from ..quantization.report import measured_report
+
+    with progress_line(args):
+        specs = compile(args.model, **vars(model_options(args)), cache=not args.no_cache).inputs
+        feeds, _, _ = dataset_batches(args.dataset, args.dataset_array, specs, args.model)
+        rows = measured_report(args.model, profile, feeds, args.quantization_schema, args.quantization_calibration,
+                               args.enable_channelwise, threads=args.threads)
+    print(format_report(rows, args.quantization_schema, args.quantization_calibration, measured=True))
     return 0
 
 
