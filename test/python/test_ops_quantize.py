@@ -219,3 +219,20 @@ def test_qlinear_conv_is_an_int8_convolution_within_one_step_of_onnx_reference()
     got, want = compiled(x), ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(got, want, atol=0.3 * 1.001, rtol=0)
     assert np.mean(np.abs(got - want) < 1e-4) > 0.9
+
+
+@pytest.mark.parametrize("channels", [3, 64])
+def test_conv_integer_equals_onnx_reference(channels: int) -> None:
+    """ConvInteger of uint8 x (zero point 120, padded) and int8 w (a zero point per output channel): int32 results
+    equal onnx.reference's; 64 channels x 9 taps is 576 products per output, summed in chunks of whole channels."""
+    w = RNG.integers(-128, 128, (5, channels, 3, 3)).astype(np.int8)
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.uint8(120), "xz"),
+             numpy_helper.from_array(RNG.integers(-3, 3, 5).astype(np.int8), "wz")]
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])
+    graph = helper.make_graph([node], "ci", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, channels, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT32, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = RNG.integers(0, 256, (1, channels, 6, 6)).astype(np.uint8)
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})["y"]
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])

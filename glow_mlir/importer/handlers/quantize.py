@@ -1,7 +1,7 @@
 """QuantizeLinear and DequantizeLinear, the Q and DQ nodes of ONNX's quantized (QDQ) models, QLinearConv (as its
-input and weights dequantized, the float convolution and its output quantized), and the integer matmuls
-QLinearMatMul and MatMulInteger, computed in float32 (MatMulInteger's int32 sums exactly, by chunks of the
-reduction).
+input and weights dequantized, the float convolution and its output quantized), ConvInteger, and the integer matmuls
+QLinearMatMul and MatMulInteger, computed in float32 (ConvInteger's and MatMulInteger's int32 sums exactly, by chunks
+of the reduction).
 
 An int8, uint8, int16 or uint16 value is computed in int32 (model.INTEGER_STORAGE_TYPES), so that a
 QuantizeLinear -> DequantizeLinear pair gives exactly the values onnxruntime's QDQ model has around each quantized
@@ -253,3 +253,32 @@ def qlinear_conv(ctx: NodeContext) -> Tensor:
                 np.broadcast_to(scales, shape_of(bias)).astype(np.float32))))
     y = _as(ctx, "Conv", [x, w, bias], out + "#y", conv, _CONV_ATTRS)
     return _as(ctx, "QuantizeLinear", [y, ctx.input(6), ctx.input(7)], out, quantize_linear)
+
+
+@onnx_op("ConvInteger", since=10, inputs=(2, 4), attrs=_CONV_ATTRS)
+def conv_integer(ctx: NodeContext) -> Tensor:
+    """int32 conv(x - x_zero_point, w - w_zero_point) of uint8/int8 x and w (w's zero point per output channel or
+    one; padding reads x's zero point, i.e. 0 once shifted): float32 convolutions over chunks of the input channels
+    short enough that their sums are exact (:data:`EXACT_K` products per output), each cast to int32, the chunks
+    added as int32."""
+    x, w = ctx.input(0), ctx.input(1)
+    xs, ws = shape_of(x), shape_of(w)
+    if len(xs) < 3 or len(ws) != len(xs):
+        raise ctx.error(f"the input {xs} and the weights {ws} must have one rank, 3 or more")
+    shifted_x = _shifted(ctx, x, ctx.optional_input(2), 1, "x_zero_point")
+    shifted_w = _shifted(ctx, w, ctx.optional_input(3), 0, "w_zero_point")
+    taps = int(np.prod(ws[2:]))
+    channels, per = ws[1], max(1, EXACT_K // taps)
+    if ctx.attr("group", INT, 1) != 1 and channels > per:
+        raise ctx.unsupported(f"a grouped ConvInteger with {channels * taps} products per output is not supported "
+                              f"(at most {EXACT_K}: its int32 sums would not be exact in float32)")
+    out, total = ctx.node.output[0], None
+    for start in range(0, channels, per):
+        size = min(per, channels - start)
+        rest = [0] * (len(xs) - 2)
+        part_x = _box(ctx, shifted_x, [0, start, *rest], [xs[0], size, *xs[2:]]) if size < channels else shifted_x
+        part_w = _box(ctx, shifted_w, [0, start, *rest], [ws[0], size, *ws[2:]]) if size < channels else shifted_w
+        y = _as(ctx, "Conv", [part_x, part_w], f"{out}#c{start}", conv, _CONV_ATTRS)
+        part = gg.cast(ctx.value(y), to=mlir_type(np.dtype(np.int32)))
+        total = part if total is None else gg.add(total, part)
+    return total
