@@ -232,14 +232,15 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
         module = imported.module
         lowered = Lowered(ctx, imported, module, [Stage("import", _asm(module), time.perf_counter() - start)])
         steps = _stage_pipelines(options) + [("codegen", options.codegen())]
-        if options.quantization is None and has_qdq_pairs(load_model(model)):
+        loaded = load_model(model)  # what the quantization stage reads: its node labels and op types
+        if options.quantization is None and has_qdq_pairs(loaded):
             # a QDQ model: its pairs' parameters make int8 islands, after the graph optimizations
             at = 1 if steps[0][0] == "optimize" else 0
             steps.insert(at, ("quantize", parse_pipeline(pipelines.quantization_text(True, qdq=True))))
         for name, elements in [("import", [])] + steps:
             if name != "import":
                 if name == "quantize" and options.quantization is not None:
-                    annotate(module, load_model(model), options.quantization)
+                    annotate(module, loaded, options.quantization)
                 if name == "codegen":
                     (lowered.program,) = read_programs(module.operation)
                 lowered.stages.append(_run_stage(name, module, elements, options))

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
+from ..quantization import params
+from ..quantization.params import QMAX, QMIN, quantize_multiplier
 from . import cnn_numpy
 from . import shapes as S
 from .optable import Attr, OpInfo, VerifyError, tensor_like
-
-QMIN, QMAX = -128, 127
 
 #: the parameters of an int8 result
 OUTPUT = (Attr("scale", "f32", doc="real = scale * (q - offset)"), Attr("offset", "i64"))
@@ -201,24 +201,16 @@ def qfully_connected(info: OpInfo) -> list[ir.Type]:
 
 def fixed_point(multiplier: float) -> tuple[int, int]:
     """``multiplier`` as ``M * 2^-right``, M a 31-bit integer in [2^30, 2^31) and right > 0: the integers of the
-    rescale the kernels do."""
-    fraction, exponent = math.frexp(multiplier)  # multiplier = fraction * 2^exponent, fraction in [0.5, 1)
-    m = round(fraction * (1 << 31))
-    if m == 1 << 31:
-        m, exponent = m // 2, exponent + 1
-    return m, 31 - exponent
+    rescale the kernels do (:func:`~glow_mlir.quantization.params.quantize_multiplier`)."""
+    m, shift = quantize_multiplier(multiplier)
+    return m, 31 - shift
 
 
 def requantize(acc: np.ndarray, multipliers: Any, offset: int, lo: int, hi: int) -> np.ndarray:
     """int32 accumulators (channels last) times their channel's multiplier, as ``(acc * M) >> right`` rounded half
     away from zero in 64 bits, plus ``offset``, clamped to [lo, hi]: bit for bit what the kernels compute."""
-    pairs = [fixed_point(float(m)) for m in np.atleast_1d(np.asarray(multipliers, np.float32))]
-    m = np.array([p[0] for p in pairs], np.int64)
-    right = np.array([p[1] for p in pairs], np.int64)
-    product = np.asarray(acc, np.int64) * m
-    half = np.left_shift(np.int64(1), right - 1)
-    rounded = np.right_shift(product + half - (product < 0), right)
-    return np.clip(rounded + offset, lo, hi).astype(np.int8)
+    pairs = [quantize_multiplier(float(m)) for m in np.atleast_1d(np.asarray(multipliers, np.float32))]
+    return params.requantize(acc, [m for m, _ in pairs], [s for _, s in pairs], offset, lo, hi)
 
 
 def _round_i8(x: np.ndarray, offset: int, lo: int = QMIN, hi: int = QMAX) -> np.ndarray:

@@ -27,13 +27,11 @@ from mlir import ir
 from ..dialects.glowgraph import NAME_ATTR
 from ..errors import GlowError
 from ..importer.model import LoadedModel
-from ..passes.graph.quantize import KEEP_FLOAT_ATTR, QPARAMS_ATTR, params_attr
+from ..passes.graph.quantize import KEEP_FLOAT_ATTR, QPARAMS_ATTR, VIEWS, params_attr, set_argument_params
 from ..passes.utils import functions
 from .params import CALIBRATIONS, SCHEMAS, QuantParams, calibrate, choose
 from .profile import Profile, TensorProfile
 
-#: nodes whose value is the same elements as their input's: a value seen through them is still the ONNX value
-_VIEWS = ("glowgraph.reshape", "glowgraph.transpose")
 #: the ONNX op types a glowgraph node kind may hold: a convolution with a relu folded in has the relu's location, and
 #: is kept in float when either Conv or Relu is
 _ORIGINS = {"conv2d": ("Conv",), "fully_connected": ("Gemm", "MatMul"), "matmul": ("MatMul", "Gemm"),
@@ -93,7 +91,7 @@ def _reach(op: ir.Operation, label: str) -> tuple[bool, bool]:
             user = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
             output = output or user.name == "func.return"
             escapes = escapes or user.name == "func.return" or _label(user.location) != label
-            if user.name in _VIEWS:
+            if user.name in VIEWS:
                 stack.append(user.results[0])
     return escapes, output
 
@@ -120,7 +118,7 @@ def annotate(module: ir.Module, loaded: LoadedModel, options: QuantizationOption
                 if not names or len(names) != 1 or len(op.results) != 1:
                     continue
                 escapes, output = _reach(op, label)
-                if op.name in _VIEWS or not escapes:
+                if op.name in VIEWS or not escapes:
                     continue
                 if kinds[label] in keep or keep.intersection(_ORIGINS.get(op.name.split(".", 1)[-1], ())):
                     op.attributes[KEEP_FLOAT_ATTR] = ir.UnitAttr.get()
@@ -135,19 +133,17 @@ def annotate(module: ir.Module, loaded: LoadedModel, options: QuantizationOption
 
 
 def _annotate_arguments(func: ir.Operation, options: QuantizationOptions) -> int:
+    """``glowgraph.qparams`` on the arguments whose model input the profile has; returns how many."""
     if "arg_attrs" not in func.attributes:
         return 0
-    count, updated = 0, []
-    for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
+    found = {}
+    for index, attrs in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])):
         entries = {n.name: n.attr for n in ir.DictAttr(attrs)}
-        name = ir.StringAttr(entries[NAME_ATTR]).value if NAME_ATTR in entries else None
-        params = options.params(name) if name is not None else None
+        params = options.params(ir.StringAttr(entries[NAME_ATTR]).value) if NAME_ATTR in entries else None
         if params is not None:
-            entries[QPARAMS_ATTR] = params_attr((params.scale, params.offset))
-            count += 1
-        updated.append(ir.DictAttr.get(entries))
-    func.attributes["arg_attrs"] = ir.ArrayAttr.get(updated)
-    return count
+            found[index] = (params.scale, params.offset)
+    set_argument_params(func, found)
+    return len(found)
 
 
 def keep_float_list(text: Sequence[str] | str | None) -> tuple[str, ...]:

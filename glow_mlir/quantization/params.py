@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -145,11 +146,14 @@ def _kl_threshold(counts: np.ndarray, edges: np.ndarray, levels: int = 128) -> f
         p[-1] += counts[i:].sum()
         if p.sum() == 0:
             continue
-        q = np.zeros(i)
-        for chunk in np.array_split(np.arange(i), levels):
-            kept = chunk[counts[chunk] > 0]
-            if len(kept):
-                q[kept] = counts[chunk].sum() / len(kept)
+        # the chunks of np.array_split(range(i), levels): i % levels of them one bin longer, then the rest
+        small, longer = divmod(i, levels)
+        sizes = np.full(levels, small)
+        sizes[:longer] += 1
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        filled = counts[:i] > 0
+        sums, kept = np.add.reduceat(counts[:i], starts), np.add.reduceat(filled.astype(np.int64), starts)
+        q = np.repeat(np.divide(sums, kept, out=np.zeros(levels), where=kept > 0), sizes) * filled
         mask = p > 0
         if np.any(q[mask] == 0):
             continue
@@ -171,17 +175,19 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     return m, shift
 
 
-def requantize(acc: np.ndarray, multiplier: int, shift: int, offset: int = 0) -> np.ndarray:
+def requantize(acc: np.ndarray, multiplier: Any, shift: Any, offset: int = 0, lo: int = QMIN,
+               hi: int = QMAX) -> np.ndarray:
     """int32 accumulators times ``multiplier * 2^(shift - 31)`` rounded half away from zero, plus ``offset``,
-    saturated to int8: the integer arithmetic of the kernels' epilogue, one 32 x 32 -> 64-bit multiply and one
-    rounding right shift (a single rounding: gemmlowp's high multiply then shift rounds twice, which sends 16% of
-    the products of a multiplier of 0.25 one step off)."""
-    if not 0 < 31 - shift < 63:
+    saturated to int8 (or clamped to [lo, hi], a folded activation): the integer arithmetic of the kernels' epilogue,
+    one 32 x 32 -> 64-bit multiply and one rounding right shift (a single rounding: gemmlowp's high multiply then
+    shift rounds twice, which sends 16% of the products of a multiplier of 0.25 one step off). ``multiplier`` and
+    ``shift`` are one value, or one per entry of the accumulators' last axis (the output channels)."""
+    right = 31 - np.asarray(shift, np.int64)
+    if not np.all((right > 0) & (right < 63)):
         raise ValueError(f"a requantization shift of {shift} is out of range")
-    product = np.asarray(acc, np.int64) * np.int64(multiplier)
-    right = 31 - shift
+    product = np.asarray(acc, np.int64) * np.asarray(multiplier, np.int64)
     rounded = np.sign(product) * ((np.abs(product) + (np.int64(1) << (right - 1))) >> right)
-    return np.clip(rounded + offset, QMIN, QMAX).astype(np.int8)
+    return np.clip(rounded + offset, lo, hi).astype(np.int8)
 
 
 __all__ = ["CALIBRATIONS", "QMAX", "QMIN", "SCHEMAS", "QuantParams", "calibrate", "choose", "quantize_multiplier",

@@ -1,5 +1,5 @@
-"""Shared fixtures: where the team's models live, running the command-line tools, and a compile cache of the
-session's own (hermetic: nothing read from or left in the user's cache; each model compiles once per session, and
+"""Shared fixtures: where the team's models live, running the command-line tools, the numpy interpretation of a
+glowgraph function, and a compile cache of the session's own (hermetic: nothing read from or left in the user's cache; each model compiles once per session, and
 the tools started from tests share it through the environment)."""
 
 from __future__ import annotations
@@ -61,6 +61,33 @@ def check_runner_outputs(jit, inputs: dict, out: Path, name: str) -> None:
     for k, spec in enumerate(jit.outputs):
         got = np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
         np.testing.assert_allclose(got, want[spec.name], rtol=1e-5, atol=1e-5, err_msg=f"{name} output {k}")
+
+
+def interpret(module, inputs):
+    """Run the one glowgraph function of ``module`` (an ``ir.Module``) on ``inputs`` with each node's numpy
+    ``evaluate`` row: the graph as its op tables define it."""
+    import numpy as np
+
+    from glow_mlir.dialects import opdef_of
+    from glow_mlir.dialects.optable import attr_to_python, elements_to_numpy
+
+    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
+    block = func.regions[0].blocks[0]
+    env = dict(zip(block.arguments, inputs, strict=True))
+    for op in block.operations:
+        op = op.operation
+        if op.name == "func.return":
+            return [env[v] for v in op.operands]
+        if op.name == "glowgraph.constant":
+            env[op.results[0]] = elements_to_numpy(op.attributes["value"])
+            continue
+        opdef = opdef_of(op)
+        assert opdef is not None and opdef.evaluate is not None, f"'{op.name}' has no evaluate row"
+        attrs = {a.name: attr_to_python(a.kind, op.attributes[a.name]) for a in opdef.attrs if a.name in op.attributes}
+        with np.errstate(all="ignore"):
+            results = opdef.evaluate([env[v] for v in op.operands], attrs, [r.type for r in op.results])
+        env.update(zip(op.results, results, strict=True))
+    raise AssertionError("the function has no return")
 
 
 def run_tool(tool: str, *args: str) -> subprocess.CompletedProcess:

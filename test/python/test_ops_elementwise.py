@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 import pytest
+from conftest import interpret
 from mlir import ir
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from glow_mlir import api
-from glow_mlir.dialects import opdef_of
-from glow_mlir.dialects.optable import attr_to_python, elements_to_numpy
 from glow_mlir.errors import ModelError, UnsupportedError
 
 RTOL, ATOL = 1e-5, 1e-6
@@ -70,30 +69,6 @@ def compare(got: np.ndarray, want: np.ndarray, name: str, rtol: float = RTOL, at
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
     else:
         np.testing.assert_array_equal(got, want, err_msg=name)
-
-
-# --------------------------------------------------------------------------- the graph as the evaluate rows compute it
-
-
-def interpret(module: ir.Module, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Run the one glowgraph function of ``module`` with each node's numpy ``evaluate`` row."""
-    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
-    block = func.regions[0].blocks[0]
-    env: dict[ir.Value, np.ndarray] = dict(zip(block.arguments, inputs, strict=True))
-    for op in block.operations:
-        op = op.operation
-        if op.name == "func.return":
-            return [env[v] for v in op.operands]
-        if op.name == "glowgraph.constant":
-            env[op.results[0]] = elements_to_numpy(op.attributes["value"])
-            continue
-        opdef = opdef_of(op)
-        assert opdef is not None and opdef.evaluate is not None, f"'{op.name}' has no evaluate row"
-        attrs = {a.name: attr_to_python(a.kind, op.attributes[a.name]) for a in opdef.attrs if a.name in op.attributes}
-        with np.errstate(all="ignore"):
-            results = opdef.evaluate([env[v] for v in op.operands], attrs, [r.type for r in op.results])
-        env.update(zip(op.results, results, strict=True))
-    raise AssertionError("the function has no return")
 
 
 @dataclass

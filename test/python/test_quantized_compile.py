@@ -10,16 +10,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from conftest import digits, model_path, run_tool
-from mlir import ir
+from conftest import digits, interpret, model_path, run_tool
 from onnx import TensorProto, helper, numpy_helper
 
 import glow_mlir
 from glow_mlir.api import CompileOptions, lower_model
-from glow_mlir.dialects import opdef_of
-from glow_mlir.dialects.optable import elements_to_numpy, op_info
 from glow_mlir.errors import GlowError, ProfileError
-from glow_mlir.passes.utils import functions
 from glow_mlir.quantization.annotate import QuantizationOptions
 
 RNG = np.random.default_rng(5)
@@ -65,24 +61,6 @@ def cnn() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def evaluate(func: ir.Operation, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """The numpy semantics of a glowgraph function, node by node (each op's ``evaluate`` from its table row)."""
-    values: dict = dict(zip(func.regions[0].blocks[0].arguments, inputs))
-    for op in func.regions[0].blocks[0].operations:
-        op = op.operation
-        if op.name == "func.return":
-            return [values[v] for v in op.operands]
-        if op.name == "glowgraph.constant":
-            values[op.results[0]] = elements_to_numpy(op.attributes["value"])
-            continue
-        opdef = opdef_of(op)
-        info = op_info(opdef, op)
-        out = opdef.evaluate([values[v] for v in op.operands], info.attrs, [r.type for r in op.results])
-        for r, v in zip(op.results, out):
-            values[r] = v
-    raise AssertionError("no return")
-
-
 @pytest.fixture(scope="module")
 def model_and_profile(tmp_path_factory: pytest.TempPathFactory):
     model = cnn()
@@ -109,11 +87,9 @@ def test_int8_code_equals_the_numpy_semantics_of_the_int8_graph(model_and_profil
     options = CompileOptions(threads=1, quantization=QuantizationOptions(profile, channelwise=channelwise))
     lowered = lower_model(model, options, until="quantize")
     with lowered.ctx:
-        (func,) = functions(lowered.module.operation)
-        text = str(func)
-        kinds = re.findall(r'"glowgraph\.(\w+)"', text)
+        kinds = re.findall(r'"glowgraph\.(\w+)"', str(lowered.module))
         x = feeds[0]["x"]
-        (want,) = evaluate(func, [x])
+        (want,) = interpret(lowered.module, [x])
     assert kinds.count("qconv2d") == 5 and kinds.count("qadd") == 1 and "max_pool" in kinds
     assert "conv2d" not in kinds and "add" not in kinds
     compiled = glow_mlir.compile(model, threads=1, quantization=options.quantization, target_cpu=target_cpu)

@@ -26,7 +26,7 @@ from ...dialects import glowgraph as gg
 from ..registry import Pass
 from ..utils import functions, graph_ops
 from .patterns import defined_by, producer, uniform
-from .quantize import QPARAMS_ATTR, params_attr, read_params
+from .quantize import QPARAMS_ATTR, params_attr, read_params, set_argument_params
 
 #: the integer ranges a pair may clip to, and the offset that maps its zero point onto int8
 _RANGES = {(0.0, 255.0): -128, (-128.0, 127.0): 0}
@@ -127,17 +127,5 @@ class QdqToParams(Pass):
             pair.owner.attributes[QPARAMS_ATTR] = params_attr((scale, offset))
             op.results[0].replace_all_uses_with(pair)
         if arg_params:
-            _set_argument_params(func, arg_params)
+            set_argument_params(func, arg_params)
 
-
-def _set_argument_params(func: ir.Operation, found: dict[int, tuple[float, int]]) -> None:
-    count = len(func.regions[0].blocks[0].arguments)
-    existing = list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else \
-        [ir.DictAttr.get({})] * count
-    updated = []
-    for index, attrs in enumerate(existing):
-        entries = {n.name: n.attr for n in ir.DictAttr(attrs)}
-        if index in found:
-            entries[QPARAMS_ATTR] = params_attr(found[index])
-        updated.append(ir.DictAttr.get(entries))
-    func.attributes["arg_attrs"] = ir.ArrayAttr.get(updated)

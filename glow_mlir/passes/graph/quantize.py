@@ -39,8 +39,8 @@ KEEP_FLOAT_ATTR = "glowgraph.keep_float"
 _MULTIPLIER_RANGE = (2.0 ** -30, 2.0 ** 29)
 
 Params = tuple[float, int]
-#: nodes whose result holds their input's values: it has the input's parameters
-_VIEWS = ("glowgraph.reshape", "glowgraph.transpose")
+#: nodes whose result holds their input's values: it has the input's parameters (and computes the same ONNX value)
+VIEWS = ("glowgraph.reshape", "glowgraph.transpose")
 
 
 def read_params(attribute: ir.Attribute) -> Params:
@@ -50,6 +50,20 @@ def read_params(attribute: ir.Attribute) -> Params:
 
 def params_attr(params: Params) -> ir.Attribute:
     return ir.DenseF64ArrayAttr.get([float(params[0]), float(params[1])])
+
+
+def set_argument_params(func: ir.Operation, found: dict[int, Params]) -> None:
+    """Put ``glowgraph.qparams`` on the arguments of ``func`` at the indices of ``found``."""
+    count = len(func.regions[0].blocks[0].arguments)
+    existing = list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else \
+        [ir.DictAttr.get({})] * count
+    updated = []
+    for index, attrs in enumerate(existing):
+        entries = {n.name: n.attr for n in ir.DictAttr(attrs)}
+        if index in found:
+            entries[QPARAMS_ATTR] = params_attr(found[index])
+        updated.append(ir.DictAttr.get(entries))
+    func.attributes["arg_attrs"] = ir.ArrayAttr.get(updated)
 
 
 def _q(value: float, params: Params) -> int:
@@ -100,7 +114,7 @@ class Quantize(Pass):
             if QPARAMS_ATTR in op.attributes and len(op.results) == 1:
                 params[op.results[0]] = read_params(op.attributes[QPARAMS_ATTR])
         for op in graph_ops(func):
-            if op.name in _VIEWS and op.operands[0] in params:  # the same values: the same parameters
+            if op.name in VIEWS and op.operands[0] in params:  # the same values: the same parameters
                 params.setdefault(op.results[0], params[op.operands[0]])
             elif op.name.startswith("glowgraph.") and KEEP_FLOAT_ATTR not in op.attributes:
                 with ir.InsertionPoint(op), op.location:
@@ -159,7 +173,7 @@ class Quantize(Pass):
         bias = known(op.operands[2]) if kind != "matmul" else None
         if x not in params or weights is None or (kind != "matmul" and bias is None):
             return
-        if weights.ndim != (4 if kind == "conv2d" else 2):
+        if weights.ndim != (4 if kind == "conv2d" else 2) or (kind != "conv2d" and len(_shape(x)) != 2):
             return  # a packed layout, or a batched product
         p = params[x]
         qw, w_scales = _symmetric(np.asarray(weights, np.float64), -1 if self.channelwise else None)
@@ -180,8 +194,6 @@ class Quantize(Pass):
                            pads=attr(op, "pads", "i64s"), dilations=attr(op, "dilations", "i64s"),
                            group=attr(op, "group", "i64"), input_offset=p[1], **requant)
         else:
-            if len(_shape(x)) != 2:
-                return
             y = gg.qfully_connected(qx, constant(qw), constant(qb), **requant)
         _replace(op, y, out, params)
 
