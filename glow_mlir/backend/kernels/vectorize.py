@@ -175,10 +175,34 @@ def plan_generic(op: ir.Operation, lanes: int, threads: int = 1, parallel_bytes:
     if any(e is None for e in extents) or rank == 0:
         return None
     found = plan(extents, reduced, lanes)
+    across = _contiguous_input_dim(op, maps, extents, reduced, lanes)
+    if across is not None:  # a transpose onto a short innermost dim: vectors along the input's rows too
+        tiles, vector = list(found.tiles), list(found.vector)
+        tiles[across] = vector[across] = min(lanes, extents[across])
+        tiles[-1] = vector[-1] = 1  # each element of the short dim a loop step: its row read as one vector
+        found = VectorPlan(tuple(tiles), tuple(vector))
     if threads > 1 and nbytes(op) >= parallel_bytes:
         dim, tile = split(extents, reduced, threads)
         found = VectorPlan(found.tiles, found.vector, dim, tile)
     return found
+
+
+def _contiguous_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: list[int], reduced: list[bool],
+                          lanes: int) -> int | None:
+    """For an op whose output's innermost dim is shorter than the lanes and not reduced (NCHW -> NHWC of 3
+    channels), the parallel dim along which an input is contiguous (that input's innermost), if another: vectors
+    along it read whole rows of the input, where vectors along the short dim read it element by element."""
+    rank = len(extents)
+    if reduced[-1] or extents[-1] >= lanes:
+        return None
+    for value, m in zip(list(op.operands)[:-1], maps[:-1]):
+        if not isinstance(value.type, ir.MemRefType) or not m.results:
+            continue
+        last = m.results[len(m.results) - 1]
+        if isinstance(last, ir.AffineDimExpr) and last.position != rank - 1 and not reduced[last.position] \
+                and extents[last.position] > 1 and ir.MemRefType(value.type).get_strides_and_offset()[0][-1] == 1:
+            return last.position
+    return None
 
 
 #: ops whose bodies may hold the linalg ops of a lowered program or kernel (at their top level)

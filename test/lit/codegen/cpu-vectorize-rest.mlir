@@ -138,3 +138,31 @@ func.func @window_max(%w: memref<1x1x1x28x28x96xf32, strided<[75264, 2688, 96, 2
   }
   return
 }
+
+// -----
+
+// NCHW -> NHWC of 3 channels: the output's innermost dim (3) is shorter than the lanes, and the input is contiguous
+// along W. Vectors along W (16 bytes of one channel's row read at once), the channels a loop of 1: no gather of one
+// byte per lane from three rows.
+// CHECK-LABEL: func.func @transpose_to_channels_last(
+// CHECK:       scf.for
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16:.+]] {
+// CHECK:           scf.for
+// CHECK:             vector.transfer_read {{.*}} memref<1x1x1x16xi8, {{.*}}>, vector<16x1xi8>
+// CHECK:             vector.transfer_write {{.*}} vector<16x1xi8>, memref<1x1x16x1xi8, {{.*}}>
+// CHECK-NOT:   linalg.
+func.func @transpose_to_channels_last(%a: memref<1x3x32x32xi8>, %b: memref<1x32x32x3xi8>) {
+  linalg.transpose ins(%a : memref<1x3x32x32xi8>) outs(%b : memref<1x32x32x3xi8>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// A transpose whose output's innermost dim is long keeps its vectors there.
+// CHECK-LABEL: func.func @transpose_long_rows(
+// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK-NOT:   linalg.
+func.func @transpose_long_rows(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  linalg.transpose ins(%a : memref<64x64xf32>) outs(%b : memref<64x64xf32>) permutation = [1, 0]
+  return
+}
