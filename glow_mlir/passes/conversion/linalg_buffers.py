@@ -49,7 +49,7 @@ def _bytes(t: ir.MemRefType) -> int | None:
 
 def footprint(value: ir.Value) -> Footprint | None:
     """The bytes ``value`` covers, if it is a buffer this module can follow to its root: a block argument, a
-    memref.alloc, a memref.view at a constant shift, a static reinterpret_cast, a reshape or a static subview of one
+    memref.alloc, a constant memref.get_global, a memref.view at a constant shift, a static reinterpret_cast, a reshape or a static subview of one
     of these (a strided view: the range from its first to its last byte, which may hold bytes of others between)."""
     t = ir.MemRefType(value.type)
     size = _bytes(t)
@@ -59,6 +59,8 @@ def footprint(value: ir.Value) -> Footprint | None:
         return Footprint(value, 0, size)
     op = value.owner.operation
     if op.name == "memref.alloc":
+        return Footprint(value, 0, size)
+    if op.name == "memref.get_global":  # the lowerings' constant tables: their own root, never written
         return Footprint(value, 0, size)
     if op.name == "memref.view" and isinstance(op.operands[0], ir.BlockArgument):
         shift = _static_int(op.operands[1])

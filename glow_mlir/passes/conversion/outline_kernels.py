@@ -25,7 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .ir_to_linalg import BLOCKED_CONV_ATTR, PACKED_MATMUL_ATTR
+from .ir_to_linalg import BLOCKED_CONV_ATTR, INT8_CONV_ATTR, PACKED_MATMUL_ATTR
 from .linalg_buffers import (
     DEAD_INPUT_ATTR,
     PURE_OPS,
@@ -62,8 +62,9 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
     used = list(dict.fromkeys(v for op in ops for v in captured(op)))
     # operands are arguments, constants included (one fill kernel per shape, whatever its value); a constant the body
     # captures is cloned into the kernel, where it stays a constant of the loop body
-    operands = [v for op in ops for v in op.operands]
-    args = list(dict.fromkeys([*operands, *(v for v in used if not _is_constant(v))]))
+    inside = {v for op in ops for v in op.results}  # a buffer of the kernel's own (its alloc among ``ops``)
+    operands = [v for op in ops for v in op.operands if v not in inside]
+    args = list(dict.fromkeys([*operands, *(v for v in used if not _is_constant(v) and v not in inside)]))
     # a view of another argument is made inside the kernel (a packed convolution's [.., F/B, B] view of the buffer
     # its bias and epilogue write): the kernel then knows both are one buffer
     views = [v for v in args if _view_of(v, args)]
@@ -83,11 +84,13 @@ def outline(ops: list[ir.Operation], program: ir.Operation, name: str) -> tuple[
                     remap(clone, mapping)
                     mapping[v] = clone.results[0]
             for op in ops:
-                remap(op.clone(), mapping)
+                clone = op.clone()
+                remap(clone, mapping)
+                mapping.update(zip(op.results, clone.results))
             func.ReturnOp([])
     with ir.InsertionPoint(last), last.location:
         call = func.CallOp([], ir.FlatSymbolRefAttr.get(name), args)
-    for op in ops:
+    for op in reversed(ops):  # users first: a buffer of the kernel's own is allocated by the first op
         op.erase()
     return kernel, call.operation
 
@@ -101,11 +104,12 @@ EPILOGUE_INITS = ("linalg.fill", "linalg.broadcast")
 def head_dest(op: ir.Operation) -> ir.Value | None:
     """The buffer an epilogue head writes (the one its init and updates write), None if ``op`` is no head. A
     convolution on a packed filter (convert-glowir-to-linalg's blocked generic) writes its output viewed as
-    [N, OH, OW, F / B, B], a matmul on packed weights as [M, N / P, P]: its buffer is the view's source."""
+    [N, OH, OW, F / B, B], a matmul on packed weights as [M, N / P, P], an int8 convolution its int32 accumulators
+    as [N, OH, OW, F / L, L]: its buffer is the view's source."""
     dest = op.operands[len(op.operands) - 1] if len(op.operands) else None  # heads have one output, the last
     if op.name in EPILOGUE_HEADS:
         return dest
-    packed = BLOCKED_CONV_ATTR in op.attributes or PACKED_MATMUL_ATTR in op.attributes
+    packed = any(a in op.attributes for a in (BLOCKED_CONV_ATTR, PACKED_MATMUL_ATTR, INT8_CONV_ATTR))
     if op.name == "linalg.generic" and packed and isinstance(dest, ir.OpResult) \
             and dest.owner.operation.name == "memref.expand_shape":
         return dest.owner.operation.operands[0]
@@ -122,6 +126,38 @@ def _users(buffer: ir.Value) -> set[ir.Operation]:
         elif op.name != "memref.dealloc":
             users.add(op)
     return users
+
+
+def _private_buffers(group: list[ir.Operation], after: list[ir.Operation]) -> tuple[list[ir.Operation],
+                                                                                  list[ir.Operation]]:
+    """The memref.alloc ops (each followed by its views) of buffers that only ``group`` uses (through views or not)
+    and that are freed among the first ops ``after`` it (pure ops between), and those deallocs: a buffer of the
+    kernel's own (an int8 convolution's int32 accumulators), allocated and freed inside it."""
+    ends = []
+    for op in after:
+        if op.name == "memref.dealloc":
+            ends.append(op)
+        elif op.name not in PURE_OPS:
+            break
+    allocs, deallocs = [], []
+    for value in dict.fromkeys(v for op in group for v in op.operands):
+        if not isinstance(value, ir.OpResult) or value.owner.operation.name != "memref.alloc":
+            continue
+        frees = [use.owner.operation for use in value.uses if use.owner.operation.name == "memref.dealloc"]
+        if _users(value) <= set(group) and len(frees) == 1 and frees[0] in ends:
+            allocs += [value.owner.operation, *_views(value)]
+            deallocs += frees
+    return allocs, deallocs
+
+
+def _views(buffer: ir.Value) -> list[ir.Operation]:
+    """The view ops of ``buffer`` (views of views too), each after its source."""
+    found = []
+    for use in buffer.uses:
+        op = use.owner.operation
+        if op.name in PURE_OPS and len(op.results) == 1:
+            found += [op, *_views(op.results[0])]
+    return found
 
 
 def _dies_in(buffer: ir.Value, group: list[ir.Operation]) -> bool:
@@ -208,7 +244,14 @@ def outline_kernels(program: ir.Operation, taken: set[str], known: dict[str, str
     prefix = ir.StringAttr(program.attributes["sym_name"]).value
     known = {} if known is None else known
     before = len(known)
-    groups = [g for block in code_blocks(program) for g in kernel_groups([o.operation for o in block.operations])]
+    groups = []
+    for block in code_blocks(program):
+        ops = [o.operation for o in block.operations]
+        found = kernel_groups(ops)  # before the positions: an op's hash covers its attributes, which this sets
+        position = {op: k for k, op in enumerate(ops)}
+        for group in found:
+            allocs, deallocs = _private_buffers(group, ops[position[group[-1]] + 1:position[group[-1]] + 8])
+            groups.append([*allocs, *group, *deallocs])
     for group in groups:
         head = next((op for op in group if head_dest(op) is not None), group[0])
         base = f"{prefix}_{head.name.removeprefix('linalg.')}"

@@ -324,3 +324,44 @@ func.func @looped(%xs: memref<5x2xf32>, %x: memref<2xf32>) attributes {glowir.in
   }
   return
 }
+
+// -----
+
+// A buffer that only one kernel uses, allocated before it and freed right after it (here a matmul's accumulators
+// moved into an int8 output by its epilogue; an int8 convolution's int32 accumulators alike), moves into the kernel
+// with its views, its alloc and its dealloc: the program keeps only the call. A buffer a later op reads stays in
+// the program.
+// CHECK-LABEL: func.func private @private_buffer_matmul
+// CHECK-SAME:  (%{{.+}}: i32, %{{.+}}: memref<2x3xi32>, %{{.+}}: memref<3x4xi32>, %{{.+}}: memref<2x4xi8>)
+// CHECK:       %[[A:.+]] = memref.alloc() : memref<2x4xi32>
+// CHECK:       memref.expand_shape %[[A]]
+// CHECK:       linalg.fill
+// CHECK:       linalg.matmul
+// CHECK:       linalg.generic
+// CHECK:       memref.dealloc %[[A]]
+// CHECK-LABEL: func.func @private_buffer
+// CHECK-NEXT:  arith.constant
+// CHECK-NEXT:  call @private_buffer_matmul
+// CHECK-NEXT:  %[[KEPT:.+]] = memref.alloc() : memref<2x4xi32>
+// CHECK:       call @{{.+}}(%{{.+}}, %[[KEPT]])
+// CHECK:       call @{{.+}}(%[[KEPT]], %{{.+}})
+// CHECK:       memref.dealloc %[[KEPT]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @private_buffer(%x: memref<2x3xi32>, %w: memref<3x4xi32>, %y: memref<2x4xi8>, %z: memref<2x4xi32>) attributes {glowir.inputs = [], glowir.outputs = ["y", "z"]} {
+  %zero = arith.constant 0 : i32
+  %a = memref.alloc() : memref<2x4xi32>
+  %v = memref.expand_shape %a [[0], [1, 2]] output_shape [2, 2, 2] : memref<2x4xi32> into memref<2x2x2xi32>
+  linalg.fill ins(%zero : i32) outs(%a : memref<2x4xi32>)
+  linalg.matmul ins(%x, %w : memref<2x3xi32>, memref<3x4xi32>) outs(%a : memref<2x4xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<2x4xi32>) outs(%y : memref<2x4xi8>) {
+  ^bb0(%e: i32, %o: i8):
+    %t = arith.trunci %e : i32 to i8
+    linalg.yield %t : i8
+  }
+  memref.dealloc %a : memref<2x4xi32>
+  %k = memref.alloc() : memref<2x4xi32>
+  linalg.fill ins(%zero : i32) outs(%k : memref<2x4xi32>)
+  linalg.copy ins(%k : memref<2x4xi32>) outs(%z : memref<2x4xi32>)
+  memref.dealloc %k : memref<2x4xi32>
+  return
+}
