@@ -207,8 +207,8 @@ def fixed_point(multiplier: float) -> tuple[int, int]:
 
 
 def requantize(acc: np.ndarray, multipliers: Any, offset: int, lo: int, hi: int) -> np.ndarray:
-    """int32 accumulators (channels last) times their channel's multiplier, as ``(acc * M) >> right`` rounded half
-    away from zero in 64 bits, plus ``offset``, clamped to [lo, hi]: bit for bit what the kernels compute."""
+    """int32 accumulators (channels last) times their channel's multiplier, as ``(acc * M) >> right`` rounded to
+    nearest (ties up) in 64 bits, plus ``offset``, clamped to [lo, hi]: bit for bit what the kernels compute."""
     pairs = [quantize_multiplier(float(m)) for m in np.atleast_1d(np.asarray(multipliers, np.float32))]
     return params.requantize(acc, [m for m, _ in pairs], [s for _, s in pairs], offset, lo, hi)
 

@@ -23,8 +23,8 @@ Calibration chooses the range from a histogram of the values seen (``counts`` ov
 Requantization of an int32 accumulator by a real multiplier ``m`` (``in_scale * w_scale / out_scale``) uses the
 form of gemmlowp and TFLite (:func:`quantize_multiplier`, :func:`requantize`): ``m = M * 2^(shift - 31)`` with
 ``M`` a 31-bit integer in [2^30, 2^31), one 64-bit product and one rounding right shift: relative error below 2^-30,
-where Glow's 8-bit integer scale with a truncating pre-shift is off by up to ~1.6e-3. Ties round away from zero (ONNX's
-QLinear ops round them to even: one step apart on exact ties only).
+where Glow's 8-bit integer scale with a truncating pre-shift is off by up to ~1.6e-3. Ties round up (TFLite's single
+rounding; ONNX's QLinear ops round them to even: one step apart on exact ties only).
 """
 
 from __future__ import annotations
@@ -177,16 +177,17 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
 
 def requantize(acc: np.ndarray, multiplier: Any, shift: Any, offset: int = 0, lo: int = QMIN,
                hi: int = QMAX) -> np.ndarray:
-    """int32 accumulators times ``multiplier * 2^(shift - 31)`` rounded half away from zero, plus ``offset``,
+    """int32 accumulators times ``multiplier * 2^(shift - 31)`` rounded to nearest, ties up, plus ``offset``,
     saturated to int8 (or clamped to [lo, hi], a folded activation): the integer arithmetic of the kernels' epilogue,
-    one 32 x 32 -> 64-bit multiply and one rounding right shift (a single rounding: gemmlowp's high multiply then
-    shift rounds twice, which sends 16% of the products of a multiplier of 0.25 one step off). ``multiplier`` and
-    ``shift`` are one value, or one per entry of the accumulators' last axis (the output channels)."""
+    one 32 x 32 -> 64-bit multiply and one rounding right shift, ``(acc * M + 2^(right-1)) >> right`` (TFLite's
+    single-rounding form; gemmlowp's high multiply then shift rounds twice, which sends 16% of the products of a
+    multiplier of 0.25 one step off). ``multiplier`` and ``shift`` are one value, or one per entry of the
+    accumulators' last axis (the output channels)."""
     right = 31 - np.asarray(shift, np.int64)
     if not np.all((right > 0) & (right < 63)):
         raise ValueError(f"a requantization shift of {shift} is out of range")
     product = np.asarray(acc, np.int64) * np.asarray(multiplier, np.int64)
-    rounded = np.sign(product) * ((np.abs(product) + (np.int64(1) << (right - 1))) >> right)
+    rounded = (product + (np.int64(1) << (right - 1))) >> right
     return np.clip(rounded + offset, lo, hi).astype(np.int8)
 
 

@@ -86,10 +86,13 @@ def test_requantize_matches_the_real_product(real: float) -> None:
     span = int(200 / real)  # accumulators that land within int8 once rescaled, where the rounding shows
     acc = RNG.integers(-span, span + 1, 5000).astype(np.int32)
     got = qp.requantize(acc, m, shift, offset=3).astype(np.int64)
-    exact = acc.astype(np.float64) * real
-    want = np.clip(np.sign(exact) * np.floor(np.abs(exact) + 0.5) + 3, -128, 127)  # ties away from zero
-    # one rounding of the 64-bit product: off only where M's 31 bits move the product across a half
-    assert np.max(np.abs(got - want)) <= 1 and np.mean(got == want) > 0.999
+    right = 31 - shift
+    # the fixed-point product rounded once, to nearest with ties up, in exact integer arithmetic
+    fixed = np.array([min(127, max(-128, (int(a) * m + (1 << (right - 1))) // (1 << right) + 3)) for a in acc])
+    assert np.array_equal(got, fixed)
+    # against the real product: off only where M's 31 bits move a product across a half
+    near = np.clip(np.floor(acc.astype(np.float64) * real + 0.5) + 3, -128, 127)
+    assert np.max(np.abs(got - near)) <= 1
 
 
 def test_kl_ignores_the_zero_spike_of_a_relu_and_keeps_a_few_levels_whole() -> None:

@@ -32,7 +32,7 @@ from mlir.dialects import arith, llvm, memref, scf, vector
 
 from ...dialects import glowgraph as gg
 from ...dialects.quantized import UNSIGNED_SHIFT, pack_filter
-from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR
+from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR, INT8_REQUANT_ATTR
 from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
@@ -142,9 +142,61 @@ def _affine(a: ir.Value, scale: int, b: ir.Value, scale_b: int, offset: int = 0)
     return arith.addi(total, _index(offset)) if offset else total
 
 
+@dataclass(frozen=True)
+class Epilogue:
+    """The ends of a convolution the lowering built whole (quantized.packed_conv): the accumulators start from
+    ``bias`` [F] and end requantized (per-channel i32 ``multipliers`` and ``shifts``; offset, min, max and the
+    smallest shift in ``clamp``)
+    into the int8 ``dest`` [N, OH, OW, F]; ``replaced``: the ops the kernel takes the place of (the bias broadcast,
+    the requantization, the int32 buffer's alloc, view and dealloc)."""
+
+    bias: ir.Value
+    multipliers: ir.Value
+    shifts: ir.Value
+    dest: ir.Value
+    clamp: tuple[int, int, int, int]
+    replaced: tuple[ir.Operation, ...]
+
+
+def epilogue_of(op: ir.Operation) -> Epilogue | None:
+    """The bias broadcast and the requantization around the tagged generic ``op`` on an int32 buffer of its own,
+    when the buffer has no other use; None otherwise (the kernel then loads and stores the accumulators)."""
+    expand = op.operands[2].owner
+    if not isinstance(expand, (ir.Operation, ir.OpView)) or expand.name != "memref.expand_shape":
+        return None
+    acc = expand.operands[0]
+    alloc = acc.owner
+    if not isinstance(alloc, (ir.Operation, ir.OpView)) or alloc.name != "memref.alloc":
+        return None
+    found: dict[str, ir.Operation] = {}
+    for use in acc.uses:
+        user = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        if user.name == "linalg.generic" and INT8_REQUANT_ATTR in user.attributes and use.operand_number == 0:
+            kind = "requant"
+        elif user.name == "linalg.broadcast" and use.operand_number == 1:
+            kind = "bias"
+        elif user.name in ("memref.dealloc", "memref.expand_shape"):
+            kind = user.name
+        else:
+            return None
+        if kind in found and found[kind] != user:
+            return None
+        found[kind] = user
+    if "requant" not in found or "bias" not in found or len(list(expand.results[0].uses)) != 1:
+        return None
+    requant, broadcast = found["requant"], found["bias"]
+    clamp = tuple(int(v) for v in ir.DenseI64ArrayAttr(requant.attributes[INT8_REQUANT_ATTR]))
+    replaced = (broadcast, requant, *(found[k] for k in ("memref.dealloc",) if k in found), expand,
+                alloc.operation if isinstance(alloc, ir.OpView) else alloc)
+    return Epilogue(broadcast.operands[0], requant.operands[1], requant.operands[2], requant.operands[3], clamp,
+                    replaced)
+
+
 def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Value, fb: ir.Value, ow0: ir.Value,
-          rows: int, nv: int, geometry: list[int], dot: Dot) -> None:
-    """One register tile: ``rows`` output pixels from ``ow0`` x ``nv`` filter blocks from ``fb * nv``."""
+          rows: int, nv: int, geometry: list[int], dot: Dot, ends: Epilogue | None = None) -> None:
+    """One register tile: ``rows`` output pixels from ``ow0`` x ``nv`` filter blocks from ``fb * nv``; with
+    ``ends`` the accumulators start from the bias and are requantized into the int8 destination, else they are
+    loaded from and stored to ``acc5``."""
     sh, sw, dh, dw = geometry
     _, kh_n, kw_n, c4_n, width = ir.MemRefType(filt.type).shape
     element = ir.MemRefType(filt.type).element_type
@@ -157,7 +209,12 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
     zero = _index(0)
     blocks = [arith.addi(arith.muli(fb, _index(nv)), _index(v)) for v in range(nv)]
     pixels = [arith.addi(ow0, _index(p)) for p in range(rows)]
-    accs = [vector.load(acc_t, acc5, [n, oh, pixels[p], blocks[v], zero]) for p in range(rows) for v in range(nv)]
+    channels = [arith.muli(b, _index(lanes)) for b in blocks]
+    if ends is None:
+        accs = [vector.load(acc_t, acc5, [n, oh, pixels[p], blocks[v], zero]) for p in range(rows) for v in range(nv)]
+    else:
+        biases = [vector.load(acc_t, ends.bias, [channels[v]]) for v in range(nv)]
+        accs = [biases[v] for _ in range(rows) for v in range(nv)]
     sign = arith.constant(i32, -0x7F7F7F80)  # 0x80808080: the int8 + 128 of four bytes at once
     y0 = arith.muli(oh, _index(sh))
     xs = [arith.muli(pixels[p], _index(sw)) for p in range(rows)]
@@ -201,9 +258,64 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
         return out
 
     accs = loop(kh_n, accs, over_kh)
+    if ends is None:
+        for p in range(rows):
+            for v in range(nv):
+                vector.store(accs[p * nv + v], acc5, [n, oh, pixels[p], blocks[v], zero])
+        return
+    scales = [_Requantizer(vector.load(acc_t, ends.multipliers, [channels[v]]),
+                           vector.load(acc_t, ends.shifts, [channels[v]]), ends.clamp) for v in range(nv)]
     for p in range(rows):
         for v in range(nv):
-            vector.store(accs[p * nv + v], acc5, [n, oh, pixels[p], blocks[v], zero])
+            vector.store(scales[v](accs[p * nv + v]), ends.dest, [n, oh, pixels[p], channels[v]])
+
+
+def _i64(value: int, t: ir.Type) -> ir.Value:
+    return arith.constant(t, ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(ir.VectorType(t).element_type,
+                                                                                   value)))
+
+
+class _Requantizer:
+    """The epilogue's requantization of one block's accumulators (``params.requantize`` on L lanes): the 64-bit
+    products of the even and of the odd 32-bit lanes each by one ``vpmuldq`` (the lanes viewed as L/2 x i64, the
+    even ones sign-extended in place, the odd ones shifted down), plus ``2^(right-1)``, shifted right per lane; the
+    two halves joined back into 32-bit lanes (exact: with every right shift at least 31 the results fit, otherwise
+    they are clamped in 64 bits first), clamped, offset, narrowed to int8. The per-channel operands are made once per
+    register tile; no lane is widened to 64 bits by a shuffle."""
+
+    def __init__(self, multipliers: ir.Value, shifts: ir.Value, clamp: tuple[int, int, int, int]):
+        lanes = ir.VectorType(multipliers.type).shape[0]
+        self.wide = ir.VectorType.get([lanes // 2], ir.IntegerType.get_signless(64))
+        self.narrow = ir.VectorType.get([lanes], ir.IntegerType.get_signless(8))
+        self.lanes_t = multipliers.type
+        self.offset, self.lo, self.hi, smallest = clamp
+        self.c32 = _i64(32, self.wide)
+        one = _i64(1, self.wide)
+        self.m = self._halves(multipliers)
+        self.right = self._halves(shifts)
+        self.half = [arith.shli(one, arith.subi(r, one)) for r in self.right]
+        self.wide_clamp = smallest < 31  # a multiplier >= 1: a product may leave 32 bits after the shift
+        i32 = ir.IntegerType.get_signless(32)
+        self.bounds = [arith.constant(self.lanes_t, ir.DenseElementsAttr.get_splat(self.lanes_t, ir.IntegerAttr.get(
+            i32, v))) for v in (self.lo - self.offset, self.hi - self.offset, self.offset)]
+
+    def _halves(self, lanes: ir.Value) -> list[ir.Value]:
+        """The even and the odd 32-bit lanes of ``lanes``, each sign-extended into a 64-bit lane."""
+        wide = vector.bitcast(self.wide, lanes)
+        return [arith.shrsi(arith.shli(wide, self.c32), self.c32), arith.shrsi(wide, self.c32)]
+
+    def __call__(self, acc: ir.Value) -> ir.Value:
+        parts = []
+        for x, m, right, half in zip(self._halves(acc), self.m, self.right, self.half):
+            q = arith.shrsi(arith.addi(arith.muli(x, m), half), right)
+            if self.wide_clamp:
+                q = arith.maxsi(arith.minsi(q, _i64(self.hi - self.offset, self.wide)),
+                                _i64(self.lo - self.offset, self.wide))
+            parts.append(q)
+        even = arith.andi(parts[0], _i64(0xFFFFFFFF, self.wide))
+        joined = vector.bitcast(self.lanes_t, arith.ori(even, arith.shli(parts[1], self.c32)))
+        lo, hi, offset = self.bounds
+        return arith.trunci(self.narrow, arith.addi(arith.maxsi(arith.minsi(joined, hi), lo), offset))
 
 
 def make_kernel(op: ir.Operation, dot: Dot) -> None:
@@ -211,6 +323,7 @@ def make_kernel(op: ir.Operation, dot: Dot) -> None:
     :func:`_tile`: the main tiles of a row, then one tile of what is left of it."""
     src, filt = op.operands[0], op.operands[1]
     acc5 = op.operands[2]
+    ends = epilogue_of(op)
     geometry = list(ir.DenseI64ArrayAttr(op.attributes[INT8_CONV_ATTR]))
     n_n, oh_n, ow_n, blocks, _ = ir.MemRefType(acc5.type).shape
     rows, nv = register_tile(ow_n, blocks, dot)
@@ -232,15 +345,17 @@ def make_kernel(op: ir.Operation, dot: Dot) -> None:
                     with ir.InsertionPoint(tiles.body):
                         ow0 = arith.muli(tiles.induction_variable, _index(rows))
                         _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
-                              fblock.induction_variable, ow0, rows, nv, geometry, dot)
+                              fblock.induction_variable, ow0, rows, nv, geometry, dot, ends)
                         scf.YieldOp([])
                     if rest:
                         _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
-                              fblock.induction_variable, _index(main * rows), rest, nv, geometry, dot)
+                              fblock.induction_variable, _index(main * rows), rest, nv, geometry, dot, ends)
                     scf.YieldOp([])
                 scf.YieldOp([])
             scf.YieldOp([])
     op.erase()
+    for done in ends.replaced if ends else ():
+        done.erase()
 
 
 def matches(op: ir.Operation, dot: Dot) -> bool:

@@ -3,22 +3,25 @@
 
 // An int8 convolution on a packed filter (two blocks of 16 output channels, 3 input channels grown to 4 in the
 // bordered scratch): loops over the image, the output rows and the pairs of filter blocks, one register tile of the
-// row's 5 pixels x 2 blocks (10 accumulators, loaded from the bias-initialized int32 scratch), carried through the
-// kh, kw and channel-group loops; per step two 64-byte filter loads and, per pixel, four input bytes read as
-// unsigned (xor 0x80808080), broadcast, and two vpdpbusd; then the accumulators stored back. On an AVX2 target a
-// filter packed for VNNI is not its layout: the tagged generic stays (it computes the same sums).
+// row's 5 pixels x 2 blocks (10 accumulators, each starting from its block's bias), carried through the kh, kw and
+// channel-group loops; per step two 64-byte filter loads and, per pixel, four input bytes read as unsigned (xor
+// 0x80808080), broadcast, and two vpdpbusd. The epilogue requantizes in registers: the even and odd 32-bit lanes
+// as 64-bit lanes (sign-extended in place / shifted down), one 64-bit product each, the rounding term added, the
+// per-lane right shift, the halves joined, clamped, offset and narrowed to 16 bytes stored into the int8 output.
+// The int32 buffer, its bias broadcast and the requantization generic are gone. On an AVX2 target a filter packed
+// for VNNI is not its layout: the tagged generic stays (it computes the same sums).
 // CHECK-LABEL: func.func @qconv
+// CHECK-SAME:  %[[B:[a-z0-9]+]]: memref<32xi32>, %{{.+}}: memref<1x5x5x3xi8>, %[[Y:[a-z0-9]+]]: memref<1x5x5x32xi8>
 // CHECK:       %[[BORDER:.+]] = memref.alloc() {{.*}} : memref<1x7x7x4xi8>
-// CHECK:       %[[ACC:.+]] = memref.alloc() {{.*}} : memref<1x5x5x32xi32>
-// CHECK:       linalg.broadcast
-// CHECK:       %[[ACC5:.+]] = memref.expand_shape %[[ACC]] {{.*}} into memref<1x5x5x2x16xi32>
+// CHECK-NOT:   memref.alloc
+// CHECK-NOT:   linalg.broadcast
 // CHECK:       %[[W:.+]] = memref.collapse_shape {{.*}} into memref<2x3x3x1x64xi8>
 // CHECK-NOT:   linalg.generic
 // CHECK:       scf.for
 // CHECK:       scf.for
 // CHECK:       scf.for
 // CHECK:       scf.for
-// CHECK-COUNT-10: vector.load %[[ACC5]]{{.*}} : memref<1x5x5x2x16xi32>, vector<16xi32>
+// CHECK-COUNT-2: vector.load %[[B]]{{.*}} : memref<32xi32>, vector<16xi32>
 // CHECK:       scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
 // CHECK:       scf.for
 // CHECK:       scf.for
@@ -28,11 +31,17 @@
 // CHECK:       arith.xori %{{.+}}, %c-2139062144_i32 : i32
 // CHECK:       vector.broadcast {{.*}} : i32 to vector<16xi32>
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK-COUNT-10: vector.store {{.*}}, %[[ACC5]]
-// CHECK:       linalg.generic
-// CHECK:       arith.shrsi
+// CHECK:       vector.bitcast {{.*}} : vector<16xi32> to vector<8xi64>
+// CHECK:       arith.muli {{.*}} : vector<8xi64>
+// CHECK:       arith.addi {{.*}} : vector<8xi64>
+// CHECK-NEXT:  arith.shrsi {{.*}} : vector<8xi64>
+// CHECK:       arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
+// CHECK-NEXT:  vector.store {{.*}}, %[[Y]]{{.*}} : memref<1x5x5x32xi8>, vector<16xi8>
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
 // AVX2-LABEL: func.func @qconv
 // AVX2:        linalg.generic {{.*}} {glow.int8_conv = array<i64: 1, 1, 1, 1>
+// AVX2:        linalg.generic {{.*}} {glow.int8_requant = array<i64: 0, -128, 127, 37>
 // AVX2-NOT:    llvm.call_intrinsic
 func.func @qconv() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1> : tensor<2x3x3x1x16x4xi8>} : () -> memref<2x3x3x1x16x4xi8>
@@ -53,11 +62,13 @@ func.func @qconv() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
 // AVX2:        %[[BORDER:.+]] = memref.alloc() {{.*}} : memref<1x7x7x4xi16>
 // AVX2:        linalg.copy {cast = #linalg.type_fn<cast_signed>} ins(%{{.+}} : memref<1x5x5x3xi8>)
 // AVX2:        memref.collapse_shape {{.*}} into memref<4x3x3x2x16xi16>
-// AVX2-COUNT-10: vector.load {{.*}} : memref<1x5x5x4x8xi32>, vector<8xi32>
+// AVX2-NOT:    memref.alloc
 // AVX2:        vector.load %[[BORDER]]{{.*}} : memref<1x7x7x4xi16>, vector<2xi16>
 // AVX2:        vector.broadcast {{.*}} : i32 to vector<8xi32>
 // AVX2:        llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // AVX2-NEXT:   arith.addi {{.*}} : vector<8xi32>
+// AVX2:        arith.muli {{.*}} : vector<4xi64>
+// AVX2:        vector.store {{.*}} : memref<1x5x5x32xi8>, vector<8xi8>
 // CHECK-LABEL: func.func @pairs
 // CHECK:       linalg.generic {{.*}} {glow.int8_conv = array<i64: 1, 1, 1, 1>
 // CHECK-NOT:   llvm.call_intrinsic

@@ -3,9 +3,9 @@
 // qconv2d: the input bordered by its zero point (-3) in a scratch buffer, the bias broadcast into an int32 scratch
 // accumulator, the named convolution on i8 operands into it (linalg sign-extends), then the requantization of each
 // accumulator by its channel's fixed-point multiplier and shift (two constant tables: the channels differ), the
-// rounding half away from zero ((p + half - (p < 0)) >> right), the offset, the clamp, into dest.
-// CHECK-LABEL: memref.global "private" constant @__glow_requant_shifts : memref<2xi64> = dense<[37, 36]>
-// CHECK:       memref.global "private" constant @__glow_requant_multipliers : memref<2xi64> = dense<1374389504>
+// rounding to nearest with ties up ((p + 2^(right-1)) >> right), the offset, the clamp, into dest.
+// CHECK-LABEL: memref.global "private" constant @__glow_requant_shifts : memref<2xi32> = dense<[37, 36]>
+// CHECK:       memref.global "private" constant @__glow_requant_multipliers : memref<2xi32> = dense<1374389504>
 // CHECK-LABEL: func.func @qconv
 // CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x2xi8>, %[[B:.+]]: memref<2xi32>, %[[X:.+]]: memref<1x4x4x4xi8>, %[[Y:.+]]: memref<1x4x4x2xi8>)
 // CHECK:       %[[P:.+]] = memref.alloc() {{.*}} : memref<1x6x6x4xi8>
@@ -14,11 +14,12 @@
 // CHECK:       linalg.fill ins(%[[PAD]] : i8)
 // CHECK:       linalg.broadcast ins(%[[B]] : memref<2xi32>) outs(%[[A]] : memref<1x4x4x2xi32>) dimensions = [0, 1, 2]
 // CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x6x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x4x4x2xi32>)
-// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x4x4x2xi32>, memref<2xi64>, memref<2xi64>) outs(%[[Y]] : memref<1x4x4x2xi8>)
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x4x4x2xi32>, memref<2xi32>, memref<2xi32>) outs(%[[Y]] : memref<1x4x4x2xi8>)
 // CHECK:         arith.extsi {{.*}} : i32 to i64
 // CHECK:         arith.muli
-// CHECK:         arith.cmpi slt
-// CHECK:         arith.shrsi
+// CHECK:         arith.shli
+// CHECK:         arith.addi
+// CHECK-NEXT:    arith.shrsi
 // CHECK:         arith.minsi
 // CHECK:         arith.maxsi
 // CHECK:         arith.trunci {{.*}} : i64 to i8
@@ -42,8 +43,8 @@ func.func @qconv() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
 // CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<2x3xi32>
 // CHECK:       linalg.broadcast ins(%{{.+}} : memref<3xi32>) outs(%[[A]] : memref<2x3xi32>) dimensions = [0]
 // CHECK-NEXT:  linalg.matmul ins(%{{.+}}, %{{.+}} : memref<2x4xi8>, memref<4x3xi8>) outs(%[[A]] : memref<2x3xi32>)
-// CHECK:       arith.constant 1717986944 : i64
-// CHECK:       arith.constant 34 : i64
+// CHECK:       arith.constant 1717986944 : i32
+// CHECK:       arith.constant 34 : i32
 // CHECK:       linalg.generic {{.*}} ins(%[[A]] : memref<2x3xi32>)
 // CHECK:       linalg.generic
 // CHECK:         arith.divf
@@ -70,5 +71,31 @@ func.func @qfc() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   "glowir.dealloc_activation"(%f) : (memref<2x3xf32>) -> ()
   "glowir.dealloc_activation"(%r) : (memref<2x3xi8>) -> ()
   "glowir.dealloc_activation"(%q) : (memref<2x3xi8>) -> ()
+  return
+}
+
+// -----
+
+// qconv2d on a filter packed for the int8 kernel (rank 6): no scratch accumulator in the memory plan; an int32
+// buffer of its own (alloc ... dealloc around it), the bias broadcast into it, the convolution as a generic tagged
+// glow.int8_conv over its [N, OH, OW, F/L, L] view, and the requantization from per-channel tables (one multiplier:
+// the same value for every channel) tagged glow.int8_requant with (offset, min, max, smallest right shift). The CPU
+// kernel (cpu-int8-kernels) replaces the four.
+// CHECK-LABEL: func.func @packed
+// CHECK:       %[[M:.+]] = memref.get_global @__glow_requant_multipliers{{.*}} : memref<16xi32>
+// CHECK:       %[[S:.+]] = memref.get_global @__glow_requant_shifts{{.*}} : memref<16xi32>
+// CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<1x3x3x16xi32>
+// CHECK:       linalg.broadcast ins(%{{.+}} : memref<16xi32>) outs(%[[A]] : memref<1x3x3x16xi32>)
+// CHECK:       %[[A5:.+]] = memref.expand_shape %[[A]] {{.*}} into memref<1x3x3x1x16xi32>
+// CHECK:       linalg.generic {{.*}} outs(%[[A5]] : memref<1x3x3x1x16xi32>) attrs = {glow.int8_conv = array<i64: 1, 1, 1, 1>}
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %[[M]], %[[S]] : {{.*}}) outs(%{{.+}} : memref<1x3x3x16xi8>) attrs = {glow.int8_requant = array<i64: 2, -128, 127, 37>}
+// CHECK:       memref.dealloc %[[A]]
+// CHECK-NOT:   linalg.conv_2d_nhwc_hwcf
+func.func @packed() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1> : tensor<1x1x1x1x16x4xi8>} : () -> memref<1x1x1x1x16x4xi8>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<3> : tensor<16xi32>} : () -> memref<16xi32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x3x3x4xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x16xi8>
+  "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1, input_offset = 0, multipliers = array<f32: 0.01>, offset = 2, output_min = -128, output_max = 127} : (memref<1x3x3x16xi8>, memref<1x3x3x4xi8>, memref<1x1x1x1x16x4xi8>, memref<16xi32>) -> ()
   return
 }

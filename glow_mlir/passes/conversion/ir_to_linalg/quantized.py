@@ -13,7 +13,8 @@ from mlir.dialects import arith, linalg, math, memref
 
 from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
 from .cnn import _global_constant, _padded, _padded_type, conv_into
-from .common import INT8_CONV_ATTR, Lowering, Operands, _constant, _dims, _expand, _memref, elementwise
+from .common import (ALIGNMENT, INT8_CONV_ATTR, INT8_REQUANT_ATTR, Lowering, Operands, _constant, _dims, _expand,
+                     _memref, elementwise)
 
 _I8, _I16, _I32, _I64 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(16),
                          lambda: ir.IntegerType.get_signless(32), lambda: ir.IntegerType.get_signless(64))
@@ -60,30 +61,43 @@ def lower_qadd(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.lhs, new.rhs], body)
 
 
-def _requantize_into(op: ir.OpView, dest: ir.Value, acc: ir.Value) -> None:
-    """dest (i8) = clamp(((acc * M) >> right, rounded half away from zero) + offset): one ``M, right`` pair for all
-    channels (constants), or one per channel (the last dim) read from two constant tables."""
+def requantized(acc: ir.Value, multiplier: ir.Value, right: ir.Value, offset: int, lo: int, hi: int) -> ir.Value:
+    """i8 ``clamp(((acc * M + 2^(right-1)) >> right) + offset, lo, hi)`` of an i32 accumulator and its i32 ``M`` and
+    ``right``: one 32 x 32 -> 64-bit product and one arithmetic shift, rounding to nearest with ties up
+    (params.requantize). The fallback generic's body; the int8 kernel's epilogue computes the same on vectors."""
+    i64 = _I64()
+    product = arith.muli(arith.extsi(i64, acc), arith.extsi(i64, multiplier))
+    shift = arith.extsi(i64, right)
+    one = _constant(i64, 1)
+    rounded = arith.shrsi(arith.addi(product, arith.shli(one, arith.subi(shift, one))), shift)
+    clamped = arith.maxsi(arith.minsi(arith.addi(rounded, _constant(i64, offset)), _constant(i64, hi)),
+                          _constant(i64, lo))
+    return arith.trunci(_I8(), clamped)
+
+
+def requantization_tables(op: ir.OpView) -> tuple[ir.Value, ir.Value]:
+    """The i32 multiplier and right shift of each output channel, as two constant tables (memref.global)."""
+    pairs = [fixed_point(float(np.float32(m))) for m in op.multipliers]
+    channels = _memref(op.dest).shape[-1]
+    pairs = pairs * channels if len(pairs) == 1 else pairs
+    return tuple(_global_constant(op.operation, name, np.array([p[i] for p in pairs], np.int32))
+                 for i, name in ((0, "__glow_requant_multipliers"), (1, "__glow_requant_shifts")))
+
+
+def _requantize_into(op: ir.OpView, dest: ir.Value, acc: ir.Value,
+                     tables: tuple[ir.Value, ir.Value] | None = None) -> linalg.GenericOp:
+    """dest (i8) = :func:`requantized` acc: one ``M, right`` pair for all channels (constants), or (``tables`` given,
+    or the multipliers differ) one per channel (the last dim) read from the two tables."""
     pairs = [fixed_point(float(np.float32(m))) for m in op.multipliers]
     rank = _memref(dest).rank
-    offset, lo, hi = (_constant(_I64(), v) for v in (op.offset, op.output_min, op.output_max))
-    one, zero = _constant(_I64(), 1), _constant(_I64(), 0)
-
-    def body(a: ir.Value, m: ir.Value, right: ir.Value) -> ir.Value:
-        product = arith.muli(arith.extsi(_I64(), a), m)
-        half = arith.shli(one, arith.subi(right, one))
-        negative = arith.extui(_I64(), arith.cmpi(arith.CmpIPredicate.slt, product, zero))
-        rounded = arith.shrsi(arith.subi(arith.addi(product, half), negative), right)
-        clamped = arith.maxsi(arith.minsi(arith.addi(rounded, offset), hi), lo)
-        return arith.trunci(_I8(), clamped)
-
-    if len(set(pairs)) == 1:
-        m, right = (_constant(_I64(), v) for v in pairs[0])
-        elementwise(dest, [acc], lambda a: body(a, m, right))
-        return
-    tables = [_global_constant(op.operation, name, np.array([p[i] for p in pairs], np.int64))
-              for i, name in ((0, "__glow_requant_multipliers"), (1, "__glow_requant_shifts"))]
+    clamp = (op.offset, op.output_min, op.output_max)
+    if len(set(pairs)) == 1 and tables is None:
+        m, right = (_constant(_I32(), v) for v in pairs[0])
+        return elementwise(dest, [acc], lambda a: requantized(a, m, right, *clamp))
     channel = _dims(rank - 1, rank=rank)
-    elementwise(dest, [acc, *tables], body, [ir.AffineMap.get_identity(rank), channel, channel])
+    return elementwise(dest, [acc, *(tables or requantization_tables(op))],
+                       lambda a, m, right: requantized(a, m, right, *clamp),
+                       [ir.AffineMap.get_identity(rank), channel, channel])
 
 
 def _packed_border(op: ir.OpView) -> list[ir.MemRefType]:
@@ -100,38 +114,47 @@ def _packed_border(op: ir.OpView) -> list[ir.MemRefType]:
 
 
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
-    """The input bordered by its zero point (when there are pads), then the int32 accumulators."""
+    """The input bordered by its zero point (when there are pads), then the int32 accumulators; on a packed filter
+    the border only (:func:`packed_conv` holds its accumulators in registers)."""
+    if _memref(op.filter).rank == 6:
+        return _packed_border(op)
     dest = _memref(op.dest)
-    border = _packed_border(op) if _memref(op.filter).rank == 6 else _padded_type(_memref(op.src), op.pads)
-    return [*border, ir.MemRefType.get(dest.shape, _I32())]
+    return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get(dest.shape, _I32())]
 
 
 def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
     """acc = bias broadcast; acc += conv(src bordered by input_offset, filter) (i8 x i8 -> i32); dest =
-    requantize(acc). On a packed filter the convolution is :func:`packed_conv`."""
-    *border, acc = new.scratch
+    requantize(acc). On a packed filter the three are :func:`packed_conv`."""
     if _memref(op.filter).rank == 6:
         src = new.src
-        if border:  # the whole scratch at the zero point, then the input inside it (widened for int16 pairs)
+        if new.scratch:  # the whole scratch at the zero point, then the input inside it (widened for int16 pairs)
+            (border,) = new.scratch
             n, h, w, c = _memref(src).shape
-            linalg.fill(_constant(_memref(border[0]).element_type, op.input_offset), outs=[border[0]])
-            inside = memref.subview(border[0], [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
+            linalg.fill(_constant(_memref(border).element_type, op.input_offset), outs=[border])
+            inside = memref.subview(border, [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
             linalg.copy(src, outs=[inside])
-            src = border[0]
-        linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
-        packed_conv(src, new.filter, acc, op.strides, op.dilations)
-    else:
-        src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
-        linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
-        conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
+            src = border
+        packed_conv(op, src, new.filter, new.bias, new.dest)
+        return
+    *border, acc = new.scratch
+    src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
+    linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
+    conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
     _requantize_into(op, new.dest, acc)
 
 
-def packed_conv(src: ir.Value, filt: ir.Value, acc: ir.Value, strides: list[int], dilations: list[int]) -> None:
-    """acc += sum over (kh, kw, c) of (src + 128) * w, the filter packed ``[F/L, KH, KW, Cp/4, L, 4]`` (int8 quads;
-    int16 pairs ``[.., Cp/2, L, 2]``: src * w, src widened to int16) and src already holding Cp channels: one linalg.generic over (n, oh, ow, fo, fi, kh, kw, co, ci) on acc viewed as
-    [N, OH, OW, F/L, L], tagged with its strides and dilations. The CPU's int8 kernel (backend/kernels/int8.py)
-    replaces it with dot-product instructions; without one it computes the same sums."""
+def packed_conv(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value) -> None:
+    """dest = requantize(bias + sum over (kh, kw, c) of (src + 128) * w), the filter packed ``[F/L, KH, KW, Cp/4,
+    L, 4]`` (int8 quads; int16 pairs ``[.., Cp/2, L, 2]``: src * w, src widened to int16) and src already holding Cp
+    channels. Built as the bias broadcast into an int32 buffer of its own (memref.alloc), one linalg.generic over
+    (n, oh, ow, fo, fi, kh, kw, co, ci) on it viewed as [N, OH, OW, F/L, L] tagged ``glow.int8_conv`` with the
+    strides and dilations, and the requantization generic from per-channel tables tagged ``glow.int8_requant`` with
+    (offset, min, max, the smallest right shift). The CPU's int8 kernel (backend/kernels/int8.py) replaces the three by register tiles whose
+    epilogue requantizes (the buffer goes); without one they compute the same values."""
+    strides, dilations = list(op.strides), list(op.dilations)
+    tables = requantization_tables(op)  # before the buffer: the kernel that replaces the three reads them
+    acc = memref.alloc(ir.MemRefType.get(_memref(dest).shape, _I32()), [], [], alignment=ALIGNMENT)
+    linalg.broadcast(bias, outs=[acc], dimensions=[0, 1, 2])
     n, oh, ow, _ = _memref(acc).shape
     blocks, _, _, _, lanes, group = _memref(filt).shape
     acc5 = _expand(acc, [n, oh, ow, blocks, lanes], [[0], [1], [2], [3, 4]])
@@ -148,6 +171,11 @@ def packed_conv(src: ir.Value, filt: ir.Value, acc: ir.Value, strides: list[int]
         x, w, total = block.arguments
         unsigned = arith.addi(arith.extsi(_I32(), x), shift)
         linalg.YieldOp([arith.addi(total, arith.muli(unsigned, arith.extsi(_I32(), w)))])
+    requant = _requantize_into(op, dest, acc, tables)
+    smallest = min(fixed_point(float(np.float32(m)))[1] for m in op.multipliers)
+    requant.attributes[INT8_REQUANT_ATTR] = ir.DenseI64ArrayAttr.get([op.offset, op.output_min, op.output_max,
+                                                                        smallest])
+    memref.dealloc(acc)
 
 
 def lower_qfully_connected(op: ir.OpView, new: Operands) -> None:
