@@ -119,7 +119,7 @@ def _threaded(threads: int) -> list[Entry]:
         if spec == "convert-scf-to-cf":
             entries += [(f"{s}{{threads={threads}}}" if s == "cpu-parallel-to-pool" else s, w)
                         for s, w in pipelines.PARALLEL]
-        if spec == "cpu-tile-kernels":
+        if spec in ("cpu-tile-kernels", "cpu-int8-kernels"):
             spec = f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
         elif spec == "cpu-vectorize-rest":
             spec = f"{spec}{{threads={threads} parallel-bytes={PARALLEL_BYTES}}}"

@@ -190,3 +190,22 @@ def test_a_bundle_for_an_avx_vnni_cpu_holds_vex_dot_products(model_and_profile, 
                           text=True, check=True).stdout
     dots = re.findall(r"\{vex\}\s+vpdpbusd\s+%ymm", text)
     assert dots and "zmm" not in text
+
+
+def test_int8_convolutions_split_across_threads_give_the_same_codes(tmp_path: Path) -> None:
+    """A convolution big enough to be cut into tasks (its output rows across 2 threads) gives the output of the
+    one-thread code bit for bit (every row written once)."""
+    w = (RNG.standard_normal((32, 16, 3, 3)) * 0.2).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])],
+        "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 30, 30])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 30, 30])], [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = [{"x": RNG.standard_normal((1, 16, 30, 30)).astype(np.float32)} for _ in range(3)]
+    profile = glow_mlir.profile(model, feeds, threads=1)
+    one, two = (glow_mlir.compile(model, threads=t, profile=profile) for t in (1, 2))
+    assert "qconv2d" in one.stage("quantize").text
+    x = feeds[0]["x"]
+    got = two(x)
+    np.testing.assert_array_equal(got, one(x))
+    assert np.count_nonzero(got) > got.size // 4

@@ -318,16 +318,21 @@ class _Requantizer:
         return arith.trunci(self.narrow, arith.addi(arith.maxsi(arith.minsi(joined, hi), lo), offset))
 
 
-def make_kernel(op: ir.Operation, dot: Dot) -> None:
+def make_kernel(op: ir.Operation, dot: Dot, threads: int = 1, parallel_flops: int = 0) -> None:
     """Replace the tagged generic ``op`` (src, packed filter -> acc viewed [N, OH, OW, F/L, L]) by the loops of
-    :func:`_tile`: the main tiles of a row, then one tile of what is left of it."""
+    :func:`_tile` over the output rows: per row, the main tiles, then one tile of what is left of it. With
+    ``threads`` above 1 and at least ``parallel_flops`` of work, the rows are the tasks of an scf.forall, a
+    contiguous run of rows each (rows write disjoint outputs)."""
     src, filt = op.operands[0], op.operands[1]
     acc5 = op.operands[2]
     ends = epilogue_of(op)
     geometry = list(ir.DenseI64ArrayAttr(op.attributes[INT8_CONV_ATTR]))
-    n_n, oh_n, ow_n, blocks, _ = ir.MemRefType(acc5.type).shape
+    n_n, oh_n, ow_n, blocks, lanes = ir.MemRefType(acc5.type).shape
     rows, nv = register_tile(ow_n, blocks, dot)
     main, rest = ow_n // rows, ow_n % rows
+    _, kh_n, kw_n, groups, width, group = ir.MemRefType(filt.type).shape
+    flops = 2 * n_n * oh_n * ow_n * blocks * lanes * kh_n * kw_n * groups * group
+    tasks = min(threads, n_n * oh_n) if flops >= parallel_flops else 1
     with ir.InsertionPoint(op), op.location:
         # each (block, kh, kw, channel group)'s L x g weights as one row: the loads are 1-D vectors
         shape = ir.MemRefType(filt.type).shape
@@ -335,24 +340,41 @@ def make_kernel(op: ir.Operation, dot: Dot) -> None:
                                                        ir.MemRefType(filt.type).element_type),
                                      filt, [[0], [1], [2], [3], [4, 5]])
         zero, one = _index(0), _index(1)
-        outer = scf.ForOp(zero, _index(n_n), one)
-        with ir.InsertionPoint(outer.body):
-            row = scf.ForOp(zero, _index(oh_n), one)
-            with ir.InsertionPoint(row.body):
-                fblock = scf.ForOp(zero, _index(blocks // nv), one)
-                with ir.InsertionPoint(fblock.body):
-                    tiles = scf.ForOp(zero, _index(main), one)
-                    with ir.InsertionPoint(tiles.body):
-                        ow0 = arith.muli(tiles.induction_variable, _index(rows))
-                        _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
-                              fblock.induction_variable, ow0, rows, nv, geometry, dot, ends)
-                        scf.YieldOp([])
-                    if rest:
-                        _tile(src, filt, acc5, outer.induction_variable, row.induction_variable,
-                              fblock.induction_variable, _index(main * rows), rest, nv, geometry, dot, ends)
+
+        def output_row(n: ir.Value, oh: ir.Value) -> None:
+            fblock = scf.ForOp(zero, _index(blocks // nv), one)
+            with ir.InsertionPoint(fblock.body):
+                tiles = scf.ForOp(zero, _index(main), one)
+                with ir.InsertionPoint(tiles.body):
+                    ow0 = arith.muli(tiles.induction_variable, _index(rows))
+                    _tile(src, filt, acc5, n, oh, fblock.induction_variable, ow0, rows, nv, geometry, dot, ends)
+                    scf.YieldOp([])
+                if rest:
+                    _tile(src, filt, acc5, n, oh, fblock.induction_variable, _index(main * rows), rest, nv,
+                          geometry, dot, ends)
+                scf.YieldOp([])
+
+        if tasks <= 1:
+            outer = scf.ForOp(zero, _index(n_n), one)
+            with ir.InsertionPoint(outer.body):
+                row = scf.ForOp(zero, _index(oh_n), one)
+                with ir.InsertionPoint(row.body):
+                    output_row(outer.induction_variable, row.induction_variable)
                     scf.YieldOp([])
                 scf.YieldOp([])
-            scf.YieldOp([])
+        else:
+            total = n_n * oh_n
+            run = -(-total // tasks)
+            forall = scf.ForallOp([0], [-(-total // run)], [1])
+            with ir.InsertionPoint(forall.body):
+                first = arith.muli(forall.induction_variables[0], _index(run))
+                last = arith.minui(arith.addi(first, _index(run)), _index(total))
+                row = scf.ForOp(first, last, one)
+                with ir.InsertionPoint(row.body):
+                    r = row.induction_variable
+                    output_row(arith.divui(r, _index(oh_n)), arith.remui(r, _index(oh_n)))
+                    scf.YieldOp([])
+                scf.InParallelOp()
     op.erase()
     for done in ends.replaced if ends else ():
         done.erase()

@@ -120,6 +120,11 @@ class Int8Kernels(TargetOptions, Pass):
     name = "cpu-int8-kernels"
     summary = "int8 convolutions on packed filters -> register tiles of vpdpbusd (VNNI) or vpmaddwd (AVX2, AVX-512)"
 
+    #: cores the kernels may run on: above 1 the output rows of a convolution of at least ``parallel_flops`` are
+    #: the tasks of an scf.forall (cpu-parallel-to-pool spreads them)
+    threads: int = 1
+    parallel_flops: int = 0
+
     def run(self, module: ir.Operation) -> None:
         found: list[ir.Operation] = []
         with module.context, module.location:
@@ -134,7 +139,7 @@ class Int8Kernels(TargetOptions, Pass):
 
             module.walk(visit)
             for op in found:
-                int8.make_kernel(op, dot)
+                int8.make_kernel(op, dot, self.threads, self.parallel_flops)
 
 
 @dataclass(frozen=True)

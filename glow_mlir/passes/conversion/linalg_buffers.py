@@ -18,8 +18,8 @@ from .ir_to_linalg.common import row_major_strides
 #: the planned region that holds the activations (``glowir.arguments`` of a lowered program names its arguments)
 ACTIVATIONS = "activations"
 #: ops that may sit between ops that fuse or share a kernel: no memory effects, so those ops may run where the last is
-PURE_OPS = ("arith.constant", "memref.view", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape",
-            "memref.collapse_shape")
+PURE_OPS = ("arith.constant", "memref.get_global", "memref.view", "memref.subview", "memref.reinterpret_cast",
+            "memref.expand_shape", "memref.collapse_shape")
 
 
 @dataclass(frozen=True)

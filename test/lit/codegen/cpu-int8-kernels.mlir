@@ -1,5 +1,9 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(convert-glowir-to-linalg,cpu-int8-kernels{target-cpu=znver4})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(convert-glowir-to-linalg,cpu-int8-kernels{target-cpu=haswell})' | FileCheck %s --check-prefix=AVX2
+// On 2 threads the output rows are the tasks of an scf.forall, a contiguous run of rows each (3 of 5 rows, then 2);
+// below parallel-flops the convolution stays on the calling thread.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(convert-glowir-to-linalg,cpu-int8-kernels{target-cpu=znver4 threads=2})' | FileCheck %s --check-prefix=TASKS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(convert-glowir-to-linalg,cpu-int8-kernels{target-cpu=znver4 threads=2 parallel-flops=100000000})' | FileCheck %s --check-prefix=SERIAL
 
 // An int8 convolution on a packed filter (two blocks of 16 output channels, 3 input channels grown to 4 in the
 // bordered scratch): loops over the image, the output rows and the pairs of filter blocks, one register tile of the
@@ -10,6 +14,16 @@
 // per-lane right shift, the halves joined, clamped, offset and narrowed to 16 bytes stored into the int8 output.
 // The int32 buffer, its bias broadcast and the requantization generic are gone. On an AVX2 target a filter packed
 // for VNNI is not its layout: the tagged generic stays (it computes the same sums).
+// TASKS-LABEL: func.func @qconv
+// TASKS:       scf.forall (%[[T:.+]]) in (2)
+// TASKS:         %[[FIRST:.+]] = arith.muli %[[T]], %c3
+// TASKS:         %[[END:.+]] = arith.addi %[[FIRST]], %c3
+// TASKS:         %[[LAST:.+]] = arith.minui %[[END]], %c5
+// TASKS:         scf.for %{{.+}} = %[[FIRST]] to %[[LAST]]
+// TASKS:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// SERIAL-LABEL: func.func @qconv
+// SERIAL-NOT:   scf.forall
+// SERIAL:       return
 // CHECK-LABEL: func.func @qconv
 // CHECK-SAME:  %[[B:[a-z0-9]+]]: memref<32xi32>, %{{.+}}: memref<1x5x5x3xi8>, %[[Y:[a-z0-9]+]]: memref<1x5x5x32xi8>
 // CHECK:       %[[BORDER:.+]] = memref.alloc() {{.*}} : memref<1x7x7x4xi8>

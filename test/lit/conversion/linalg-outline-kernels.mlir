@@ -365,3 +365,32 @@ func.func @private_buffer(%x: memref<2x3xi32>, %w: memref<3x4xi32>, %y: memref<2
   memref.dealloc %k : memref<2x4xi32>
   return
 }
+
+// -----
+
+// A constant table read (memref.get_global) between a convolution and its epilogue does not split them: the
+// requantization of a depthwise convolution's accumulators, reading its per-channel tables, is one kernel with it.
+// CHECK-LABEL: func.func private @table_between_depthwise_conv_2d_nhwc_hwc
+// CHECK:       linalg.broadcast
+// CHECK:       linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK:       linalg.generic
+// CHECK-LABEL: func.func @table_between
+// CHECK:       call @table_between_depthwise_conv_2d_nhwc_hwc
+// CHECK-NOT:   call
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+memref.global "private" constant @table : memref<4xi32> = dense<3>
+func.func @table_between(%x: memref<1x4x4x4xi8>, %w: memref<3x3x4xi8>, %b: memref<4xi32>, %y: memref<1x2x2x4xi8>) attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %a = memref.alloc() : memref<1x2x2x4xi32>
+  linalg.broadcast ins(%b : memref<4xi32>) outs(%a : memref<1x2x2x4xi32>) dimensions = [0, 1, 2]
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x4x4xi8>, memref<3x3x4xi8>) outs(%a : memref<1x2x2x4xi32>)
+  %t = memref.get_global @table : memref<4xi32>
+  linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %t : memref<1x2x2x4xi32>, memref<4xi32>) outs(%y : memref<1x2x2x4xi8>) {
+  ^bb0(%e: i32, %m: i32, %o: i8):
+    %p = arith.muli %e, %m : i32
+    %q = arith.trunci %p : i32 to i8
+    linalg.yield %q : i8
+  }
+  memref.dealloc %a : memref<1x2x2x4xi32>
+  return
+}
