@@ -457,8 +457,8 @@ def gelu(info: OpInfo) -> list[ir.Type]:
 
 # --- data movement and shapes ---
 
-#: element types that data movement carries (float32, int64, int32, bool)
-MOVABLE = ("f32", "i64", "i32", "i1")
+#: element types that data movement carries (float32, int64, int32, bool, and the int8 of quantized values)
+MOVABLE = ("f32", "i64", "i32", "i1", "i8")
 
 
 def _movable(info: OpInfo, *idx: int) -> None:

@@ -35,7 +35,8 @@ from .profile import Profile, TensorProfile
 #: the ONNX op types a glowgraph node kind may hold: a convolution with a relu folded in has the relu's location, and
 #: is kept in float when either Conv or Relu is
 _ORIGINS = {"conv2d": ("Conv",), "fully_connected": ("Gemm", "MatMul"), "matmul": ("MatMul", "Gemm"),
-            "add": ("Add", "Sum"), "relu": ("Relu",), "clip": ("Clip",), "max_pool": ("MaxPool",)}
+            "add": ("Add", "Sum"), "relu": ("Relu",), "clip": ("Clip",), "max_pool": ("MaxPool",),
+            "concat": ("Concat",)}
 
 
 @dataclass(frozen=True)

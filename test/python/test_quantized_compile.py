@@ -209,3 +209,35 @@ def test_int8_convolutions_split_across_threads_give_the_same_codes(tmp_path: Pa
     got = two(x)
     np.testing.assert_array_equal(got, one(x))
     assert np.count_nonzero(got) > got.size // 4
+
+
+def test_a_concat_of_two_branches_runs_in_int8() -> None:
+    """Two convolution branches joined by Concat (inception's and densenet's shape): the concat is an int8 node
+    in the result's parameters (a branch whose parameters differ rescaled by its convolution's requantization), the
+    code equals the int8 graph's numpy semantics, and the logits stay close to float."""
+    nodes, inits = [], []
+    for name, x, y, c, f, k in [("b1", "x", "y1", 8, 16, 1), ("b2", "x", "y2", 8, 16, 3), ("head", "r", "y", 32, 8, 1)]:
+        node, params = _conv(name, x, y, c, f, k, pads=[k // 2] * 4)
+        nodes.append(node)
+        inits += params
+        if name == "b2":
+            nodes += [helper.make_node("Relu", ["y1"], ["r1"]), helper.make_node("Relu", ["y2"], ["r2"]),
+                      helper.make_node("Concat", ["r1", "r2"], ["j"], axis=1), helper.make_node("Relu", ["j"], ["r"])]
+    graph = helper.make_graph(nodes, "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 10, 10])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 10, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = [{"x": RNG.standard_normal((1, 8, 10, 10)).astype(np.float32)} for _ in range(4)]
+    options = CompileOptions(threads=1, quantization=QuantizationOptions(profile := glow_mlir.profile(
+        model, feeds, threads=1)))
+    lowered = lower_model(model, options, until="quantize")
+    x = feeds[0]["x"]
+    with lowered.ctx:
+        text = str(lowered.module)
+        (want,) = interpret(lowered.module, [x])
+    assert re.search(r'"glowgraph\.concat"\([^)]*\) \{axis = 3 : i64\} : \(tensor<1x10x10x16xi8>', text), text
+    assert text.count('"glowgraph.qconv2d"') == 3 and '"glowgraph.conv2d"' not in text
+    got = glow_mlir.compile(model, threads=1, profile=profile)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    float_run = glow_mlir.compile(model, threads=1)(x)
+    sqnr = 10 * np.log10(np.sum(float_run.astype(np.float64) ** 2) / np.sum((got - float_run) ** 2))
+    assert sqnr > 25, f"int8 SQNR {sqnr:.1f} dB against float"

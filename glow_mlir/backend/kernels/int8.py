@@ -330,7 +330,7 @@ def make_kernel(op: ir.Operation, dot: Dot, threads: int = 1, parallel_flops: in
     n_n, oh_n, ow_n, blocks, lanes = ir.MemRefType(acc5.type).shape
     rows, nv = register_tile(ow_n, blocks, dot)
     main, rest = ow_n // rows, ow_n % rows
-    _, kh_n, kw_n, groups, width, group = ir.MemRefType(filt.type).shape
+    _, kh_n, kw_n, groups, _, group = ir.MemRefType(filt.type).shape
     flops = 2 * n_n * oh_n * ow_n * blocks * lanes * kh_n * kw_n * groups * group
     tasks = min(threads, n_n * oh_n) if flops >= parallel_flops else 1
     with ir.InsertionPoint(op), op.location:

@@ -12,7 +12,8 @@ the unit attribute ``glowgraph.keep_float``:
   input's zero point folded in (``bias - input_offset * sum(weights)`` per output channel), so that the kernel
   multiplies the raw int8 input; a fused relu or clip becomes the clamp of the result;
 - ``add`` of two quantized values -> ``qadd``; ``relu`` and ``clip`` -> ``rescale`` with a clamp;
-- ``max_pool`` -> an int8 max_pool on the input's parameters (max commutes with quantization).
+- ``max_pool`` -> an int8 max_pool on the input's parameters (max commutes with quantization);
+- ``concat`` -> an int8 concat in the result's parameters, each side quantized (rescaled) to them.
 
 Every ``glowgraph.qparams`` and ``glowgraph.keep_float`` is removed afterwards. The dequantize -> quantize pairs left between two int8 nodes are
 glowgraph-fold-quantize's.
@@ -95,7 +96,7 @@ def _symmetric(weights: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.nd
 
 @dataclass(frozen=True)
 class Quantize(Pass):
-    """conv2d, fully_connected, matmul, add, relu, clip and max_pool nodes whose values carry
+    """conv2d, fully_connected, matmul, add, relu, clip, max_pool and concat nodes whose values carry
     ``glowgraph.qparams`` become int8 nodes between quantize and dequantize; weights per output channel with
     ``channelwise``."""
 
@@ -156,6 +157,11 @@ class Quantize(Pass):
             y = gg.qadd(self._quantized(op.operands[0], lhs), self._quantized(op.operands[1], rhs),
                         lhs_scale=lhs[0], lhs_offset=lhs[1], rhs_scale=rhs[0], rhs_offset=rhs[1], scale=out[0],
                         offset=out[1], output_min=QMIN, output_max=QMAX)
+            _replace(op, y, out, params)
+        elif kind == "concat" and all(x in params for x in op.operands):
+            # both sides in the result's parameters (a rescale where theirs differ, which glowgraph-fold-quantize
+            # merges into the int8 node that made the side), then joined as int8
+            y = gg.concat(*(self._quantized(x, out) for x in op.operands), **_table_attrs(op))
             _replace(op, y, out, params)
         elif kind in ("relu", "clip") and op.operands[0] in params:
             p = params[op.operands[0]]

@@ -81,3 +81,21 @@ func.func @stays_float(%x: tensor<2x3xf32>, %y: tensor<2x3xf32> {glowgraph.qpara
   %2 = "glowgraph.add"(%y, %y) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0, %1, %2 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// concat of two quantized values: each side quantized in the result's parameters (the first side's are the
+// result's: its int8 value is read as it is; the second's differ: quantized again, a rescale once
+// glowgraph-fold-quantize has run), joined as int8, dequantized once. A concat with a side without parameters stays
+// float.
+// CHECK-LABEL: func.func @concat
+// CHECK:       %[[A:.+]] = "glowgraph.quantize"(%arg0) {offset = 0 : i64, scale = 1.000000e-01 : f32}
+// CHECK:       %[[B:.+]] = "glowgraph.quantize"(%arg1) {offset = 0 : i64, scale = 1.000000e-01 : f32}
+// CHECK:       %[[J:.+]] = "glowgraph.concat"(%[[A]], %[[B]]) {axis = 1 : i64} : (tensor<1x2xi8>, tensor<1x3xi8>) -> tensor<1x5xi8>
+// CHECK:       "glowgraph.dequantize"(%[[J]]) {offset = 0 : i64, scale = 1.000000e-01 : f32}
+// CHECK:       "glowgraph.concat"(%arg0, %arg2) {axis = 1 : i64} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+func.func @concat(%a: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1, 0.0>}, %b: tensor<1x3xf32> {glowgraph.qparams = array<f64: 0.05, 3.0>}, %c: tensor<1x3xf32>) -> (tensor<1x5xf32>, tensor<1x5xf32>) {
+  %0 = "glowgraph.concat"(%a, %b) {axis = 1 : i64, glowgraph.qparams = array<f64: 0.1, 0.0>} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+  %1 = "glowgraph.concat"(%a, %c) {axis = 1 : i64, glowgraph.qparams = array<f64: 0.1, 0.0>} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
+  return %0, %1 : tensor<1x5xf32>, tensor<1x5xf32>
+}

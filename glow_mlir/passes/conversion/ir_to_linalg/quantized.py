@@ -13,8 +13,18 @@ from mlir.dialects import arith, linalg, math, memref
 
 from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
 from .cnn import _global_constant, _padded, _padded_type, conv_into
-from .common import (ALIGNMENT, INT8_CONV_ATTR, INT8_REQUANT_ATTR, Lowering, Operands, _constant, _dims, _expand,
-                     _memref, elementwise)
+from .common import (
+    ALIGNMENT,
+    INT8_CONV_ATTR,
+    INT8_REQUANT_ATTR,
+    Lowering,
+    Operands,
+    _constant,
+    _dims,
+    _expand,
+    _memref,
+    elementwise,
+)
 
 _I8, _I16, _I32, _I64 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(16),
                          lambda: ir.IntegerType.get_signless(32), lambda: ir.IntegerType.get_signless(64))
