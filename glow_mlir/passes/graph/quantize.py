@@ -13,7 +13,8 @@ the unit attribute ``glowgraph.keep_float``:
   multiplies the raw int8 input; a fused relu or clip becomes the clamp of the result;
 - ``add`` of two quantized values -> ``qadd``; ``relu`` and ``clip`` -> ``rescale`` with a clamp;
 - ``max_pool`` -> an int8 max_pool on the input's parameters (max commutes with quantization);
-- ``concat`` -> an int8 concat in the result's parameters, each side quantized (rescaled) to them.
+- ``concat`` -> an int8 concat in the result's parameters, each side quantized (rescaled) to them; the inner
+  concats of a chain (an ONNX Concat of more than two inputs) take the parameters of the chain's result.
 
 Every ``glowgraph.qparams`` and ``glowgraph.keep_float`` is removed afterwards. The dequantize -> quantize pairs left between two int8 nodes are
 glowgraph-fold-quantize's.
@@ -114,6 +115,13 @@ class Quantize(Pass):
         for op in graph_ops(func):
             if QPARAMS_ATTR in op.attributes and len(op.results) == 1:
                 params[op.results[0]] = read_params(op.attributes[QPARAMS_ATTR])
+        for op in reversed(graph_ops(func)):  # an ONNX Concat of n inputs is a chain of n - 1 binary concats
+            if op.name == "glowgraph.concat" and op.results[0] in params:
+                for x in op.operands:
+                    inner = producer(x)
+                    if inner is not None and inner.name == "glowgraph.concat" and x not in params \
+                            and len(list(x.uses)) == 1:
+                        params[x] = params[op.results[0]]
         for op in graph_ops(func):
             if op.name in VIEWS and op.operands[0] in params:  # the same values: the same parameters
                 params.setdefault(op.results[0], params[op.operands[0]])

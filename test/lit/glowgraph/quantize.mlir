@@ -99,3 +99,17 @@ func.func @concat(%a: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1, 0.0>}
   %1 = "glowgraph.concat"(%a, %c) {axis = 1 : i64, glowgraph.qparams = array<f64: 0.1, 0.0>} : (tensor<1x2xf32>, tensor<1x3xf32>) -> tensor<1x5xf32>
   return %0, %1 : tensor<1x5xf32>, tensor<1x5xf32>
 }
+
+// -----
+
+// An ONNX Concat of three inputs is two binary concats; the inner one has no parameters of its own (no ONNX value)
+// and takes the chain's: both run in int8.
+// CHECK-LABEL: func.func @concat_chain
+// CHECK:       %[[IN:.+]] = "glowgraph.concat"(%{{.+}}, %{{.+}}) {axis = 1 : i64} : (tensor<1x2xi8>, tensor<1x2xi8>) -> tensor<1x4xi8>
+// CHECK:       "glowgraph.concat"(%[[IN]], %{{.+}}) {axis = 1 : i64} : (tensor<1x4xi8>, tensor<1x2xi8>) -> tensor<1x6xi8>
+// CHECK-NOT:   "glowgraph.concat"
+func.func @concat_chain(%a: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1, 0.0>}, %b: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1, 0.0>}, %c: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1, 0.0>}) -> tensor<1x6xf32> {
+  %0 = "glowgraph.concat"(%a, %b) {axis = 1 : i64} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+  %1 = "glowgraph.concat"(%0, %c) {axis = 1 : i64, glowgraph.qparams = array<f64: 0.1, 0.0>} : (tensor<1x4xf32>, tensor<1x2xf32>) -> tensor<1x6xf32>
+  return %1 : tensor<1x6xf32>
+}
