@@ -125,6 +125,22 @@ def time_runs(fn: Callable[[], object], runs: int) -> Timing:
     return Timing(1e3 * statistics.median(times), 1e3 * min(times))
 
 
+def time_interleaved(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, Timing]:
+    """Warm each up, then time ``runs`` rounds of one call of each in turn: a machine that slows down or speeds up
+    during the measurement affects every engine alike (on one thread: with several, one engine's spinning pool
+    would take the cores the next one needs, and :func:`time_runs` with its settling pause is the fairer)."""
+    for fn in fns.values():
+        for _ in range(WARMUP):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(runs):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: Timing(1e3 * statistics.median(t), 1e3 * min(t)) for name, t in times.items()}
+
+
 def model_inputs(path: Path, model: onnx.ModelProto) -> dict[str, np.ndarray]:
     """The inputs of ``NAME.io.npz`` beside the model, else seeded random ones of the graph's input shapes."""
     reference = path.with_suffix(".io.npz")

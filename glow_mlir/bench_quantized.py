@@ -5,7 +5,8 @@ calibration inputs (the ``.io.npz`` input and ``--calibration - 1`` noisy copies
 random weights and no dataset), compiles it in float and in int8 (per-tensor and channelwise weights, asymmetric,
 minmax), and onnxruntime runs the float model and the QDQ model its own ``quantize_static`` makes from the same
 calibration inputs (per-channel weights, uint8 activations), which glow_mlir also compiles (its QDQ pairs made
-int8 islands: glowgraph-qdq-to-params). The table gives medians of ``--runs`` calls on ``--threads`` threads, each
+int8 islands: glowgraph-qdq-to-params). The table gives medians of ``--runs`` calls on ``--threads`` threads (on
+one thread in rounds of one call of each engine, so that the machine's drift affects all alike), each
 engine's int8 / float ratio, glow int8 / ort int8, and the SQNR (dB) of each int8 run's output against the float
 reference output. Below it: how many int8 dot-product instructions (vpdpbusd)
 glow_mlir's int8 code holds, read from its machine code, and the target.
@@ -29,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from .bench import _ort_session, model_inputs, models_dir, time_runs
+from .bench import _ort_session, model_inputs, models_dir, time_interleaved, time_runs
 
 
 def sqnr(got: np.ndarray, want: np.ndarray) -> float:
@@ -100,12 +101,13 @@ def bench_model(path: Path, threads: int, runs: int, calibration: int, target_cp
         qdq = ort_qdq(path, feeds, Path(directory))
         ort_float, ort_int8 = _ort_session(str(path), threads), _ort_session(str(qdq), threads)
         glow_qdq = api.compile(qdq, threads=threads, target_cpu=target_cpu)
-    times = {"glow float": time_runs(lambda: glow_float.run(inputs), runs),
-             "glow int8": time_runs(lambda: glow_int8[False].run(inputs), runs),
-             "glow int8 cw": time_runs(lambda: glow_int8[True].run(inputs), runs),
-             "glow qdq": time_runs(lambda: glow_qdq.run(inputs), runs),
-             "ort float": time_runs(lambda: ort_float.run(None, inputs), runs),
-             "ort int8": time_runs(lambda: ort_int8.run(None, inputs), runs)}
+    engines = {"glow float": lambda: glow_float.run(inputs), "glow int8": lambda: glow_int8[False].run(inputs),
+               "glow int8 cw": lambda: glow_int8[True].run(inputs), "glow qdq": lambda: glow_qdq.run(inputs),
+               "ort float": lambda: ort_float.run(None, inputs), "ort int8": lambda: ort_int8.run(None, inputs)}
+    if threads == 1:  # rounds of one call each: a machine that speeds up or slows down affects all alike
+        times = time_interleaved(engines, runs)
+    else:
+        times = {name: time_runs(fn, runs) for name, fn in engines.items()}
     ms = {k: t.median_ms for k, t in times.items()}
     out = {cw: next(iter(glow_int8[cw].run(inputs).values())) for cw in (False, True)}
     ort_out = ort_int8.run(None, inputs)[0]

@@ -241,3 +241,59 @@ def test_a_concat_of_two_branches_runs_in_int8() -> None:
     float_run = glow_mlir.compile(model, threads=1)(x)
     sqnr = 10 * np.log10(np.sum(float_run.astype(np.float64) ** 2) / np.sum((got - float_run) ** 2))
     assert sqnr > 25, f"int8 SQNR {sqnr:.1f} dB against float"
+
+
+def _glowir_tensor(value: np.ndarray) -> str:
+    types = {np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32"}
+    return f"dense<{value.tolist()}> : tensor<{'x'.join(map(str, value.shape))}x{types[value.dtype]}>"
+
+
+@pytest.mark.parametrize("multiplier", [2.0 ** -29.5, 0.37, 3.0])
+def test_the_kernel_epilogue_is_exact_at_the_extremes(multiplier: float) -> None:
+    """The int8 kernel's fused requantization against the numpy semantics where the 64-bit arithmetic is tight:
+    accumulators near +-2^31 (biases at the edge of int32, int8 extremes in the input), the smallest multiplier
+    (a right shift of 61), one above 1 (clamped in 64 bits first), per channel with offsets and a narrowed clamp."""
+    from mlir import ir
+
+    from glow_mlir.backend import target as targets
+    from glow_mlir.backend.jit import JitProgram, program_signature
+    from glow_mlir.backend.kernels import int8
+    from glow_mlir.dialects import make_context
+    from glow_mlir.dialects.quantized import eval_qconv2d
+    from glow_mlir.passes import pipelines
+    from glow_mlir.passes.pipeline import run_pipeline
+
+    dot = int8.dot_of(targets.host())
+    if dot is None:
+        pytest.skip("this host has no int8 dot-product kernel")
+    channels = 2 * dot.lanes
+    rng = np.random.default_rng(11)
+    w = rng.choice(np.array([-127, 127, -1, 0], np.int8), (3, 3, 8, channels))
+    b = np.where(np.arange(channels) % 2, 2**31 - 2**25, -(2**31) + 2**25).astype(np.int32)
+    b[::3] = rng.integers(-1000, 1000, len(b[::3]))
+    packed, bias = int8._packed(w, b, dot)
+    x = rng.choice(np.array([-128, 127, 0, 5], np.int8), (1, 6, 6, 8))
+    multipliers = [multiplier * (1 + k / channels) for k in range(channels)]
+    attrs = {"strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "group": 1, "input_offset": 3,
+             "multipliers": multipliers, "offset": -7, "output_min": -100, "output_max": 120}
+    want = eval_qconv2d(x, w, b, **attrs)
+    assert np.array_equal(want, eval_qconv2d(x, packed, bias, **attrs))
+    filt = f"memref<{'x'.join(map(str, packed.shape))}x{'i8' if packed.dtype == np.int8 else 'i16'}>"
+    scales = ", ".join(repr(float(np.float32(m))) for m in multipliers)
+    text = f"""
+func.func @q() attributes {{glowir.inputs = ["x"], glowir.outputs = ["y"]}} {{
+  %w = "glowir.weight_var"() {{mutability = "const", name = "w", value = {_glowir_tensor(packed)}}} : () -> {filt}
+  %b = "glowir.weight_var"() {{mutability = "const", name = "b", value = {_glowir_tensor(bias)}}} : () -> memref<{channels}xi32>
+  %x = "glowir.weight_var"() {{mutability = "mutable", name = "x"}} : () -> memref<1x6x6x8xi8>
+  %y = "glowir.weight_var"() {{mutability = "mutable", name = "y"}} : () -> memref<1x6x6x{channels}xi8>
+  "glowir.qconv2d"(%y, %x, %w, %b) {{strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1, input_offset = 3, multipliers = array<f32: {scales}>, offset = -7, output_min = -100, output_max = 120}} : (memref<1x6x6x{channels}xi8>, memref<1x6x6x8xi8>, {filt}, memref<{channels}xi32>) -> ()
+  return
+}}"""
+    ctx = make_context()
+    module = ir.Module.parse(text, ctx)
+    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
+    signature = program_signature(func)
+    run_pipeline(module.operation, pipelines.elements("codegen"))
+    got = JitProgram(module, "q", signature)({"x": x})["y"]
+    assert np.array_equal(got, want), f"{np.count_nonzero(got != want)} of {got.size} codes differ"
+    assert len(np.unique(want)) > (1 if multiplier > 1 else 3)  # above 1 the large sums saturate both ways

@@ -278,7 +278,8 @@ def _i64(value: int, t: ir.Type) -> ir.Value:
 class _Requantizer:
     """The epilogue's requantization of one block's accumulators (``params.requantize`` on L lanes): the 64-bit
     products of the even and of the odd 32-bit lanes each by one ``vpmuldq`` (the lanes viewed as L/2 x i64, the
-    even ones sign-extended in place, the odd ones shifted down), plus ``2^(right-1)``, shifted right per lane; the
+    even ones sign-extended in place, the odd ones shifted down), plus ``2^(right-1)``, shifted right per lane (a
+    logical shift of the product lifted by 2^62); the
     two halves joined back into 32-bit lanes (exact: with every right shift at least 31 the results fit, otherwise
     they are clamped in 64 bits first), clamped, offset, narrowed to int8. The per-channel operands are made once per
     register tile; no lane is widened to 64 bits by a shuffle."""
@@ -290,10 +291,13 @@ class _Requantizer:
         self.lanes_t = multipliers.type
         self.offset, self.lo, self.hi, smallest = clamp
         self.c32 = _i64(32, self.wide)
-        one = _i64(1, self.wide)
+        one, top = _i64(1, self.wide), _i64(1 << 62, self.wide)
         self.m = self._halves(multipliers)
         self.right = self._halves(shifts)
-        self.half = [arith.shli(one, arith.subi(r, one)) for r in self.right]
+        # (p + 2^(r-1)) >> r (arithmetic) as ((p + 2^(r-1) + 2^62) >>> r) - 2^(62-r): |p| < 2^62, so the sum is
+        # positive and below 2^64, and a logical shift (vpsrlvq, which AVX2 has, unlike vpsravq) is exact
+        self.bias = [arith.addi(arith.shli(one, arith.subi(r, one)), top) for r in self.right]
+        self.lift = [arith.shrui(top, r) for r in self.right]
         self.wide_clamp = smallest < 31  # a multiplier >= 1: a product may leave 32 bits after the shift
         i32 = ir.IntegerType.get_signless(32)
         self.bounds = [arith.constant(self.lanes_t, ir.DenseElementsAttr.get_splat(self.lanes_t, ir.IntegerAttr.get(
@@ -306,8 +310,8 @@ class _Requantizer:
 
     def __call__(self, acc: ir.Value) -> ir.Value:
         parts = []
-        for x, m, right, half in zip(self._halves(acc), self.m, self.right, self.half):
-            q = arith.shrsi(arith.addi(arith.muli(x, m), half), right)
+        for x, m, right, bias, lift in zip(self._halves(acc), self.m, self.right, self.bias, self.lift):
+            q = arith.subi(arith.shrui(arith.addi(arith.muli(x, m), bias), right), lift)
             if self.wide_clamp:
                 q = arith.maxsi(arith.minsi(q, _i64(self.hi - self.offset, self.wide)),
                                 _i64(self.lo - self.offset, self.wide))

@@ -48,7 +48,8 @@
 // CHECK:       vector.bitcast {{.*}} : vector<16xi32> to vector<8xi64>
 // CHECK:       arith.muli {{.*}} : vector<8xi64>
 // CHECK:       arith.addi {{.*}} : vector<8xi64>
-// CHECK-NEXT:  arith.shrsi {{.*}} : vector<8xi64>
+// CHECK-NEXT:  arith.shrui {{.*}} : vector<8xi64>
+// CHECK-NEXT:  arith.subi {{.*}} : vector<8xi64>
 // CHECK:       arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
 // CHECK-NEXT:  vector.store {{.*}}, %[[Y]]{{.*}} : memref<1x5x5x32xi8>, vector<16xi8>
 // CHECK-NOT:   linalg.generic
