@@ -133,14 +133,17 @@ def _int8_operands(info: OpInfo) -> None:
 def qconv2d(info: OpInfo) -> list[ir.Type]:
     """QConv2d(input: i8 [N,H,W,C], filter: i8 [KH,KW,C/group,F], bias: i32 [F]) {window, group, input_offset,
     multipliers, offset, clamp} -> i8 [N,OH,OW,F]. The filter may be packed for an int8 dot-product kernel (group 1):
-    ``[F/L, KH, KW, Cp/4, L, 4]`` (:func:`unpack_filter`), the input then read as unsigned (+128)."""
+    ``[F/L, KH, KW, Cp/4, L, 4]`` (:func:`unpack_filter`), or depthwise (group C) ``[KH, KW/4, 1, C, 4]``
+    (:func:`unpack_depthwise`), the input then read as unsigned (+128)."""
     _int8_operands(info)
     _offset(info, "input_offset")
     rank = len(info.shape(1))
     if rank == 6:
         return _packed_qconv2d(info)
+    if rank == 5:
+        return _packed_depthwise(info)
     if rank != 4:
-        raise VerifyError(f"the filter must be [KH, KW, C/group, F] (or packed, rank 6), got rank {rank}")
+        raise VerifyError(f"the filter must be [KH, KW, C/group, F] (or packed, rank 6 or 5), got rank {rank}")
     result = S.conv_shape(info)
     _requant(info, info.shape(1)[3])
     return result
@@ -162,8 +165,41 @@ def _packed_qconv2d(info: OpInfo) -> list[ir.Type]:
     return [tensor_like(info.operand_types[0], [n, oh, ow, f])]
 
 
+def _packed_depthwise(info: OpInfo) -> list[ir.Type]:
+    kh, quads, one, c, four = info.shape(1)
+    n, h, w, channels = S._rank(info, 0, 4, "input")
+    if one != 1 or four != 4 or c != channels or info.attrs["group"] != c or str(info.elem(1)) != "i8":
+        raise VerifyError(f"a packed depthwise filter [KH, KW/4, 1, C, 4] (i8) must have the input's {channels} "
+                          f"channels and group {channels}, got {S._fmt(info.shape(1))} {info.elem(1)} and group "
+                          f"{info.attrs['group']}")
+    if info.shape(2) != [c]:
+        raise VerifyError(f"bias {S._fmt(info.shape(2))} must have one entry per channel ({c})")
+    oh, ow = S._windows(info, [h, w], [kh, 4 * quads])
+    _requant(info, c)
+    return [tensor_like(info.operand_types[0], [n, oh, ow, c])]
+
+
 #: what a packed convolution adds to every input value: its kernel reads int8 as unsigned (u8 x s8 dot products)
 UNSIGNED_SHIFT = 128
+
+
+def pack_depthwise(w: np.ndarray) -> np.ndarray:
+    """A depthwise HWCF int8 filter [KH, KW, 1, C] as ``[KH, ceil(KW/4), 1, C, 4]``: each channel's taps of one
+    filter row in quads (zeros past KW), the four bytes one lane of a u8 x s8 dot product reads. The convolution
+    then has 4 * ceil(KW/4) taps: its right pad grows by the zero taps' columns (at the input's zero point), which
+    keeps its output width."""
+    kh, kw, _, c = w.shape
+    quads = -(-kw // 4)
+    padded = np.zeros((kh, 4 * quads, c), np.int8)
+    padded[:, :kw, :] = w[:, :, 0, :]
+    return np.ascontiguousarray(padded.reshape(kh, quads, 4, c).transpose(0, 1, 3, 2)[:, :, None, :, :])
+
+
+def unpack_depthwise(packed: np.ndarray) -> np.ndarray:
+    """The depthwise HWCF filter [KH, 4 * quads, 1, C] a packed one holds (its zero taps past KW kept: the window
+    the packed convolution reads)."""
+    kh, quads, _, c, four = packed.shape
+    return np.ascontiguousarray(packed[:, :, 0].transpose(0, 1, 3, 2).reshape(kh, quads * four, 1, c))
 
 
 def pack_filter(w: np.ndarray, lanes: int, group: int = 4) -> np.ndarray:
@@ -250,6 +286,8 @@ def eval_qconv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: list[int]
     padded = cnn_numpy._pad_hw(np.asarray(x, np.int64), pads, input_offset)
     if w.ndim == 6 and w.shape[-1] == 4:  # int8 quads: the input read as unsigned, the bias holding -128 * sum(w)
         w, padded = unpack_filter(w, x.shape[3]), padded + UNSIGNED_SHIFT
+    elif w.ndim == 5:  # depthwise taps in quads (its right pad grown by the zero taps), read the same way
+        w, padded = unpack_depthwise(w), padded + UNSIGNED_SHIFT
     elif w.ndim == 6:  # int16 pairs: signed products
         w = unpack_filter(w, x.shape[3])
     acc = cnn_numpy.conv2d(padded.astype(np.float64), np.asarray(w, np.float64), np.asarray(b, np.float64),

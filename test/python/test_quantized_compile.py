@@ -248,52 +248,72 @@ def _glowir_tensor(value: np.ndarray) -> str:
     return f"dense<{value.tolist()}> : tensor<{'x'.join(map(str, value.shape))}x{types[value.dtype]}>"
 
 
-@pytest.mark.parametrize("multiplier", [2.0 ** -29.5, 0.37, 3.0])
-def test_the_kernel_epilogue_is_exact_at_the_extremes(multiplier: float) -> None:
-    """The int8 kernel's fused requantization against the numpy semantics where the 64-bit arithmetic is tight:
-    accumulators near +-2^31 (biases at the edge of int32, int8 extremes in the input), the smallest multiplier
-    (a right shift of 61), one above 1 (clamped in 64 bits first), per channel with offsets and a narrowed clamp."""
+def _run_qconv2d(x: np.ndarray, packed: np.ndarray, bias: np.ndarray, channels: int, attrs: dict) -> np.ndarray:
+    """One glowir qconv2d on a packed filter, compiled by the codegen pipeline for the host and run."""
     from mlir import ir
 
-    from glow_mlir.backend import target as targets
     from glow_mlir.backend.jit import JitProgram, program_signature
-    from glow_mlir.backend.kernels import int8
     from glow_mlir.dialects import make_context
-    from glow_mlir.dialects.quantized import eval_qconv2d
     from glow_mlir.passes import pipelines
     from glow_mlir.passes.pipeline import run_pipeline
 
-    dot = int8.dot_of(targets.host())
-    if dot is None:
-        pytest.skip("this host has no int8 dot-product kernel")
-    channels = 2 * dot.lanes
-    rng = np.random.default_rng(11)
-    w = rng.choice(np.array([-127, 127, -1, 0], np.int8), (3, 3, 8, channels))
-    b = np.where(np.arange(channels) % 2, 2**31 - 2**25, -(2**31) + 2**25).astype(np.int32)
-    b[::3] = rng.integers(-1000, 1000, len(b[::3]))
-    packed, bias = int8._packed(w, b, dot)
-    x = rng.choice(np.array([-128, 127, 0, 5], np.int8), (1, 6, 6, 8))
-    multipliers = [multiplier * (1 + k / channels) for k in range(channels)]
-    attrs = {"strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "group": 1, "input_offset": 3,
-             "multipliers": multipliers, "offset": -7, "output_min": -100, "output_max": 120}
-    want = eval_qconv2d(x, w, b, **attrs)
-    assert np.array_equal(want, eval_qconv2d(x, packed, bias, **attrs))
-    filt = f"memref<{'x'.join(map(str, packed.shape))}x{'i8' if packed.dtype == np.int8 else 'i16'}>"
-    scales = ", ".join(repr(float(np.float32(m))) for m in multipliers)
+    def shaped(value: np.ndarray | tuple, element: str) -> str:
+        return f"memref<{'x'.join(map(str, getattr(value, 'shape', value)))}x{element}>"
+
+    filt = shaped(packed, "i8" if packed.dtype == np.int8 else "i16")
+    n, h, w, _ = x.shape
+    kh = packed.shape[1] if packed.ndim == 6 else packed.shape[0]
+    kw = packed.shape[2] if packed.ndim == 6 else 4 * packed.shape[1]
+    top, left, bottom, right = attrs["pads"]
+    out = (n, h + top + bottom - kh + 1, w + left + right - kw + 1, channels)
+    scales = ", ".join(repr(float(np.float32(m))) for m in attrs["multipliers"])
     text = f"""
 func.func @q() attributes {{glowir.inputs = ["x"], glowir.outputs = ["y"]}} {{
   %w = "glowir.weight_var"() {{mutability = "const", name = "w", value = {_glowir_tensor(packed)}}} : () -> {filt}
-  %b = "glowir.weight_var"() {{mutability = "const", name = "b", value = {_glowir_tensor(bias)}}} : () -> memref<{channels}xi32>
-  %x = "glowir.weight_var"() {{mutability = "mutable", name = "x"}} : () -> memref<1x6x6x8xi8>
-  %y = "glowir.weight_var"() {{mutability = "mutable", name = "y"}} : () -> memref<1x6x6x{channels}xi8>
-  "glowir.qconv2d"(%y, %x, %w, %b) {{strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1, input_offset = 3, multipliers = array<f32: {scales}>, offset = -7, output_min = -100, output_max = 120}} : (memref<1x6x6x{channels}xi8>, memref<1x6x6x8xi8>, {filt}, memref<{channels}xi32>) -> ()
+  %b = "glowir.weight_var"() {{mutability = "const", name = "b", value = {_glowir_tensor(bias)}}} : () -> {shaped(bias, "i32")}
+  %x = "glowir.weight_var"() {{mutability = "mutable", name = "x"}} : () -> {shaped(x, "i8")}
+  %y = "glowir.weight_var"() {{mutability = "mutable", name = "y"}} : () -> {shaped(out, "i8")}
+  "glowir.qconv2d"(%y, %x, %w, %b) {{strides = array<i64: 1, 1>, pads = array<i64: {top}, {left}, {bottom}, {right}>, dilations = array<i64: 1, 1>, group = {attrs["group"]}, input_offset = {attrs["input_offset"]}, multipliers = array<f32: {scales}>, offset = {attrs["offset"]}, output_min = {attrs["output_min"]}, output_max = {attrs["output_max"]}}} : ({shaped(out, "i8")}, {shaped(x, "i8")}, {filt}, {shaped(bias, "i32")}) -> ()
   return
 }}"""
-    ctx = make_context()
-    module = ir.Module.parse(text, ctx)
+    module = ir.Module.parse(text, make_context())
     func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
     signature = program_signature(func)
     run_pipeline(module.operation, pipelines.elements("codegen"))
-    got = JitProgram(module, "q", signature)({"x": x})["y"]
+    return JitProgram(module, "q", signature)({"x": x})["y"]
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize("multiplier", [2.0 ** -29.5, 0.37, 3.0])
+def test_the_kernel_epilogue_is_exact_at_the_extremes(multiplier: float, depthwise: bool) -> None:
+    """The int8 kernels' fused requantization against the numpy semantics where the 64-bit arithmetic is tight:
+    accumulators near +-2^31 (biases at the edge of int32, int8 extremes in the input), the smallest multiplier
+    (a right shift of 61), one above 1 (clamped in 64 bits first), per channel with offsets and a narrowed clamp;
+    a group-1 convolution, and a depthwise one of 112 channels (chunks of 64, 32 and 16)."""
+    from glow_mlir.backend import target as targets
+    from glow_mlir.backend.kernels import int8
+    from glow_mlir.dialects.quantized import UNSIGNED_SHIFT, eval_qconv2d, pack_depthwise
+
+    dot = int8.dot_of(targets.host())
+    if dot is None or (depthwise and (dot.group, dot.lanes) != (4, 16)):
+        pytest.skip("this host has no int8 dot-product kernel for this convolution")
+    rng = np.random.default_rng(11)
+    channels = 112 if depthwise else 2 * dot.lanes
+    w = rng.choice(np.array([-127, 127, -1, 0], np.int8), (3, 3, 1 if depthwise else 8, channels))
+    b = np.where(np.arange(channels) % 2, 2**31 - 2**25, -(2**31) + 2**25).astype(np.int32)
+    b[::3] = rng.integers(-1000, 1000, len(b[::3]))
+    x = rng.choice(np.array([-128, 127, 0, 5], np.int8), (1, 6, 6, channels if depthwise else 8))
+    multipliers = [multiplier * (1 + k / channels) for k in range(channels)]
+    attrs = {"strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "group": channels if depthwise else 1,
+             "input_offset": 3, "multipliers": multipliers, "offset": -7, "output_min": -100, "output_max": 120}
+    want = eval_qconv2d(x, w, b, **attrs)
+    if depthwise:
+        packed = pack_depthwise(w)
+        bias = (b - UNSIGNED_SHIFT * w.astype(np.int64).reshape(-1, channels).sum(axis=0)).astype(np.int32)
+        attrs["pads"] = [1, 1, 1, 2]
+    else:
+        packed, bias = int8._packed(w, b, dot)
+    assert np.array_equal(want, eval_qconv2d(x, packed, bias, **attrs))
+    got = _run_qconv2d(x, packed, bias, channels, attrs)
     assert np.array_equal(got, want), f"{np.count_nonzero(got != want)} of {got.size} codes differ"
     assert len(np.unique(want)) > (1 if multiplier > 1 else 3)  # above 1 the large sums saturate both ways

@@ -31,8 +31,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm, memref, scf, vector
 
 from ...dialects import glowgraph as gg
-from ...dialects.quantized import UNSIGNED_SHIFT, pack_filter
-from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR, INT8_REQUANT_ATTR
+from ...dialects.quantized import UNSIGNED_SHIFT, pack_depthwise, pack_filter
+from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR, INT8_DEPTHWISE_ATTR, INT8_REQUANT_ATTR
 from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
@@ -114,6 +114,28 @@ def pack_qconv(op: ir.Operation, dot: Dot) -> bool:
     return True
 
 
+def pack_depthwise_qconv(op: ir.Operation, dot: Dot) -> bool:
+    """A depthwise qconv2d (group = C, one filter per channel) with constant filter and bias, whole blocks of 16
+    channels, on zmm VNNI: its filter's rows in tap quads ``[KH, KW/4, 1, C, 4]``, its bias less 128 * sum(w), its
+    right pad grown by the columns of the zero taps (the output width kept). Returns whether it did."""
+    w, b = known(op.operands[1]), known(op.operands[2])
+    if w is None or b is None or w.ndim != 4 or dot.group != 4 or dot.lanes != 16:
+        return False
+    _, kw, one, c = w.shape
+    channels = ir.RankedTensorType(op.operands[0].type).shape[-1]
+    if one != 1 or c != channels or attr(op, "group", "i64") != c or c % 16:
+        return False
+    bias = b.astype(np.int64) - UNSIGNED_SHIFT * w.astype(np.int64).reshape(-1, c).sum(axis=0)
+    if np.abs(bias).max(initial=0) >= 2**31:
+        return False
+    top, left, bottom, right = attr(op, "pads", "i64s") or [0, 0, 0, 0]
+    dilation = (attr(op, "dilations", "i64s") or [1, 1])[1]
+    grown = right + (-kw % 4) * dilation
+    op.operands[1], op.operands[2] = constant(pack_depthwise(w)), constant(bias.astype(np.int32))
+    op.attributes["pads"] = ir.DenseI64ArrayAttr.get([top, left, bottom, grown])
+    return True
+
+
 def fully_connected_as_conv(op: ir.Operation, dot: Dot) -> bool:
     """qfully_connected(x [N,K], w [K,M], b) -> reshape(qconv2d(reshape(x) [1,1,N,K], w [1,1,K,M])) with its
     filter packed, when M is whole blocks."""
@@ -162,9 +184,11 @@ def epilogue_of(op: ir.Operation) -> Epilogue | None:
     """The bias broadcast and the requantization around the tagged generic ``op`` on an int32 buffer of its own,
     when the buffer has no other use; None otherwise (the kernel then loads and stores the accumulators)."""
     expand = op.operands[2].owner
-    if not isinstance(expand, (ir.Operation, ir.OpView)) or expand.name != "memref.expand_shape":
+    if isinstance(expand, (ir.Operation, ir.OpView)) and expand.name == "memref.alloc":
+        expand = None  # the generic writes the buffer itself (depthwise)
+    elif not isinstance(expand, (ir.Operation, ir.OpView)) or expand.name != "memref.expand_shape":
         return None
-    acc = expand.operands[0]
+    acc = op.operands[2] if expand is None else expand.operands[0]
     alloc = acc.owner
     if not isinstance(alloc, (ir.Operation, ir.OpView)) or alloc.name != "memref.alloc":
         return None
@@ -175,19 +199,20 @@ def epilogue_of(op: ir.Operation) -> Epilogue | None:
             kind = "requant"
         elif user.name == "linalg.broadcast" and use.operand_number == 1:
             kind = "bias"
-        elif user.name in ("memref.dealloc", "memref.expand_shape"):
+        elif user.name in ("memref.dealloc", "memref.expand_shape") or user == op:
             kind = user.name
         else:
             return None
         if kind in found and found[kind] != user:
             return None
         found[kind] = user
-    if "requant" not in found or "bias" not in found or len(list(expand.results[0].uses)) != 1:
+    if "requant" not in found or "bias" not in found or \
+            (expand is not None and len(list(expand.results[0].uses)) != 1):
         return None
     requant, broadcast = found["requant"], found["bias"]
     clamp = tuple(int(v) for v in ir.DenseI64ArrayAttr(requant.attributes[INT8_REQUANT_ATTR]))
-    replaced = (broadcast, requant, *(found[k] for k in ("memref.dealloc",) if k in found), expand,
-                alloc.operation if isinstance(alloc, ir.OpView) else alloc)
+    replaced = (broadcast, requant, *(found[k] for k in ("memref.dealloc",) if k in found),
+                *((expand,) if expand is not None else ()), alloc.operation if isinstance(alloc, ir.OpView) else alloc)
     return Epilogue(broadcast.operands[0], requant.operands[1], requant.operands[2], requant.operands[3], clamp,
                     replaced)
 
@@ -358,30 +383,165 @@ def make_kernel(op: ir.Operation, dot: Dot, threads: int = 1, parallel_flops: in
                           geometry, dot, ends)
                 scf.YieldOp([])
 
-        if tasks <= 1:
-            outer = scf.ForOp(zero, _index(n_n), one)
-            with ir.InsertionPoint(outer.body):
-                row = scf.ForOp(zero, _index(oh_n), one)
-                with ir.InsertionPoint(row.body):
-                    output_row(outer.induction_variable, row.induction_variable)
-                    scf.YieldOp([])
-                scf.YieldOp([])
-        else:
-            total = n_n * oh_n
-            run = -(-total // tasks)
-            forall = scf.ForallOp([0], [-(-total // run)], [1])
-            with ir.InsertionPoint(forall.body):
-                first = arith.muli(forall.induction_variables[0], _index(run))
-                last = arith.minui(arith.addi(first, _index(run)), _index(total))
-                row = scf.ForOp(first, last, one)
-                with ir.InsertionPoint(row.body):
-                    r = row.induction_variable
-                    output_row(arith.divui(r, _index(oh_n)), arith.remui(r, _index(oh_n)))
-                    scf.YieldOp([])
-                scf.InParallelOp()
+        _over_rows(n_n, oh_n, tasks, output_row)
     op.erase()
     for done in ends.replaced if ends else ():
         done.erase()
+
+
+# --------------------------------------------------------------------------- the depthwise kernel
+
+
+def _unpack(a: ir.Value, b: ir.Value, width: int, half: int) -> ir.Value:
+    """The elements of ``a`` and ``b`` (vectors of ``width`` elements of one size) interleaved within each 128-bit
+    lane, from the lane's low (``half`` 0) or high (1) half: x86's punpckl / punpckh."""
+    per_lane = 16 * 8 // ir.IntegerType(ir.VectorType(a.type).element_type).width
+    mask = []
+    for lane in range(width // per_lane):
+        for i in range(per_lane // 2):
+            k = lane * per_lane + half * per_lane // 2 + i
+            mask += [k, width + k]
+    return vector.shuffle(a, b, mask)
+
+
+def _quads(taps: list[ir.Value], width: int) -> list[ir.Value]:
+    """Four vectors of ``width`` bytes (one filter row's four taps, ``width`` channels each) as four vectors whose
+    32-bit lane (L, j) of vector k holds the four taps of channel 16 L + 4 k + j."""
+    i8, i16 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(16)
+    words = ir.VectorType.get([width // 2], i16)
+    pairs = [vector.bitcast(words, _unpack(taps[0], taps[1], width, h)) for h in (0, 1)]
+    others = [vector.bitcast(words, _unpack(taps[2], taps[3], width, h)) for h in (0, 1)]
+    quads = [_unpack(pairs[h], others[h], width // 2, k) for h in (0, 1) for k in (0, 1)]
+    return [vector.bitcast(ir.VectorType.get([width], i8), q) for q in quads]
+
+
+def _quad_order(width: int) -> list[int]:
+    """The channel of each 32-bit lane of the four vectors :func:`_quads` makes, vector after vector."""
+    return [16 * lane + 4 * k + j for k in range(4) for lane in range(width // 16) for j in range(4)]
+
+
+def _depthwise_row(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, ow_n: int, chunks: list[tuple[int, int]],
+                   geometry: list[int], ends: Epilogue) -> None:
+    """One output row of a depthwise convolution on a filter in tap quads: for each chunk of channels (64, 32 or 16:
+    zmm, ymm, xmm) its weights in quad order, then per output pixel four dot-product accumulators per chunk, the
+    taps of each filter row interleaved into them, the sums put back in channel order, requantized and stored."""
+    sh, sw, dh, dw = geometry
+    kh_n, q_n = ir.MemRefType(filt.type).shape[:2]
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    zero, one = _index(0), _index(1)
+    for c0, width in chunks:
+        quarter = ir.VectorType.get([width // 4], i32)
+        bytes_t = ir.VectorType.get([width], i8)
+        order = _quad_order(width)
+        weights = {}
+        for kh in range(kh_n):
+            for q in range(q_n):
+                natural = vector.bitcast(ir.VectorType.get([width], i32), vector.load(
+                    ir.VectorType.get([4 * width], i8), filt, [_index(kh), _index(q), _index(4 * c0)]))
+                for k in range(4):
+                    picked = vector.shuffle(natural, natural, order[k * width // 4:(k + 1) * width // 4])
+                    weights[kh, q, k] = vector.bitcast(bytes_t, picked)
+        blocks = width // 16
+        channel = [_index(c0 + 16 * b) for b in range(blocks)]
+        lanes16 = ir.VectorType.get([16], i32)
+        biases = [vector.load(lanes16, ends.bias, [channel[b]]) for b in range(blocks)]
+        scales = [_Requantizer(vector.load(lanes16, ends.multipliers, [channel[b]]),
+                               vector.load(lanes16, ends.shifts, [channel[b]]), ends.clamp) for b in range(blocks)]
+        intrinsic = VNNI_WIDTHS[width]
+        pixels = scf.ForOp(zero, _index(ow_n), one)
+        with ir.InsertionPoint(pixels.body):
+            ow = pixels.induction_variable
+            accs = [arith.constant(quarter, ir.DenseElementsAttr.get_splat(quarter, ir.IntegerAttr.get(i32, 0)))
+                    for _ in range(4)]
+            x0 = arith.muli(ow, _index(sw))
+            for kh in range(kh_n):
+                ih = arith.addi(arith.muli(oh, _index(sh)), _index(kh * dh))
+                for q in range(q_n):
+                    taps = [vector.load(bytes_t, src, [n, ih, arith.addi(x0, _index((4 * q + t) * dw)), _index(c0)])
+                            for t in range(4)]
+                    for k, quad in enumerate(_quads(taps, width)):
+                        accs[k] = llvm.call_intrinsic(quarter, intrinsic, [accs[k], quad, weights[kh, q, k]], [], [])
+            flat = width // 4
+            for b in range(blocks):
+                pick = [4 * b + j for j in range(4)] + [flat + 4 * b + j for j in range(4)]
+                low, high = vector.shuffle(accs[0], accs[1], pick), vector.shuffle(accs[2], accs[3], pick)
+                sums = arith.addi(vector.shuffle(low, high, list(range(16))), biases[b])
+                vector.store(scales[b](sums), ends.dest, [n, oh, ow, channel[b]])
+            scf.YieldOp([])
+
+
+#: vpdpbusd for each chunk width in bytes (lanes of four bytes: zmm, ymm, xmm)
+VNNI_WIDTHS = {64: "llvm.x86.avx512.vpdpbusd.512", 32: "llvm.x86.avx512.vpdpbusd.256",
+               16: "llvm.x86.avx512.vpdpbusd.128"}
+
+
+def _chunks(channels: int) -> list[tuple[int, int]]:
+    """(first channel, width) of the chunks of 64, then 32, then 16 channels that cover ``channels``."""
+    found, c0 = [], 0
+    for width in (64, 32, 16):
+        while channels - c0 >= width:
+            found.append((c0, width))
+            c0 += width
+    return found
+
+
+def make_depthwise_kernel(op: ir.Operation, threads: int = 1, parallel_flops: int = 0) -> bool:
+    """Replace the tagged depthwise generic ``op`` and its bias broadcast and requantization by the loops of
+    :func:`_depthwise_row` over the output rows (the tasks of an scf.forall on several threads, as
+    :func:`make_kernel`). Returns False (the generic stays) when its ends are not the lowering's."""
+    ends = epilogue_of(op)
+    if ends is None:
+        return False
+    src, filt = op.operands[0], op.operands[1]
+    geometry = list(ir.DenseI64ArrayAttr(op.attributes[INT8_DEPTHWISE_ATTR]))
+    n_n, oh_n, ow_n, c = ir.MemRefType(op.operands[2].type).shape
+    kh_n, q_n = ir.MemRefType(filt.type).shape[:2]
+    flops = 2 * n_n * oh_n * ow_n * c * kh_n * q_n * 4
+    tasks = min(threads, n_n * oh_n) if flops >= parallel_flops else 1
+    with ir.InsertionPoint(op), op.location:
+        shape = ir.MemRefType(filt.type).shape
+        flat = memref.collapse_shape(ir.MemRefType.get([shape[0], shape[1], shape[3] * shape[4]],
+                                                       ir.MemRefType(filt.type).element_type),
+                                     filt, [[0], [1], [2, 3, 4]])
+        _over_rows(n_n, oh_n, tasks, lambda n, oh: _depthwise_row(src, flat, n, oh, ow_n, _chunks(c), geometry,
+                                                                  ends))
+    op.erase()
+    for done in ends.replaced:
+        done.erase()
+    return True
+
+
+def _over_rows(n_n: int, oh_n: int, tasks: int, row) -> None:
+    """``row(n, oh)`` for every output row: two loops, or with ``tasks`` above 1 an scf.forall of that many runs
+    of consecutive rows."""
+    zero, one = _index(0), _index(1)
+    if tasks <= 1:
+        outer = scf.ForOp(zero, _index(n_n), one)
+        with ir.InsertionPoint(outer.body):
+            inner = scf.ForOp(zero, _index(oh_n), one)
+            with ir.InsertionPoint(inner.body):
+                row(outer.induction_variable, inner.induction_variable)
+                scf.YieldOp([])
+            scf.YieldOp([])
+        return
+    total = n_n * oh_n
+    run = -(-total // tasks)
+    forall = scf.ForallOp([0], [-(-total // run)], [1])
+    with ir.InsertionPoint(forall.body):
+        first = arith.muli(forall.induction_variables[0], _index(run))
+        last = arith.minui(arith.addi(first, _index(run)), _index(total))
+        rows = scf.ForOp(first, last, one)
+        with ir.InsertionPoint(rows.body):
+            r = rows.induction_variable
+            row(arith.divui(r, _index(oh_n)), arith.remui(r, _index(oh_n)))
+            scf.YieldOp([])
+        scf.InParallelOp()
+
+
+def matches_depthwise(op: ir.Operation, dot: Dot) -> bool:
+    """Whether ``op`` is a depthwise int8 convolution on a filter in tap quads that ``dot`` runs (zmm VNNI)."""
+    return op.name == "linalg.generic" and INT8_DEPTHWISE_ATTR in op.attributes and dot.group == 4 \
+        and dot.lanes == 16
 
 
 def matches(op: ir.Operation, dot: Dot) -> bool:

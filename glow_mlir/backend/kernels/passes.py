@@ -107,7 +107,7 @@ class PackInt8Weights(TargetOptions, Pass):
             for op in nodes:
                 with ir.InsertionPoint(op), op.location:
                     if op.name == "glowgraph.qconv2d":
-                        int8.pack_qconv(op, dot)
+                        int8.pack_qconv(op, dot) or int8.pack_depthwise_qconv(op, dot)
                     else:
                         int8.fully_connected_as_conv(op, dot)
 
@@ -133,13 +133,16 @@ class Int8Kernels(TargetOptions, Pass):
                 return
 
             def visit(op: ir.Operation) -> ir.WalkResult:
-                if int8.matches(op, dot):
+                if int8.matches(op, dot) or int8.matches_depthwise(op, dot):
                     found.append(op)
                 return ir.WalkResult.ADVANCE
 
             module.walk(visit)
             for op in found:
-                int8.make_kernel(op, dot, self.threads, self.parallel_flops)
+                if int8.matches(op, dot):
+                    int8.make_kernel(op, dot, self.threads, self.parallel_flops)
+                else:
+                    int8.make_depthwise_kernel(op, self.threads, self.parallel_flops)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from mlir.dialects import func
 
 from ..registry import Pass
 from .ir_program import is_program
-from .ir_to_linalg import BLOCKED_CONV_ATTR, INT8_CONV_ATTR, PACKED_MATMUL_ATTR
+from .ir_to_linalg import BLOCKED_CONV_ATTR, INT8_CONV_ATTR, INT8_DEPTHWISE_ATTR, PACKED_MATMUL_ATTR
 from .linalg_buffers import (
     DEAD_INPUT_ATTR,
     PURE_OPS,
@@ -107,7 +107,7 @@ def head_dest(op: ir.Operation) -> ir.Value | None:
     [N, OH, OW, F / B, B], a matmul on packed weights as [M, N / P, P], an int8 convolution its int32 accumulators
     as [N, OH, OW, F / L, L]: its buffer is the view's source."""
     dest = op.operands[len(op.operands) - 1] if len(op.operands) else None  # heads have one output, the last
-    if op.name in EPILOGUE_HEADS:
+    if op.name in EPILOGUE_HEADS or (op.name == "linalg.generic" and INT8_DEPTHWISE_ATTR in op.attributes):
         return dest
     packed = any(a in op.attributes for a in (BLOCKED_CONV_ATTR, PACKED_MATMUL_ATTR, INT8_CONV_ATTR))
     if op.name == "linalg.generic" and packed and isinstance(dest, ir.OpResult) \

@@ -95,3 +95,35 @@ func.func @pairs() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1, input_offset = -3, multipliers = array<f32: 0.01>, offset = 0, output_min = -128, output_max = 127} : (memref<1x5x5x32xi8>, memref<1x5x5x3xi8>, memref<4x3x3x2x8x2xi16>, memref<32xi32>) -> ()
   return
 }
+
+// -----
+
+// A depthwise convolution on a filter in tap quads, 48 channels: chunks of 32 (ymm) and 16 (xmm) channels. Per chunk
+// its weights put in quad order once per output row, then per output pixel four accumulators; per filter row the
+// four taps loaded (one 32-byte vector each), interleaved by bytes then by 16-bit pairs (lane j of vector k: the
+// four taps of channel 16 L + 4 k + j), four vpdpbusd; the sums put back in channel order, the bias added,
+// requantized, stored 16 channels at a time. The int32 buffer is gone. An AVX2 target keeps the generic.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT:   memref.alloc() {{.*}} : memref<1x4x4x48xi32>
+// CHECK:       scf.for
+// CHECK:       scf.for
+// CHECK:       vector.load {{.*}} : memref<3x1x192xi8>, vector<128xi8>
+// CHECK:       scf.for
+// CHECK:       vector.load {{.*}} : memref<1x6x7x48xi8>, vector<32xi8>
+// CHECK:       vector.shuffle {{.*}} : vector<32xi8>, vector<32xi8>
+// CHECK:       vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
+// CHECK:       llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"
+// CHECK:       vector.store {{.*}} : memref<1x4x4x48xi8>, vector<16xi8>
+// CHECK:       vector.load {{.*}} : memref<3x1x192xi8>, vector<64xi8>
+// CHECK:       llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"
+// CHECK-NOT:   linalg.generic
+// AVX2-LABEL: func.func @depthwise
+// AVX2:        linalg.generic {{.*}} {glow.int8_depthwise = array<i64: 1, 1, 1, 1>
+func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1> : tensor<3x1x1x48x4xi8>} : () -> memref<3x1x1x48x4xi8>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<3> : tensor<48xi32>} : () -> memref<48xi32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x4x48xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x48xi8>
+  "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 2>, dilations = array<i64: 1, 1>, group = 48, input_offset = 0, multipliers = array<f32: 0.01>, offset = 0, output_min = -128, output_max = 127} : (memref<1x4x4x48xi8>, memref<1x4x4x48xi8>, memref<3x1x1x48x4xi8>, memref<48xi32>) -> ()
+  return
+}

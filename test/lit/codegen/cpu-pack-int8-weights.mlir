@@ -59,3 +59,31 @@ func.func @kept(%x: tensor<1x4x4x4xi8>, %w3: tensor<1x1x4x16xi8>) -> (tensor<1x4
   %2 = "glowgraph.qconv2d"(%x, %w3, %b2) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1, input_offset = 0, multipliers = array<f32: 0.01>, offset = 0, output_min = -128, output_max = 127} : (tensor<1x4x4x4xi8>, tensor<1x1x4x16xi8>, tensor<16xi32>) -> tensor<1x4x4x16xi8>
   return %0, %1, %2 : tensor<1x4x4x10xi8>, tensor<1x4x4x16xi8>, tensor<1x4x4x16xi8>
 }
+
+// -----
+
+// A depthwise convolution (group 16 = channels, one filter per channel) on zmm VNNI: each filter row's taps in a
+// quad [3, 1, 1, 16, 4] (the fourth tap zero), the bias less 128 * sum(w) (9 taps of 1: 5 - 1152), the right pad
+// grown by the zero tap's column (1 -> 2: the output width kept). Not on ymm (AVX-VNNI), AVX2 or ARM, and not for
+// channels that are not whole blocks of 16.
+// CHECK-LABEL: func.func @depthwise
+// CHECK:       %[[W:.+]] = "glowgraph.constant"() {value = dense<"0x01010100{{(01010100)+}}"> : tensor<3x1x1x16x4xi8>}
+// CHECK:       %[[B:.+]] = "glowgraph.constant"() {value = dense<-1147> : tensor<16xi32>}
+// CHECK:       "glowgraph.qconv2d"(%arg0, %[[W]], %[[B]]) {{{.*}}pads = array<i64: 1, 1, 1, 2>
+// CHECK-SAME:  (tensor<1x5x5x16xi8>, tensor<3x1x1x16x4xi8>, tensor<16xi32>) -> tensor<1x5x5x16xi8>
+// CHECK:       "glowgraph.qconv2d"{{.*}}(tensor<1x5x5x8xi8>, tensor<3x3x1x8xi8>, tensor<8xi32>)
+// AVXVNNI-LABEL: func.func @depthwise
+// AVXVNNI:     tensor<3x3x1x16xi8>
+// AVX2-LABEL:  func.func @depthwise
+// AVX2:        tensor<3x3x1x16xi8>
+// ARM-LABEL:   func.func @depthwise
+// ARM:         tensor<3x3x1x16xi8>
+func.func @depthwise(%x: tensor<1x5x5x16xi8>, %z: tensor<1x5x5x8xi8>) -> (tensor<1x5x5x16xi8>, tensor<1x5x5x8xi8>) {
+  %w = "glowgraph.constant"() {value = dense<1> : tensor<3x3x1x16xi8>} : () -> tensor<3x3x1x16xi8>
+  %b = "glowgraph.constant"() {value = dense<5> : tensor<16xi32>} : () -> tensor<16xi32>
+  %y = "glowgraph.qconv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 16, input_offset = 0, multipliers = array<f32: 0.01>, offset = 0, output_min = -128, output_max = 127} : (tensor<1x5x5x16xi8>, tensor<3x3x1x16xi8>, tensor<16xi32>) -> tensor<1x5x5x16xi8>
+  %w8 = "glowgraph.constant"() {value = dense<1> : tensor<3x3x1x8xi8>} : () -> tensor<3x3x1x8xi8>
+  %b8 = "glowgraph.constant"() {value = dense<5> : tensor<8xi32>} : () -> tensor<8xi32>
+  %v = "glowgraph.qconv2d"(%z, %w8, %b8) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 8, input_offset = 0, multipliers = array<f32: 0.01>, offset = 0, output_min = -128, output_max = 127} : (tensor<1x5x5x8xi8>, tensor<3x3x1x8xi8>, tensor<8xi32>) -> tensor<1x5x5x8xi8>
+  return %y, %v : tensor<1x5x5x16xi8>, tensor<1x5x5x8xi8>
+}

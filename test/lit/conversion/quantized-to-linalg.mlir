@@ -99,3 +99,32 @@ func.func @packed() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1, input_offset = 0, multipliers = array<f32: 0.01>, offset = 2, output_min = -128, output_max = 127} : (memref<1x3x3x16xi8>, memref<1x3x3x4xi8>, memref<1x1x1x1x16x4xi8>, memref<16xi32>) -> ()
   return
 }
+
+// -----
+
+// qconv2d on a depthwise filter in tap quads (rank 5): the input copied into its bordered scratch with its sign bit
+// flipped (read as unsigned: x + 128), the border the zero point's code so read (-3 + 128 = 125); an int32 buffer of
+// its own, the bias broadcast into it, the sums as a generic over (n, oh, ow, c, kh, quad, tap) tagged
+// glow.int8_depthwise (the input column ow + 4 quad + tap), the requantization tagged glow.int8_requant.
+// CHECK-LABEL: func.func @depthwise
+// CHECK:       %[[P:.+]] = memref.alloc() {{.*}} : memref<1x5x6x16xi8>
+// CHECK:       arith.constant 125 : i8
+// CHECK:       linalg.fill
+// CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 1, 0] [1, 3, 3, 16]
+// CHECK:       linalg.generic {{.*}} outs(%[[IN]]
+// CHECK:         arith.xori {{.*}} : i8
+// CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<1x3x3x16xi32>
+// CHECK:       linalg.broadcast ins(%{{.+}} : memref<16xi32>) outs(%[[A]] : memref<1x3x3x16xi32>)
+// CHECK:       linalg.generic {{.*}} ins(%[[P]], %{{.+}} : memref<1x5x6x16xi8>, memref<3x1x1x16x4xi8>) outs(%[[A]] : memref<1x3x3x16xi32>) attrs = {glow.int8_depthwise = array<i64: 1, 1, 1, 1>}
+// CHECK:         arith.extui {{.*}} : i8 to i32
+// CHECK:         arith.extsi {{.*}} : i8 to i32
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], {{.*}}) outs(%{{.+}} : memref<1x3x3x16xi8>) attrs = {glow.int8_requant
+// CHECK:       memref.dealloc %[[A]]
+func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<1> : tensor<3x1x1x16x4xi8>} : () -> memref<3x1x1x16x4xi8>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<3> : tensor<16xi32>} : () -> memref<16xi32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x3x3x16xi8>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x16xi8>
+  "glowir.qconv2d"(%y, %x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 2>, dilations = array<i64: 1, 1>, group = 16, input_offset = -3, multipliers = array<f32: 0.01>, offset = 2, output_min = -128, output_max = 127} : (memref<1x3x3x16xi8>, memref<1x3x3x16xi8>, memref<3x1x1x16x4xi8>, memref<16xi32>) -> ()
+  return
+}

@@ -100,6 +100,7 @@ from .common import (
     ALIGNMENT,
     BOOL_STORAGE_BITS,
     INT8_CONV_ATTR,
+    INT8_DEPTHWISE_ATTR,
     INT8_REQUANT_ATTR,
     PACKED_MATMUL_ATTR,
     PREFIX,
@@ -110,7 +111,8 @@ from .common import (
 )
 from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert_program, scratch_types
 
-__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "INT8_REQUANT_ATTR", "LOWERINGS",
+__all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "INT8_DEPTHWISE_ATTR",
+           "INT8_REQUANT_ATTR", "LOWERINGS",
            "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv",
            "check_legal", "convert_program", "elementwise", "lower_conv2d", "packed_matmul", "row_major_strides",
            "scratch_types", "storage_type"]

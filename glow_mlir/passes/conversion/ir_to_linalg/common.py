@@ -23,6 +23,9 @@ PACKED_MATMUL_ATTR = "glow.packed_matmul"
 #: marks the generic of an int8 convolution on a filter packed for a dot-product instruction
 #: (:func:`.quantized.packed_conv`) and holds its strides and dilations
 INT8_CONV_ATTR = "glow.int8_conv"
+#: marks the generic of an int8 depthwise convolution on a filter packed in tap quads
+#: (:func:`.quantized.packed_depthwise`) and holds its strides and dilations
+INT8_DEPTHWISE_ATTR = "glow.int8_depthwise"
 #: marks the requantization generic that follows it and holds (offset, output_min, output_max, smallest right shift)
 INT8_REQUANT_ATTR = "glow.int8_requant"
 

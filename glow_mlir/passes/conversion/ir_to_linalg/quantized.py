@@ -16,6 +16,7 @@ from .cnn import _global_constant, _padded, _padded_type, conv_into
 from .common import (
     ALIGNMENT,
     INT8_CONV_ATTR,
+    INT8_DEPTHWISE_ATTR,
     INT8_REQUANT_ATTR,
     Lowering,
     Operands,
@@ -123,11 +124,20 @@ def _packed_border(op: ir.OpView) -> list[ir.MemRefType]:
     return [ir.MemRefType.get([n, top + h + bottom, left + w + right, cp], _I16() if pairs else src.element_type)]
 
 
+def _depthwise_border(op: ir.OpView) -> ir.MemRefType:
+    """For a depthwise filter packed in tap quads: the input bordered by its zero point, read as unsigned."""
+    n, h, w, c = _memref(op.src).shape
+    top, left, bottom, right = op.pads
+    return ir.MemRefType.get([n, top + h + bottom, left + w + right, c], _I8())
+
+
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
     """The input bordered by its zero point (when there are pads), then the int32 accumulators; on a packed filter
     the border only (:func:`packed_conv` holds its accumulators in registers)."""
     if _memref(op.filter).rank == 6:
         return _packed_border(op)
+    if _memref(op.filter).rank == 5:
+        return [_depthwise_border(op)]
     dest = _memref(op.dest)
     return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get(dest.shape, _I32())]
 
@@ -146,11 +156,21 @@ def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
             src = border
         packed_conv(op, src, new.filter, new.bias, new.dest)
         return
+    if _memref(op.filter).rank == 5:
+        _lower_packed_depthwise(op, new)
+        return
     *border, acc = new.scratch
     src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
     linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
     conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
     _requantize_into(op, new.dest, acc)
+
+
+def _tag_requantization(op: ir.OpView, requant: linalg.GenericOp) -> None:
+    """Mark the requantization after a packed convolution with (offset, min, max, the smallest right shift)."""
+    smallest = min(fixed_point(float(np.float32(m)))[1] for m in op.multipliers)
+    requant.attributes[INT8_REQUANT_ATTR] = ir.DenseI64ArrayAttr.get([op.offset, op.output_min, op.output_max,
+                                                                        smallest])
 
 
 def packed_conv(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value) -> None:
@@ -159,8 +179,9 @@ def packed_conv(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, de
     channels. Built as the bias broadcast into an int32 buffer of its own (memref.alloc), one linalg.generic over
     (n, oh, ow, fo, fi, kh, kw, co, ci) on it viewed as [N, OH, OW, F/L, L] tagged ``glow.int8_conv`` with the
     strides and dilations, and the requantization generic from per-channel tables tagged ``glow.int8_requant`` with
-    (offset, min, max, the smallest right shift). The CPU's int8 kernel (backend/kernels/int8.py) replaces the three by register tiles whose
-    epilogue requantizes (the buffer goes); without one they compute the same values."""
+    (offset, min, max, the smallest right shift). The CPU's int8 kernel (backend/kernels/int8.py) replaces the
+    three by register tiles whose epilogue requantizes (the buffer goes); without one they compute the same
+    values."""
     strides, dilations = list(op.strides), list(op.dilations)
     tables = requantization_tables(op)  # before the buffer: the kernel that replaces the three reads them
     acc = memref.alloc(ir.MemRefType.get(_memref(dest).shape, _I32()), [], [], alignment=ALIGNMENT)
@@ -181,10 +202,47 @@ def packed_conv(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, de
         x, w, total = block.arguments
         unsigned = arith.addi(arith.extsi(_I32(), x), shift)
         linalg.YieldOp([arith.addi(total, arith.muli(unsigned, arith.extsi(_I32(), w)))])
-    requant = _requantize_into(op, dest, acc, tables)
-    smallest = min(fixed_point(float(np.float32(m)))[1] for m in op.multipliers)
-    requant.attributes[INT8_REQUANT_ATTR] = ir.DenseI64ArrayAttr.get([op.offset, op.output_min, op.output_max,
-                                                                        smallest])
+    _tag_requantization(op, _requantize_into(op, dest, acc, tables))
+    memref.dealloc(acc)
+
+
+def _lower_packed_depthwise(op: ir.OpView, new: Operands) -> None:
+    """The input copied into its bordered scratch as unsigned (+128: the sign bit flipped; the border the zero
+    point's code so read), then :func:`packed_depthwise`."""
+    (border,) = new.scratch
+    n, h, w, c = _memref(new.src).shape
+    sign = _constant(_I8(), -128)
+    linalg.fill(_constant(_I8(), ((op.input_offset + UNSIGNED_SHIFT) & 0xFF) - 256 * (op.input_offset >= 0)),
+                outs=[border])
+    inside = memref.subview(border, [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
+    elementwise(inside, [new.src], lambda x: arith.xori(x, sign))
+    packed_depthwise(op, border, new.filter, new.bias, new.dest)
+
+
+def packed_depthwise(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value) -> None:
+    """dest = requantize(bias + sum over (kh, quad, tap) of src * w), src the bordered input read as unsigned (its
+    bytes hold x + 128) and the filter ``[KH, KW/4, 1, C, 4]``: the bias broadcast into an int32 buffer of its own,
+    one linalg.generic over (n, oh, ow, c, kh, q, t) tagged ``glow.int8_depthwise`` with the strides and
+    dilations, and the requantization generic tagged ``glow.int8_requant``. The CPU's int8 kernel replaces them by
+    vectors of 16 to 64 channels whose lanes take a filter row's four taps at once (vpdpbusd); without one they
+    compute the same values."""
+    strides, dilations = list(op.strides), list(op.dilations)
+    tables = requantization_tables(op)
+    acc = memref.alloc(ir.MemRefType.get(_memref(dest).shape, _I32()), [], [], alignment=ALIGNMENT)
+    linalg.broadcast(bias, outs=[acc], dimensions=[0, 1, 2])
+    d = [ir.AffineDimExpr.get(i) for i in range(7)]  # n, oh, ow, c, kh, q, t
+    src_map = ir.AffineMap.get(7, 0, [d[0], d[1] * strides[0] + d[4] * dilations[0],
+                                      d[2] * strides[1] + (d[5] * 4 + d[6]) * dilations[1], d[3]])
+    filt_map = ir.AffineMap.get(7, 0, [d[4], d[5], ir.AffineConstantExpr.get(0), d[3], d[6]])
+    maps = [src_map, filt_map, _dims(0, 1, 2, 3, rank=7)]
+    generic = linalg.GenericOp([], [src, filt], [acc], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                               [linalg.IteratorType.parallel] * 4 + [linalg.IteratorType.reduction] * 3)
+    generic.attributes[INT8_DEPTHWISE_ATTR] = ir.DenseI64ArrayAttr.get([*strides, *dilations])
+    block = generic.regions[0].blocks.append(_I8(), _I8(), _I32())
+    with ir.InsertionPoint(block):
+        x, w, total = block.arguments
+        linalg.YieldOp([arith.addi(total, arith.muli(arith.extui(_I32(), x), arith.extsi(_I32(), w)))])
+    _tag_requantization(op, _requantize_into(op, dest, acc, tables))
     memref.dealloc(acc)
 
 
