@@ -1,25 +1,39 @@
-"""The int8 convolution kernel on dot-product instructions, and the filter layout it reads.
+"""The int8 convolution kernels on dot-product instructions, and the filter layouts they read.
 
 x86's VNNI ``vpdpbusd acc, a, b`` adds to each 32-bit lane of ``acc`` the four products of the lane's unsigned bytes
 of ``a`` and signed bytes of ``b``: 4 x L multiply-adds in one instruction (L = 16 lanes on AVX-512, 8 with AVX-VNNI
-on ymm), against L for a float FMA. A convolution whose output channels are not whole zmm blocks but whole ymm
-blocks (24) runs on ymm registers on an AVX-512 target. The kernel broadcasts four input channels of one pixel (read as unsigned: the
-int8 value + 128, an xor of the sign bits) to every lane and takes ``b`` from the filter packed as
-``[F/L, KH, KW, Cp/4, L, 4]`` (dialects/quantized.py pack_filter): lane j holds output channel j's four weights.
+on ymm), against L for a float FMA.
 
-Without VNNI (AVX2, AVX-512F/BW) the same kernel runs on ``vpmaddwd``: two input channels as an int16 pair (the
-lowering widens the input once into its bordered scratch), broadcast, times the filter packed as int16 pairs ``[F/L, KH, KW, Cp/2, L, 2]``, then added to the int32
-accumulators: 2 x L multiply-adds in two instructions, exact (vpmaddubsw's u8 x s8 pairs would saturate int16).
+Group-1 convolutions: the kernel broadcasts four input channels of one pixel (read as unsigned: the int8 value + 128,
+an xor of the sign bits) to every lane and takes ``b`` from the filter packed as ``[F/L, KH, KW, Cp/4, L, 4]``
+(dialects/quantized.py pack_filter): lane j holds output channel j's four weights. Output channels that are not whole
+zmm blocks but whole ymm blocks (24) run on ymm registers on an AVX-512 target. Without VNNI (AVX2, AVX-512F/BW) the
+same kernel runs on ``vpmaddwd``: two input channels as an int16 pair (the lowering widens the input once into its
+bordered scratch), broadcast, times the filter packed as int16 pairs ``[F/L, KH, KW, Cp/2, L, 2]``, then added to
+the int32 accumulators: 2 x L multiply-adds in two instructions, exact (vpmaddubsw's u8 x s8 pairs would saturate
+int16).
+
+Depthwise convolutions (VNNI on zmm): a lane takes one channel's four taps of a filter row, the filter packed as
+``[KH, KW/4, 1, C, 4]`` (pack_depthwise; zero taps past KW). Per output pixel and chunk of 64, 32 or 16 channels,
+the four tap vectors of a filter row are interleaved by bytes, then by 16-bit pairs (punpck, within 128-bit lanes),
+into four vectors whose lane (L, j) of vector k holds the taps of channel 16 L + 4 k + j: one vpdpbusd each against
+the weights put in the same order once per output row; the sums go back to channel order before the epilogue.
+
+Both end in registers: the accumulators start from the bias (or zero, the bias added at the end) and are requantized
+(``params.requantize``: the 64-bit products of the even and odd 32-bit lanes by ``vpmuldq``, :class:`_Requantizer`)
+and stored as int8; the int32 buffer, bias broadcast and requantization generic the lowering built go.
 
 - ``cpu-pack-int8-weights`` (node lowering, on glowgraph): the constant filter of each group-1 qconv2d whose output
   channels are whole blocks of L is packed at compile time (for VNNI ``128 * sum(w)`` taken out of its bias: the
-  kernel adds 128 to every input); a qfully_connected becomes a 1x1 qconv2d over its rows first. For x86 targets
-  (:func:`dot_of`).
+  kernel adds 128 to every input); a qfully_connected becomes a 1x1 qconv2d over its rows first; a depthwise one of
+  whole blocks of 16 channels takes its taps in quads on zmm VNNI. For x86 targets (:func:`dot_of`).
 - ``cpu-int8-kernels`` (codegen): the generic a packed qconv2d lowers to (``glow.int8_conv``) becomes loops over
   (image, output row, filter blocks of ``nv`` vectors, tiles of ``rows`` output pixels) with ``rows x nv``
   accumulator registers carried through the (kh, kw, channel group) loops: per step ``nv`` filter loads,
   ``rows`` broadcasts and ``rows x nv`` dot products. ``nv`` and ``rows`` follow the target's register count
-  (:func:`register_tile`): the accumulators, the filter vectors and the broadcast fit.
+  (:func:`register_tile`): the accumulators, the filter vectors and the broadcast fit. A ``glow.int8_depthwise``
+  generic becomes loops over (image, output row, chunk, output pixel). On several threads the output rows are the
+  tasks of an scf.forall.
 """
 
 from __future__ import annotations

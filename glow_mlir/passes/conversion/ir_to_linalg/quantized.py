@@ -1,7 +1,9 @@
 """The int8 instructions (dialects/quantized.py): quantize, dequantize, rescale and add as elementwise generics in
 float32 (each bit for bit the numpy semantics of the op table), and the int8 convolution and fully connected
 product as an int32 accumulation (linalg's named convolutions and matmul on i8 inputs and an i32 output, which
-sign-extend) followed by the fixed-point requantization of each accumulator, in 64-bit integers."""
+sign-extend) followed by the fixed-point requantization of each accumulator, in 64-bit integers. A convolution on a
+filter packed for a dot-product kernel (group 1, or depthwise in tap quads) becomes the same three steps on an int32
+buffer of its own, the sums a generic tagged for the CPU's int8 kernel, which replaces all three."""
 
 from __future__ import annotations
 
