@@ -36,7 +36,7 @@ from .profile import Profile, TensorProfile
 #: is kept in float when either Conv or Relu is
 _ORIGINS = {"conv2d": ("Conv",), "fully_connected": ("Gemm", "MatMul"), "matmul": ("MatMul", "Gemm"),
             "add": ("Add", "Sum"), "relu": ("Relu",), "clip": ("Clip",), "max_pool": ("MaxPool",),
-            "concat": ("Concat",)}
+            "concat": ("Concat",), "avg_pool": ("AveragePool", "GlobalAveragePool")}
 
 
 @dataclass(frozen=True)

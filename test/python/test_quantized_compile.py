@@ -90,12 +90,12 @@ def test_int8_code_equals_the_numpy_semantics_of_the_int8_graph(model_and_profil
         kinds = re.findall(r'"glowgraph\.(\w+)"', str(lowered.module))
         x = feeds[0]["x"]
         (want,) = interpret(lowered.module, [x])
-    assert kinds.count("qconv2d") == 5 and kinds.count("qadd") == 1 and "max_pool" in kinds
-    assert "conv2d" not in kinds and "add" not in kinds
+    # five convolutions and the global average pool (a depthwise convolution of ones)
+    assert kinds.count("qconv2d") == 6 and kinds.count("qadd") == 1 and "max_pool" in kinds
+    assert "conv2d" not in kinds and "add" not in kinds and "avg_pool" not in kinds
     compiled = glow_mlir.compile(model, threads=1, quantization=options.quantization, target_cpu=target_cpu)
     got = compiled(x)
-    # the int8 chain ends at the global average pool (float): its input codes are equal, so the float head sees
-    # the same values but for float rounding and the qadd's float32 sums, which an FMA may round once instead of twice
+    # the int8 chain runs to the logits: the qadd's float32 sums may round once (an FMA) where numpy rounds twice
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     float_run = glow_mlir.compile(model, threads=1)(x)
     sqnr = 10 * np.log10(np.sum(float_run.astype(np.float64) ** 2) / np.sum((got - float_run) ** 2))
@@ -107,9 +107,9 @@ def test_the_int8_chain_has_no_dequantize_quantize_pairs_left(model_and_profile)
     lowered = lower_model(model, CompileOptions(threads=1, quantization=QuantizationOptions(profile)),
                           until="quantize")
     text = str(lowered.module)
-    # one quantize of the network input, one of the float pool's output into the int8 fully connected layer
-    assert text.count('"glowgraph.quantize"') == 2
-    assert text.count('"glowgraph.dequantize"') == 2  # before the pool, and the logits
+    # one quantize of the network input, one dequantize of the logits: the pool and the head run in int8 too
+    assert text.count('"glowgraph.quantize"') == 1
+    assert text.count('"glowgraph.dequantize"') == 1
     assert "glowgraph.qparams" not in text
 
 
@@ -117,8 +117,8 @@ def test_keep_float_leaves_the_named_op_types_in_float(model_and_profile) -> Non
     model, _, profile, _ = model_and_profile
     options = QuantizationOptions(profile, keep_float=("Conv", "Gemm"))
     text = str(lower_model(model, CompileOptions(threads=1, quantization=options), until="quantize").module)
-    assert "qconv2d" not in text and "qfully_connected" not in text and '"glowgraph.conv2d"' in text
-    assert "glowgraph.qadd" in text  # the add still is int8
+    assert "qfully_connected" not in text and text.count('"glowgraph.conv2d"') == 5
+    assert "glowgraph.qadd" in text and text.count('"glowgraph.qconv2d"') == 1  # the add and the pool still int8
 
 
 def test_unknown_schema_and_a_foreign_profile_are_clear_errors(model_and_profile) -> None:
@@ -317,3 +317,36 @@ def test_the_kernel_epilogue_is_exact_at_the_extremes(multiplier: float, depthwi
     got = _run_qconv2d(x, packed, bias, channels, attrs)
     assert np.array_equal(got, want), f"{np.count_nonzero(got != want)} of {got.size} codes differ"
     assert len(np.unique(want)) > (1 if multiplier > 1 else 3)  # above 1 the large sums saturate both ways
+
+
+def test_average_pools_run_in_int8() -> None:
+    """AveragePool (pads counted) and GlobalAveragePool between convolutions become depthwise int8 convolutions of
+    ones: no float pool is left, the code equals the int8 graph's numpy semantics, the output stays close to float."""
+    nodes, inits = [], []
+    for name, x, y, c, f in [("c1", "x", "a1", 8, 16), ("c2", "p1", "a2", 16, 32)]:
+        node, params = _conv(name, x, y, c, f, 3, pads=[1, 1, 1, 1])
+        nodes.append(node)
+        inits += params
+        if name == "c1":
+            nodes += [helper.make_node("Relu", ["a1"], ["r1"]),
+                      helper.make_node("AveragePool", ["r1"], ["p1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                       count_include_pad=1)]
+    nodes += [helper.make_node("Relu", ["a2"], ["r2"]), helper.make_node("GlobalAveragePool", ["r2"], ["g"]),
+              helper.make_node("Relu", ["g"], ["y"])]
+    graph = helper.make_graph(nodes, "pools", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 9, 9])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 1, 1])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = [{"x": RNG.standard_normal((1, 8, 9, 9)).astype(np.float32)} for _ in range(4)]
+    profile = glow_mlir.profile(model, feeds, threads=1)
+    lowered = lower_model(model, CompileOptions(threads=1, quantization=QuantizationOptions(profile)),
+                          until="quantize")
+    x = feeds[0]["x"]
+    with lowered.ctx:
+        text = str(lowered.module)
+        (want,) = interpret(lowered.module, [x])
+    assert '"glowgraph.avg_pool"' not in text and text.count('"glowgraph.qconv2d"') == 4
+    got = glow_mlir.compile(model, threads=1, profile=profile)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    float_run = glow_mlir.compile(model, threads=1)(x)
+    sqnr = 10 * np.log10(np.sum(float_run.astype(np.float64) ** 2) / np.sum((got - float_run) ** 2))
+    assert sqnr > 25, f"int8 SQNR {sqnr:.1f} dB against float"

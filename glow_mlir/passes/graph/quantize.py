@@ -13,6 +13,7 @@ the unit attribute ``glowgraph.keep_float``:
   multiplies the raw int8 input; a fused relu or clip becomes the clamp of the result;
 - ``add`` of two quantized values -> ``qadd``; ``relu`` and ``clip`` -> ``rescale`` with a clamp;
 - ``max_pool`` -> an int8 max_pool on the input's parameters (max commutes with quantization);
+- ``avg_pool`` whose windows all count alike -> a depthwise ``qconv2d`` of ones requantized by ``1 / count``;
 - ``concat`` -> an int8 concat in the result's parameters, each side quantized (rescaled) to them; the inner
   concats of a chain (an ONNX Concat of more than two inputs) take the parameters of the chain's result.
 
@@ -28,6 +29,7 @@ import numpy as np
 from mlir import ir
 
 from ...dialects import glowgraph as gg
+from ...dialects.cnn_numpy import pool_counts
 from ...dialects.quantized import QMAX, QMIN
 from ..registry import Pass
 from ..utils import functions, graph_ops
@@ -97,7 +99,7 @@ def _symmetric(weights: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.nd
 
 @dataclass(frozen=True)
 class Quantize(Pass):
-    """conv2d, fully_connected, matmul, add, relu, clip, max_pool and concat nodes whose values carry
+    """conv2d, fully_connected, matmul, add, relu, clip, max_pool, avg_pool and concat nodes whose values carry
     ``glowgraph.qparams`` become int8 nodes between quantize and dequantize; weights per output channel with
     ``channelwise``."""
 
@@ -166,6 +168,8 @@ class Quantize(Pass):
                         lhs_scale=lhs[0], lhs_offset=lhs[1], rhs_scale=rhs[0], rhs_offset=rhs[1], scale=out[0],
                         offset=out[1], output_min=QMIN, output_max=QMAX)
             _replace(op, y, out, params)
+        elif kind == "avg_pool" and op.operands[0] in params:
+            self._average(op, params, out)
         elif kind == "concat" and all(x in params for x in op.operands):
             # both sides in the result's parameters (a rescale where theirs differ, which glowgraph-fold-quantize
             # merges into the int8 node that made the side), then joined as int8
@@ -209,6 +213,30 @@ class Quantize(Pass):
                            group=attr(op, "group", "i64"), input_offset=p[1], **requant)
         else:
             y = gg.qfully_connected(qx, constant(qw), constant(qb), **requant)
+        _replace(op, y, out, params)
+
+    def _average(self, op: ir.Operation, params: dict[ir.Value, Params], out: Params) -> None:
+        """avg_pool whose windows all count alike -> a depthwise qconv2d of ones: the sum of each window of
+        ``x - input_offset`` (the pads at the zero point: 0 in real terms, as count_include_pad counts them), rescaled
+        by ``input_scale / (scale * count)``."""
+        x, p = op.operands[0], params[op.operands[0]]
+        n, h, w, c = _shape(x)
+        kernels, strides = attr(op, "kernels", "i64s"), attr(op, "strides", "i64s")
+        pads, dilations = attr(op, "pads", "i64s"), attr(op, "dilations", "i64s")
+        counts = pool_counts([h, w], kernels, strides, pads, dilations, _shape(op.results[0])[1:3],
+                             bool(attr(op, "count_include_pad", "i64")))
+        size = kernels[0] * kernels[1]
+        windows = [(extent + lo + hi - ((k - 1) * d + 1)) // s + 1
+                   for extent, lo, hi, k, s, d in zip([h, w], pads[:2], pads[2:], kernels, strides, dilations)]
+        if windows != _shape(op.results[0])[1:3] or np.any(counts != size):
+            return  # partial windows (ceil_mode) or windows counting their pads out: stays float
+        multiplier = float(np.float32(p[0] / (out[0] * size)))
+        if not _MULTIPLIER_RANGE[0] < multiplier < _MULTIPLIER_RANGE[1]:
+            return
+        ones = constant(np.ones((kernels[0], kernels[1], 1, c), np.int8))
+        bias = constant(np.full(c, -p[1] * size, np.int32))
+        y = gg.qconv2d(self._quantized(x, p), ones, bias, strides=strides, pads=pads, dilations=dilations, group=c,
+                       input_offset=p[1], multipliers=[multiplier], offset=out[1], output_min=QMIN, output_max=QMAX)
         _replace(op, y, out, params)
 
     @staticmethod

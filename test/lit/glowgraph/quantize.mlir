@@ -113,3 +113,20 @@ func.func @concat_chain(%a: tensor<1x2xf32> {glowgraph.qparams = array<f64: 0.1,
   %1 = "glowgraph.concat"(%0, %c) {axis = 1 : i64, glowgraph.qparams = array<f64: 0.1, 0.0>} : (tensor<1x4xf32>, tensor<1x2xf32>) -> tensor<1x6xf32>
   return %1 : tensor<1x6xf32>
 }
+
+// -----
+
+// avg_pool whose windows all count alike (pads counted: count_include_pad) becomes a depthwise qconv2d of ones
+// (group = channels) on the input's zero point (-4: the bias -(-4) * 9 = 36), requantized by input_scale / (scale *
+// 9); windows that count their pads out differ at the border: that avg_pool stays float.
+// CHECK-LABEL: func.func @average
+// CHECK-DAG:   %[[Q:.+]] = "glowgraph.quantize"(%arg0) {offset = -4 : i64, scale = 1.000000e-01 : f32}
+// CHECK-DAG:   %[[W:.+]] = "glowgraph.constant"() {value = dense<1> : tensor<3x3x1x16xi8>}
+// CHECK-DAG:   %[[B:.+]] = "glowgraph.constant"() {value = dense<36> : tensor<16xi32>}
+// CHECK:       "glowgraph.qconv2d"(%[[Q]], %[[W]], %[[B]]) {dilations = array<i64: 1, 1>, group = 16 : i64, input_offset = -4 : i64, multipliers = array<f32: 0.222222224>, offset = 1 : i64, output_max = 127 : i64, output_min = -128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK:       "glowgraph.avg_pool"(%arg0) {{.*}}count_include_pad = 0
+func.func @average(%x: tensor<1x4x4x16xf32> {glowgraph.qparams = array<f64: 0.1, -4.0>}) -> (tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>) {
+  %0 = "glowgraph.avg_pool"(%x) {kernels = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = 0 : i64, count_include_pad = 1 : i64, glowgraph.qparams = array<f64: 0.05, 1.0>} : (tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %1 = "glowgraph.avg_pool"(%x) {kernels = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = 0 : i64, count_include_pad = 0 : i64, glowgraph.qparams = array<f64: 0.05, 1.0>} : (tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %0, %1 : tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>
+}
