@@ -61,3 +61,38 @@ def test_an_aarch64_bundle_runs_under_qemu_as_the_jit_does(name: str, tmp_path: 
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     check_runner_outputs(jit, inputs, out, name)
+
+
+@pytest.mark.skipif(CROSS_CC is None, reason="aarch64-linux-gnu-gcc not installed (examples/bundle/"
+                                             "install-cross-tools.sh)")
+@pytest.mark.skipif(QEMU is None, reason="qemu-aarch64 not installed (examples/bundle/install-cross-tools.sh)")
+def test_an_int8_aarch64_bundle_runs_under_qemu_as_the_host_int8_code_does(tmp_path: Path) -> None:
+    """digits_cnn quantized from a profile (channelwise), cross-compiled for AArch64: AArch64 has no int8
+    dot-product kernel yet, so its int8 convolutions are linalg's generic ones; its outputs equal the host's int8
+    code (VNNI or int16 pairs) within float rounding: the same integer arithmetic."""
+    import numpy as np
+
+    from glow_mlir.quantization.annotate import QuantizationOptions
+    from glow_mlir.quantization.profile import profile
+
+    name = "digits_cnn"
+    model = model_path(name)
+    data = np.load(model.with_suffix(".io.npz"))
+    x = next(data[k] for k in data.files if k.startswith("in_"))
+    rng = np.random.default_rng(0)
+    feeds = [{"image": (x + 0.05 * rng.standard_normal(x.shape)).astype(np.float32)} for _ in range(4)]
+    quantization = QuantizationOptions(profile(model, feeds, threads=1), channelwise=True)
+    options = glow.CompileOptions(threads=1, target_cpu="neoverse-n1", target_triple=TRIPLE, quantization=quantization)
+    files, stages = glow.emit_bundle(str(model), tmp_path / "bundle", glow.BundleOptions(target_cpu="neoverse-n1"),
+                                     options)
+    assert "qconv2d" in next(s.text for s in stages[0].stages if s.name == "quantize")
+    runner = tmp_path / f"{name}_runner"
+    built = subprocess.run(["sh", str(BUILD), str(files.directory), name, "-o", str(runner)], capture_output=True,
+                           text=True, env=dict(os.environ, CC=f"{CROSS_CC} -static"), check=False)
+    assert built.returncode == 0, built.stderr
+    host = glow.compile(model, threads=1, quantization=quantization)
+    inputs, files_in, out = runner_inputs(host, model, tmp_path)
+    done = subprocess.run([QEMU, str(runner), str(files.weights[name]), *files_in, "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    check_runner_outputs(host, inputs, out, name)
