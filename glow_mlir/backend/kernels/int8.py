@@ -434,69 +434,77 @@ def _quad_order(width: int) -> list[int]:
     return [16 * lane + 4 * k + j for k in range(4) for lane in range(width // 16) for j in range(4)]
 
 
-def _depthwise_row(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, ow_n: int, chunks: list[tuple[int, int]],
+def _depthwise_row(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, ow_n: int, channels: int,
                    geometry: list[int], ends: Epilogue) -> None:
-    """One output row of a depthwise convolution on a filter in tap quads: for each chunk of channels (64, 32 or 16:
-    zmm, ymm, xmm) its weights in quad order, then per output pixel four dot-product accumulators per chunk, the
-    taps of each filter row interleaved into them, the sums put back in channel order, requantized and stored."""
+    """One output row of a depthwise convolution on a filter in tap quads: a loop over the chunks of 64 channels
+    (zmm), then one chunk of 32 (ymm) and one of 16 (xmm) for what is left (:func:`_depthwise_chunk`)."""
+    zero, one = _index(0), _index(1)
+    whole = channels // 64
+    if whole:
+        chunks = scf.ForOp(zero, _index(whole), one)
+        with ir.InsertionPoint(chunks.body):
+            c0 = arith.muli(chunks.induction_variable, _index(64))
+            _depthwise_chunk(src, filt, n, oh, ow_n, c0, 64, geometry, ends)
+            scf.YieldOp([])
+    first = 64 * whole
+    for width in (32, 16):
+        if channels - first >= width:
+            _depthwise_chunk(src, filt, n, oh, ow_n, _index(first), width, geometry, ends)
+            first += width
+
+
+def _depthwise_chunk(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, ow_n: int, c0: ir.Value, width: int,
+                     geometry: list[int], ends: Epilogue) -> None:
+    """The chunk of ``width`` channels from ``c0`` of one output row: its weights in quad order, then per output
+    pixel four dot-product accumulators, the taps of each filter row interleaved into them, the sums put back in
+    channel order, requantized and stored."""
     sh, sw, dh, dw = geometry
     kh_n, q_n = ir.MemRefType(filt.type).shape[:2]
     i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
     zero, one = _index(0), _index(1)
-    for c0, width in chunks:
-        quarter = ir.VectorType.get([width // 4], i32)
-        bytes_t = ir.VectorType.get([width], i8)
-        order = _quad_order(width)
-        weights = {}
+    quarter = ir.VectorType.get([width // 4], i32)
+    bytes_t = ir.VectorType.get([width], i8)
+    order = _quad_order(width)
+    weights = {}
+    for kh in range(kh_n):
+        for q in range(q_n):
+            natural = vector.bitcast(ir.VectorType.get([width], i32), vector.load(
+                ir.VectorType.get([4 * width], i8), filt, [_index(kh), _index(q), arith.muli(c0, _index(4))]))
+            for k in range(4):
+                picked = vector.shuffle(natural, natural, order[k * width // 4:(k + 1) * width // 4])
+                weights[kh, q, k] = vector.bitcast(bytes_t, picked)
+    blocks = width // 16
+    channel = [arith.addi(c0, _index(16 * b)) for b in range(blocks)]
+    lanes16 = ir.VectorType.get([16], i32)
+    biases = [vector.load(lanes16, ends.bias, [channel[b]]) for b in range(blocks)]
+    scales = [_Requantizer(vector.load(lanes16, ends.multipliers, [channel[b]]),
+                           vector.load(lanes16, ends.shifts, [channel[b]]), ends.clamp) for b in range(blocks)]
+    intrinsic = VNNI_WIDTHS[width]
+    pixels = scf.ForOp(zero, _index(ow_n), one)
+    with ir.InsertionPoint(pixels.body):
+        ow = pixels.induction_variable
+        accs = [arith.constant(quarter, ir.DenseElementsAttr.get_splat(quarter, ir.IntegerAttr.get(i32, 0)))
+                for _ in range(4)]
+        x0 = arith.muli(ow, _index(sw))
         for kh in range(kh_n):
+            ih = arith.addi(arith.muli(oh, _index(sh)), _index(kh * dh))
             for q in range(q_n):
-                natural = vector.bitcast(ir.VectorType.get([width], i32), vector.load(
-                    ir.VectorType.get([4 * width], i8), filt, [_index(kh), _index(q), _index(4 * c0)]))
-                for k in range(4):
-                    picked = vector.shuffle(natural, natural, order[k * width // 4:(k + 1) * width // 4])
-                    weights[kh, q, k] = vector.bitcast(bytes_t, picked)
-        blocks = width // 16
-        channel = [_index(c0 + 16 * b) for b in range(blocks)]
-        lanes16 = ir.VectorType.get([16], i32)
-        biases = [vector.load(lanes16, ends.bias, [channel[b]]) for b in range(blocks)]
-        scales = [_Requantizer(vector.load(lanes16, ends.multipliers, [channel[b]]),
-                               vector.load(lanes16, ends.shifts, [channel[b]]), ends.clamp) for b in range(blocks)]
-        intrinsic = VNNI_WIDTHS[width]
-        pixels = scf.ForOp(zero, _index(ow_n), one)
-        with ir.InsertionPoint(pixels.body):
-            ow = pixels.induction_variable
-            accs = [arith.constant(quarter, ir.DenseElementsAttr.get_splat(quarter, ir.IntegerAttr.get(i32, 0)))
-                    for _ in range(4)]
-            x0 = arith.muli(ow, _index(sw))
-            for kh in range(kh_n):
-                ih = arith.addi(arith.muli(oh, _index(sh)), _index(kh * dh))
-                for q in range(q_n):
-                    taps = [vector.load(bytes_t, src, [n, ih, arith.addi(x0, _index((4 * q + t) * dw)), _index(c0)])
-                            for t in range(4)]
-                    for k, quad in enumerate(_quads(taps, width)):
-                        accs[k] = llvm.call_intrinsic(quarter, intrinsic, [accs[k], quad, weights[kh, q, k]], [], [])
-            flat = width // 4
-            for b in range(blocks):
-                pick = [4 * b + j for j in range(4)] + [flat + 4 * b + j for j in range(4)]
-                low, high = vector.shuffle(accs[0], accs[1], pick), vector.shuffle(accs[2], accs[3], pick)
-                sums = arith.addi(vector.shuffle(low, high, list(range(16))), biases[b])
-                vector.store(scales[b](sums), ends.dest, [n, oh, ow, channel[b]])
-            scf.YieldOp([])
+                taps = [vector.load(bytes_t, src, [n, ih, arith.addi(x0, _index((4 * q + t) * dw)), c0])
+                        for t in range(4)]
+                for k, quad in enumerate(_quads(taps, width)):
+                    accs[k] = llvm.call_intrinsic(quarter, intrinsic, [accs[k], quad, weights[kh, q, k]], [], [])
+        flat = width // 4
+        for b in range(blocks):
+            pick = [4 * b + j for j in range(4)] + [flat + 4 * b + j for j in range(4)]
+            low, high = vector.shuffle(accs[0], accs[1], pick), vector.shuffle(accs[2], accs[3], pick)
+            sums = arith.addi(vector.shuffle(low, high, list(range(16))), biases[b])
+            vector.store(scales[b](sums), ends.dest, [n, oh, ow, channel[b]])
+        scf.YieldOp([])
 
 
 #: vpdpbusd for each chunk width in bytes (lanes of four bytes: zmm, ymm, xmm)
 VNNI_WIDTHS = {64: "llvm.x86.avx512.vpdpbusd.512", 32: "llvm.x86.avx512.vpdpbusd.256",
                16: "llvm.x86.avx512.vpdpbusd.128"}
-
-
-def _chunks(channels: int) -> list[tuple[int, int]]:
-    """(first channel, width) of the chunks of 64, then 32, then 16 channels that cover ``channels``."""
-    found, c0 = [], 0
-    for width in (64, 32, 16):
-        while channels - c0 >= width:
-            found.append((c0, width))
-            c0 += width
-    return found
 
 
 def make_depthwise_kernel(op: ir.Operation, threads: int = 1, parallel_flops: int = 0) -> bool:
@@ -517,8 +525,7 @@ def make_depthwise_kernel(op: ir.Operation, threads: int = 1, parallel_flops: in
         flat = memref.collapse_shape(ir.MemRefType.get([shape[0], shape[1], shape[3] * shape[4]],
                                                        ir.MemRefType(filt.type).element_type),
                                      filt, [[0], [1], [2, 3, 4]])
-        _over_rows(n_n, oh_n, tasks, lambda n, oh: _depthwise_row(src, flat, n, oh, ow_n, _chunks(c), geometry,
-                                                                  ends))
+        _over_rows(n_n, oh_n, tasks, lambda n, oh: _depthwise_row(src, flat, n, oh, ow_n, c, geometry, ends))
     op.erase()
     for done in ends.replaced:
         done.erase()
