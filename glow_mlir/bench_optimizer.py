@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .api import CompiledModel, compile
+from .bench import time_interleaved
 
 #: one glowgraph node in a stage's text
 NODE = re.compile(r'"glowgraph\.\w+"\(')
@@ -85,14 +86,9 @@ def bench(path: Path, repeat: int) -> Row:
     checks = [_matches(m, inputs, expected) for m in (off, on)]  # also the untimed first run of each
     matches = "n/a" if None in checks else ("yes" if all(checks) else "NO (" + ", ".join(
         w for w, ok in zip(("off", "on"), checks) if not ok) + ")")
-    times: dict[bool, float] = {False: float("inf"), True: float("inf")}
-    for _ in range(repeat):
-        for optimize, model in ((False, off), (True, on)):
-            start = time.perf_counter()
-            model.run(inputs)
-            times[optimize] = min(times[optimize], time.perf_counter() - start)
+    times = time_interleaved({"off": lambda: off.run(inputs), "on": lambda: on.run(inputs)}, repeat)
     return Row(path.stem, nodes(on, "import"), nodes(off, "lower"), nodes(on, "lower"), compile_off, compile_on,
-               1e3 * times[False], 1e3 * times[True], matches)
+               times["off"].min_ms, times["on"].min_ms, matches)
 
 
 def nodes(model: CompiledModel, stage: str) -> int:

@@ -1,5 +1,5 @@
-"""Shared fixtures: where the team's models live, running the command-line tools, the numpy interpretation of a
-glowgraph function, and a compile cache of the session's own (hermetic: nothing read from or left in the user's cache; each model compiles once per session, and
+"""Shared fixtures: where the team's models live, running the command-line tools, glowir programs compiled from
+text, the numpy interpretation of a glowgraph function, and a compile cache of the session's own (hermetic: nothing read from or left in the user's cache; each model compiles once per session, and
 the tools started from tests share it through the environment)."""
 
 from __future__ import annotations
@@ -24,6 +24,35 @@ def model_path(name: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared model {path} is absent (set GLOW_MODELS_DIR to the models folder)")
     return path
+
+
+def dense(value) -> str:
+    """A numpy array as an MLIR dense elements literal (float32 values print exactly as Python floats)."""
+    import json
+
+    import numpy as np
+
+    types = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.int32): "i32",
+             np.dtype(np.int16): "i16", np.dtype(np.int8): "i8", np.dtype(np.bool_): "i1"}
+    shape = "x".join(str(d) for d in value.shape)
+    return f"dense<{json.dumps(value.tolist())}> : tensor<{shape + 'x' if shape else ''}{types[value.dtype]}>"
+
+
+def compile_program(ctx, text: str):
+    """Parse one glowir program, read its signature, lower it to LLVM and JIT it: (its JitProgram, the module, which
+    must stay referenced while the program runs)."""
+    from mlir import ir
+
+    from glow_mlir.backend.jit import JitProgram, program_signature
+    from glow_mlir.passes import pipelines
+    from glow_mlir.passes.pipeline import run_pipeline
+
+    module = ir.Module.parse(text, ctx)
+    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
+    name = ir.StringAttr(func.attributes["sym_name"]).value
+    signature = program_signature(func)
+    run_pipeline(module.operation, pipelines.elements("codegen"))
+    return JitProgram(module, name, signature), module
 
 
 def digits(split: str = "x_train", count: int | None = None):

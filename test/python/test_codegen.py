@@ -6,11 +6,11 @@ Each program is compiled once per module (fixtures); one program covers one fami
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+from conftest import compile_program, dense
 from mlir import ir
 
 from glow_mlir.backend import tools_paths
@@ -23,23 +23,6 @@ from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
 
 RTOL, ATOL = 1e-5, 1e-6
 RNG = np.random.default_rng(7)
-
-
-def dense(value: np.ndarray) -> str:
-    """``value`` as an MLIR dense elements literal (float32 values print exactly as Python floats)."""
-    types = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64", np.dtype(np.bool_): "i1"}
-    shape = "x".join(str(d) for d in value.shape)
-    return f"dense<{json.dumps(value.tolist())}> : tensor<{shape + 'x' if shape else ''}{types[value.dtype]}>"
-
-
-def compile_program(ctx: ir.Context, text: str) -> tuple[JitProgram, ir.Module]:
-    """Parse one glowir program, read its signature, lower it to LLVM and JIT it."""
-    module = ir.Module.parse(text, ctx)
-    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
-    name = ir.StringAttr(func.attributes["sym_name"]).value
-    signature = program_signature(func)
-    run_pipeline(module.operation, pipelines.elements("codegen"))
-    return JitProgram(module, name, signature), module
 
 
 def check(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from conftest import digits, interpret, model_path, run_tool
+from conftest import compile_program, dense, digits, interpret, model_path, run_tool
 from onnx import TensorProto, helper, numpy_helper
 
 import glow_mlir
@@ -243,19 +243,9 @@ def test_a_concat_of_two_branches_runs_in_int8() -> None:
     assert sqnr > 25, f"int8 SQNR {sqnr:.1f} dB against float"
 
 
-def _glowir_tensor(value: np.ndarray) -> str:
-    types = {np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32"}
-    return f"dense<{value.tolist()}> : tensor<{'x'.join(map(str, value.shape))}x{types[value.dtype]}>"
-
-
 def _run_qconv2d(x: np.ndarray, packed: np.ndarray, bias: np.ndarray, channels: int, attrs: dict) -> np.ndarray:
     """One glowir qconv2d on a packed filter, compiled by the codegen pipeline for the host and run."""
-    from mlir import ir
-
-    from glow_mlir.backend.jit import JitProgram, program_signature
     from glow_mlir.dialects import make_context
-    from glow_mlir.passes import pipelines
-    from glow_mlir.passes.pipeline import run_pipeline
 
     def shaped(value: np.ndarray | tuple, element: str) -> str:
         return f"memref<{'x'.join(map(str, getattr(value, 'shape', value)))}x{element}>"
@@ -269,18 +259,15 @@ def _run_qconv2d(x: np.ndarray, packed: np.ndarray, bias: np.ndarray, channels: 
     scales = ", ".join(repr(float(np.float32(m))) for m in attrs["multipliers"])
     text = f"""
 func.func @q() attributes {{glowir.inputs = ["x"], glowir.outputs = ["y"]}} {{
-  %w = "glowir.weight_var"() {{mutability = "const", name = "w", value = {_glowir_tensor(packed)}}} : () -> {filt}
-  %b = "glowir.weight_var"() {{mutability = "const", name = "b", value = {_glowir_tensor(bias)}}} : () -> {shaped(bias, "i32")}
+  %w = "glowir.weight_var"() {{mutability = "const", name = "w", value = {dense(packed)}}} : () -> {filt}
+  %b = "glowir.weight_var"() {{mutability = "const", name = "b", value = {dense(bias)}}} : () -> {shaped(bias, "i32")}
   %x = "glowir.weight_var"() {{mutability = "mutable", name = "x"}} : () -> {shaped(x, "i8")}
   %y = "glowir.weight_var"() {{mutability = "mutable", name = "y"}} : () -> {shaped(out, "i8")}
   "glowir.qconv2d"(%y, %x, %w, %b) {{strides = array<i64: 1, 1>, pads = array<i64: {top}, {left}, {bottom}, {right}>, dilations = array<i64: 1, 1>, group = {attrs["group"]}, input_offset = {attrs["input_offset"]}, multipliers = array<f32: {scales}>, offset = {attrs["offset"]}, output_min = {attrs["output_min"]}, output_max = {attrs["output_max"]}}} : ({shaped(out, "i8")}, {shaped(x, "i8")}, {filt}, {shaped(bias, "i32")}) -> ()
   return
 }}"""
-    module = ir.Module.parse(text, make_context())
-    func = next(op.operation for op in module.body.operations if op.operation.name == "func.func")
-    signature = program_signature(func)
-    run_pipeline(module.operation, pipelines.elements("codegen"))
-    return JitProgram(module, "q", signature)({"x": x})["y"]
+    program, _module = compile_program(make_context(), text)
+    return program({"x": x})["y"]
 
 
 @pytest.mark.parametrize("depthwise", [False, True])

@@ -50,8 +50,14 @@ from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR, INT8_DEPTHWISE_ATT
 from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
-#: the vpdpbusd intrinsic for each register width in 32-bit lanes (LLVM 22: <L x i32>, <4L x i8>, <4L x i8>)
-VNNI = {16: "llvm.x86.avx512.vpdpbusd.512", 8: "llvm.x86.avx512.vpdpbusd.256"}
+
+def vpdpbusd(lanes: int) -> str:
+    """The vpdpbusd intrinsic on ``lanes`` 32-bit lanes (LLVM 22: <L x i32>, <4L x i8>, <4L x i8>)."""
+    return f"llvm.x86.avx512.vpdpbusd.{32 * lanes}"
+
+
+#: the vpdpbusd intrinsic for each register width of the group-1 kernel, in 32-bit lanes (zmm, ymm)
+VNNI = {lanes: vpdpbusd(lanes) for lanes in (16, 8)}
 #: the vpmaddwd intrinsic for each width: <2L x i16>, <2L x i16> -> <L x i32>, pairs of products summed
 PAIRS = {16: "llvm.x86.avx512.pmaddw.d.512", 8: "llvm.x86.avx2.pmadd.wd"}
 
@@ -239,12 +245,12 @@ def _tile(src: ir.Value, filt: ir.Value, acc5: ir.Value, n: ir.Value, oh: ir.Val
     sh, sw, dh, dw = geometry
     _, kh_n, kw_n, c4_n, width = ir.MemRefType(filt.type).shape
     element = ir.MemRefType(filt.type).element_type
-    group = 4 if str(element) == "i8" else 2
+    group = dot.group  # the filter's layout is the dot's (matches)
     lanes = width // group
     i32, i8, i16 = (ir.IntegerType.get_signless(b) for b in (32, 8, 16))
     acc_t = ir.VectorType.get([lanes], i32)
     bytes_t = ir.VectorType.get([width], element)  # the intrinsic's narrow operands (<64 x i8> on zmm with VNNI)
-    intrinsic = (VNNI if group == 4 else PAIRS)[lanes]
+    intrinsic = dot.intrinsics[lanes]
     zero = _index(0)
     blocks = [arith.addi(arith.muli(fb, _index(nv)), _index(v)) for v in range(nv)]
     pixels = [arith.addi(ow0, _index(p)) for p in range(rows)]
@@ -479,7 +485,7 @@ def _depthwise_chunk(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, o
     biases = [vector.load(lanes16, ends.bias, [channel[b]]) for b in range(blocks)]
     scales = [_Requantizer(vector.load(lanes16, ends.multipliers, [channel[b]]),
                            vector.load(lanes16, ends.shifts, [channel[b]]), ends.clamp) for b in range(blocks)]
-    intrinsic = VNNI_WIDTHS[width]
+    intrinsic = vpdpbusd(width // 4)
     pixels = scf.ForOp(zero, _index(ow_n), one)
     with ir.InsertionPoint(pixels.body):
         ow = pixels.induction_variable
@@ -500,11 +506,6 @@ def _depthwise_chunk(src: ir.Value, filt: ir.Value, n: ir.Value, oh: ir.Value, o
             sums = arith.addi(vector.shuffle(low, high, list(range(16))), biases[b])
             vector.store(scales[b](sums), ends.dest, [n, oh, ow, channel[b]])
         scf.YieldOp([])
-
-
-#: vpdpbusd for each chunk width in bytes (lanes of four bytes: zmm, ymm, xmm)
-VNNI_WIDTHS = {64: "llvm.x86.avx512.vpdpbusd.512", 32: "llvm.x86.avx512.vpdpbusd.256",
-               16: "llvm.x86.avx512.vpdpbusd.128"}
 
 
 def make_depthwise_kernel(op: ir.Operation, threads: int = 1, parallel_flops: int = 0) -> bool:

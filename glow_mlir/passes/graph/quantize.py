@@ -31,6 +31,7 @@ from mlir import ir
 from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import pool_counts
 from ...dialects.quantized import QMAX, QMIN
+from ...dialects.shapes import window_output_size
 from ..registry import Pass
 from ..utils import functions, graph_ops
 from .patterns import attr, constant, known, producer, replace
@@ -220,13 +221,13 @@ class Quantize(Pass):
         ``x - input_offset`` (the pads at the zero point: 0 in real terms, as count_include_pad counts them), rescaled
         by ``input_scale / (scale * count)``."""
         x, p = op.operands[0], params[op.operands[0]]
-        n, h, w, c = _shape(x)
+        _, h, w, c = _shape(x)
         kernels, strides = attr(op, "kernels", "i64s"), attr(op, "strides", "i64s")
         pads, dilations = attr(op, "pads", "i64s"), attr(op, "dilations", "i64s")
         counts = pool_counts([h, w], kernels, strides, pads, dilations, _shape(op.results[0])[1:3],
                              bool(attr(op, "count_include_pad", "i64")))
         size = kernels[0] * kernels[1]
-        windows = [(extent + lo + hi - ((k - 1) * d + 1)) // s + 1
+        windows = [window_output_size(extent, k, s, lo, hi, d)
                    for extent, lo, hi, k, s, d in zip([h, w], pads[:2], pads[2:], kernels, strides, dilations)]
         if windows != _shape(op.results[0])[1:3] or np.any(counts != size):
             return  # partial windows (ceil_mode) or windows counting their pads out: stays float

@@ -214,8 +214,7 @@ def _lower_packed_depthwise(op: ir.OpView, new: Operands) -> None:
     (border,) = new.scratch
     n, h, w, c = _memref(new.src).shape
     sign = _constant(_I8(), -128)
-    linalg.fill(_constant(_I8(), ((op.input_offset + UNSIGNED_SHIFT) & 0xFF) - 256 * (op.input_offset >= 0)),
-                outs=[border])
+    linalg.fill(_constant(_I8(), op.input_offset ^ -UNSIGNED_SHIFT), outs=[border])  # x + 128 as a byte
     inside = memref.subview(border, [0, op.pads[0], op.pads[1], 0], [n, h, w, c], [1, 1, 1, 1])
     elementwise(inside, [new.src], lambda x: arith.xori(x, sign))
     packed_depthwise(op, border, new.filter, new.bias, new.dest)
