@@ -33,7 +33,9 @@ TRIPLE = "thumbv7em-none-eabihf"
 BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
 #: the triple of each CPU's architecture
 TRIPLES = {"cortex-m4": TRIPLE, "cortex-m7": TRIPLE, "cortex-m55": "thumbv8.1m.main-none-eabihf"}
-LIBC = {"memcpy", "memmove", "memset"}
+#: the C library's memory functions, also by their Arm EABI names (__aeabi_memset4...: newlib and libgcc have them)
+LIBC = {"memcpy", "memmove", "memset"} | {f"__aeabi_{f}{n}" for f in ("memcpy", "memmove", "memset", "memclr")
+                                          for n in ("", "4", "8")}
 LIBM = re.compile(r"(exp|expm1|log|log1p|log2|log10|sqrt|cbrt|pow|erf|erfc|tanh|sinh|cosh|sin|cos|tan|asin|acos|atan"
                   r"|atan2|fmod|floor|ceil|round|trunc|fabs|fmin|fmax|fma)f?")
 EM_ARM = 40
@@ -58,8 +60,22 @@ def _model(name: str, tmp: Path) -> Path:
     return path
 
 
-def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False):
-    options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLES[cpu])
+def _quantization(name: str, tmp: Path):
+    """int8 from a profile of eight noisy copies of the model's input (channelwise weights)."""
+    from glow_mlir.quantization.annotate import QuantizationOptions
+    from glow_mlir.quantization.profile import profile
+
+    model = _model(name, tmp)
+    data = np.load(model.with_suffix(".io.npz"))
+    (key,) = [k for k in data.files if k.startswith("in_")]
+    rng = np.random.default_rng(0)
+    feeds = [{key[3:]: (data[key] + 0.1 * rng.standard_normal(data[key].shape)).astype(np.float32)}
+             for _ in range(8)]
+    return QuantizationOptions(profile(model, feeds, threads=1), channelwise=True)
+
+
+def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False, quantization=None):
+    options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLES[cpu], quantization=quantization)
     files, _ = glow.emit_bundle(str(_model(name, tmp)), tmp / "bundle",
                                 glow.BundleOptions(target_cpu=cpu, weights_txt=not in_object,
                                                    weights_in_object=in_object), options)
@@ -114,14 +130,32 @@ def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
                                                         ("kws", "cortex-m55", True)])
 def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object: bool, tmp_path: Path) -> None:
     # weights compiled in from ENTRY.weights.txt, or (in_object) linked from the bundle's own object
-    files = _bundle(name, cpu, tmp_path, in_object)
+    _run_firmware(name, cpu, in_object, tmp_path)
+
+
+@needs_tools[0]
+@needs_tools[1]
+@pytest.mark.parametrize(("name", "cpu"), [("kws", "cortex-m4"), ("digits_cnn", "cortex-m7")])
+def test_int8_firmware_runs_under_qemu_as_the_host_int8_code_does(name: str, cpu: str, tmp_path: Path) -> None:
+    """Quantized from a profile: the Cortex-M code (generic int8 convolutions, the quantize's rounding in arith:
+    newlib has no roundevenf) computes the same integers as the host's int8 kernels (VNNI or int16 pairs)."""
+    quantization = _quantization(name, tmp_path)
+    files = _run_firmware(name, cpu, True, tmp_path, quantization)
+    needed = set(undefined_symbols(files.object))
+    assert {s for s in needed if s not in LIBC and not LIBM.fullmatch(s)} == set()
+
+
+def _run_firmware(name: str, cpu: str, in_object: bool, tmp_path: Path, quantization=None):
+    """Build ``name``'s bundle for ``cpu`` into firmware, run it under QEMU on the model's .io.npz input and check
+    its outputs against the host's code (JIT, or int8 with ``quantization``); returns the bundle's files."""
+    files = _bundle(name, cpu, tmp_path, in_object, quantization)
     model = _model(name, tmp_path)
     firmware = tmp_path / f"{name}.elf"
     build = ["sh", str(BUILD), str(files.directory), name, "--cpu", cpu, "-o", str(firmware)]
     built = subprocess.run(build + (["--weights-in-object"] if in_object else []), capture_output=True, text=True,
                            check=False)
     assert built.returncode == 0, built.stderr
-    jit = glow.compile(model, threads=1)
+    jit = glow.compile(model, threads=1, quantization=quantization)
     inputs, files_in, out = runner_inputs(jit, model, tmp_path)
     args = ["runner", *files_in, "--out", str(out)]
     semihosting = "enable=on,target=native," + ",".join(f"arg={a}" for a in args)
@@ -130,3 +164,4 @@ def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object
                           text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     check_runner_outputs(jit, inputs, out, name)
+    return files

@@ -152,3 +152,22 @@ def test_tanh_accuracy(math_models: dict[str, glow.CompiledModel]) -> None:
     tiny = _grid(-1e-3, 1e-3)
     np.testing.assert_allclose(math_models["Tanh"].run({"x": tiny})["y"], np.tanh(tiny.astype(np.float64)),
                                rtol=1e-6, atol=0)
+
+
+def test_roundeven_expansion_for_bare_metal_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a bare-metal target cpu-approximate-math writes roundeven in arith (newlib has no roundevenf): made to
+    run here by taking the host for bare metal, it rounds ties to even, keeps -0.0, large floats, inf and NaN."""
+    from glow_mlir.backend import target
+
+    monkeypatch.setattr(target, "bare_metal", lambda triple: True)
+    ties = np.arange(-8.5, 9.0, 1.0, dtype=np.float32)
+    near = np.nextafter(ties, np.float32(0))
+    edges = np.array([-0.4, -0.0, 0.0, 0.49999997, 2.0**23 - 0.5, 2.0**23 + 2, -(2.0**24) - 2, 3e38, np.inf,
+                      -np.inf, np.nan, 1.5e-45], np.float32)
+    x = np.concatenate([ties, near, edges, f32(1, 200)[0] * 50])[None]
+    model = _model("Round", {"x": x}, TensorProto.FLOAT)
+    compiled = glow.compile(model, cache=False)
+    assert "math.roundeven" not in compiled.stage("codegen").text
+    got = compiled.run({"x": x})["y"]
+    np.testing.assert_array_equal(got, np.round(x))
+    assert np.array_equal(np.signbit(got), np.signbit(np.round(x)))

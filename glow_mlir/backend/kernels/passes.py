@@ -388,12 +388,14 @@ class VectorizeRest(TargetOptions, Pass):
 
 
 @dataclass(frozen=True)
-class ApproximateMath(Pass):
-    """math.exp / erf / tanh on f32 -> polynomial approximations in arith ops (see :mod:`.approx`)."""
+class ApproximateMath(TargetOptions, Pass):
+    """math.exp / erf / tanh on f32 -> polynomial approximations in arith ops; on a bare-metal target also
+    math.roundeven -> its exact expansion (newlib has no ``roundevenf``; see :mod:`.approx`)."""
 
     name = "cpu-approximate-math"
-    summary = "replace f32 math.exp, math.erf and math.tanh (scalar or vector) by polynomials: no libm calls per lane"
+    summary = ("replace f32 math.exp, math.erf and math.tanh (scalar or vector) by polynomials: no libm calls per "
+               "lane; for a bare-metal target-triple math.roundeven by arith too")
 
     def run(self, module: ir.Operation) -> None:
         with module.context:
-            approx.approximate(module)
+            approx.approximate(module, expand=targets.bare_metal(self.target().triple))
