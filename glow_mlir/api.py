@@ -375,6 +375,8 @@ class BundleOptions:
     weights_txt: bool = False
     #: also put the weights into the object, as read-only data (the symbol ENTRY_constantWeight)
     weights_in_object: bool = False
+    #: the most stack (bytes) an entry point may need, its deepest call chain (0: no bound); more is a CompileError
+    max_stack: int = 0
 
 
 def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.PathLike,
@@ -393,8 +395,9 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                            f"start threads (give threads 1)")
     if bo.partitions and bo.memory_budget:
         raise CompileError("give a number of partitions or a memory budget, not both")
-    if bo.partitions < 0 or bo.memory_budget < 0:
-        raise CompileError(f"partitions ({bo.partitions}) and memory budget ({bo.memory_budget}) must be positive")
+    if bo.partitions < 0 or bo.memory_budget < 0 or bo.max_stack < 0:
+        raise CompileError(f"partitions ({bo.partitions}), memory budget ({bo.memory_budget}) and stack bound "
+                           f"({bo.max_stack}) must be positive")
     if bo.name is not None:
         bundle.check_name(bo.name, "bundle name")
     model_list = list(models) if isinstance(models, (list, tuple)) else [models]
@@ -422,7 +425,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
     start = time.perf_counter()
     files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple,
-                                bo.weights_in_object)
+                                bo.weights_in_object, bo.max_stack)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list
 

@@ -318,27 +318,94 @@ def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "
 @dataclass(frozen=True)
 class Budget:
     """What a firmware engineer budgets for a bundle's object: code bytes (``.text``), read-only data of the code
-    (``.rodata``: constants of the kernels, not the weights) and the deepest stack frame of any of its functions
-    (``llc -stack-size-section``; the entry points call the kernels, so the stack the bundle needs is at most the
-    sum along its call chains, and at least this)."""
+    (``.rodata``: constants of the kernels, not the weights), the deepest stack frame of any of its functions
+    (``llc -stack-size-section``) and the stack its entry points need: the deepest call chain, its frames summed
+    (:func:`call_graph`; the C library's own frames, memset or expf, come on top: ``external`` names them)."""
 
     text: int
     rodata: int
     max_stack_frame: int
+    #: the most stack any exported function needs (its frame plus its deepest callee's, recursively)
+    stack: int = 0
+    #: the call chain that needs it, from the entry point down
+    stack_chain: tuple[str, ...] = ()
+    #: the functions the object calls but does not define (the C library's), whose frames are not counted
+    external: tuple[str, ...] = ()
+
+
+#: a disassembled function's first line (``00000298 <name>:``)
+_FUNCTION_LINE = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+#: a branch to the start of a function (``bl 0x298 <name>``, ``call 0x40 <name>``): a call or a tail call
+_BRANCH_TO = re.compile(r"\t(?:bl|blx|b|b\.w|call|callq|jmp|jmpq)\s+(?:0x)?[0-9a-f]+ <([^>+]+)>")
+#: a call or tail call the linker resolves (R_ARM_THM_CALL, R_ARM_THM_JUMP24, R_AARCH64_CALL26/JUMP26,
+#: R_X86_64_PLT32): its symbol
+_CALL_RELOCATION = re.compile(r"\sR_\w*(?:CALL\w*|JUMP\d+|PLT32)\s+([\w.$]+)")
+
+
+def call_graph(object_file: str | os.PathLike) -> dict[str, set[str]]:
+    """Who calls whom in an object: each function's direct callees (calls and tail calls, to the object's own
+    functions or to external ones), read from its disassembly (``llvm-objdump -d -r``). Indirect calls (the worker
+    pool's tasks) are not edges: a task runs on a worker's own stack."""
+    text = _run([llvm_tool("llvm-objdump"), "-d", "-r", "--no-show-raw-insn", str(object_file)], "llvm-objdump")
+    graph: dict[str, set[str]] = {}
+    current = None
+    for line in text.splitlines():
+        head = _FUNCTION_LINE.match(line)
+        if head:
+            current = head.group(1)
+            graph.setdefault(current, set())
+            continue
+        if current is None:
+            continue
+        target = _BRANCH_TO.search(line) or _CALL_RELOCATION.search(line)
+        if target and target.group(1) != current:
+            graph[current].add(target.group(1))
+    return graph
+
+
+def stack_frames(object_file: str | os.PathLike) -> dict[str, int]:
+    """Each function's stack frame in bytes (``llc -stack-size-section``, read with llvm-readobj)."""
+    stacks = _run([llvm_tool("llvm-readobj"), "--stack-sizes", str(object_file)], "llvm-readobj")
+    return {name: int(size, 16)
+            for name, size in re.findall(r"Functions: \[([^\]]+)\]\s+Size: (0x[0-9a-fA-F]+)", stacks)}
+
+
+def deepest_chain(graph: dict[str, set[str]], frames: dict[str, int],
+                  roots: Sequence[str]) -> tuple[int, tuple[str, ...]]:
+    """The call chain from one of ``roots`` whose frames sum highest: (bytes, the chain). Functions without a frame
+    (external ones) count 0. A recursive call is a CompileError: no bound exists."""
+    done: dict[str, tuple[int, tuple[str, ...]]] = {}
+    active: set[str] = set()
+
+    def visit(name: str) -> tuple[int, tuple[str, ...]]:
+        if name in done:
+            return done[name]
+        if name in active:
+            raise CompileError(f"the bundle's function {name} calls itself (through others): its stack has no bound")
+        active.add(name)
+        below = max((visit(callee) for callee in graph.get(name, ())), default=(0, ()))
+        active.discard(name)
+        done[name] = (frames.get(name, 0) + below[0], (name, *below[1]))
+        return done[name]
+
+    return max((visit(root) for root in roots), default=(0, ()))
 
 
 def object_budget(object_file: str | os.PathLike) -> Budget:
-    """The :class:`Budget` of an object file, read with llvm-size and llvm-readobj."""
+    """The :class:`Budget` of an object file, read with llvm-size, llvm-readobj and llvm-objdump."""
     sizes = _run([llvm_tool("llvm-size"), "-A", str(object_file)], "llvm-size")
     section = {}
     for line in sizes.splitlines()[2:]:
         fields = line.split()
         if len(fields) >= 2 and fields[1].isdigit():
             section[fields[0]] = section.get(fields[0], 0) + int(fields[1])
-    stacks = _run([llvm_tool("llvm-readobj"), "--stack-sizes", str(object_file)], "llvm-readobj")
-    frames = [int(v, 16) for v in re.findall(r"Size: (0x[0-9a-fA-F]+)", stacks)]
+    frames = stack_frames(object_file)
+    graph = call_graph(object_file)
+    exported = [name for name in defined_symbols(object_file) if name in graph]
+    stack, chain = deepest_chain(graph, frames, exported)
+    external = sorted(set(undefined_symbols(object_file)) & {c for callees in graph.values() for c in callees})
     return Budget(section.get(".text", 0), sum(v for k, v in section.items() if k.startswith(".rodata")),
-                  max(frames, default=0))
+                  max(frames.values(), default=0), stack, chain, tuple(external))
 
 
 def undefined_symbols(object_file: str | os.PathLike) -> list[str]:
@@ -550,13 +617,18 @@ def _network_section(network: Network, weights_in_object: bool = False) -> list[
 
 
 def budget_lines(name: str, budget: Budget) -> list[str]:
-    """The header's macros of the object's budget (bytes): code, its read-only data, the deepest stack frame."""
+    """The header's macros of the object's budget (bytes): code, its read-only data, the deepest stack frame and
+    the stack of the deepest call chain."""
     upper = name.upper()
+    external = ", ".join(budget.external) or "none"
     return ["// The object's budget (bytes): code (.text), the code's read-only data (.rodata: flash beside each",
-            "// network's constant weights), the deepest stack frame of its functions.",
+            "// network's constant weights), the deepest stack frame of its functions, and the stack an entry",
+            f"// point needs: its deepest call chain ({' -> '.join(budget.stack_chain)}), plus the frames of",
+            f"// the C library functions it calls ({external}).",
             f"#define {upper}_BUNDLE_TEXT_SIZE {budget.text}",
             f"#define {upper}_BUNDLE_RODATA_SIZE {budget.rodata}",
-            f"#define {upper}_BUNDLE_MAX_STACK_FRAME {budget.max_stack_frame}", ""]
+            f"#define {upper}_BUNDLE_MAX_STACK_FRAME {budget.max_stack_frame}",
+            f"#define {upper}_BUNDLE_STACK_SIZE {budget.stack}", ""]
 
 
 def header_text(name: str, networks: Sequence[Network], target: str, budget: Budget | None = None,
@@ -582,9 +654,11 @@ def header_text(name: str, networks: Sequence[Network], target: str, budget: Bud
 
 
 def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Network], target_cpu: str = "native",
-                 weights_txt: bool = False, triple: str = "", weights_in_object: bool = False) -> BundleFiles:
+                 weights_txt: bool = False, triple: str = "", weights_in_object: bool = False,
+                 max_stack: int = 0) -> BundleFiles:
     """Write ``NAME.o``, ``NAME.h`` and each network's weights into ``directory`` (created if needed); with
-    ``weights_in_object`` the weights are also in the object (:func:`embed_weights`)."""
+    ``weights_in_object`` the weights are also in the object (:func:`embed_weights`). With ``max_stack`` (bytes), an
+    entry point whose deepest call chain needs more stack is a CompileError naming the chain."""
     check_name(name, "bundle name")
     entries = [check_name(n.entry, "network name") for n in networks]
     if not entries or len(set(entries)) != len(entries):
@@ -597,6 +671,11 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
     compile_object([n.module for n in networks], files.object, target_cpu, triple)
     files.target_cpu = host_cpu() if target_cpu == "native" else target_cpu
     files.budget = object_budget(files.object)  # the code's own: before any weights join it
+    if max_stack and files.budget.stack > max_stack:
+        frames = stack_frames(files.object)
+        chain = " -> ".join(f"{f} ({frames.get(f, 0)} bytes)" for f in files.budget.stack_chain)
+        raise CompileError(f"bundle {name} needs {files.budget.stack} bytes of stack, more than the bound of "
+                           f"{max_stack}: {chain}")
     if weights_in_object:
         embed_weights(files.object, {n.entry: weights_blob(n.program) for n in networks}, out)
     for network in networks:

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--weights-in-object", action="store_true",
                         help="also put the weights into NAME.o as read-only data (flash), the symbol "
                              "ENTRY_constantWeight: firmware links one object")
+    bundle.add_argument("--max-stack", type=int, default=0, metavar="BYTES",
+                        help="fail unless every entry point runs within BYTES of stack (its deepest call chain, the C "
+                             "library's frames aside)")
     return p
 
 
@@ -62,8 +65,8 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     options = model_options(args)
     options.quantization = quantization_options(args)
-    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt", "weights_in_object")
-                if getattr(args, a)]
+    bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt", "weights_in_object",
+                            "max_stack") if getattr(args, a)]
     if not args.emit_bundle and (bundling or len(args.model) > 1):
         what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
         raise GlowError(f"{what} needs --emit-bundle DIR")
@@ -97,7 +100,8 @@ def main(argv: list[str]) -> int:
         if args.emit_mlir and len(args.model) > 1:
             raise GlowError("--emit-mlir takes one model")
         bundle_options = BundleOptions(args.network_name, args.target_cpu or "native", args.partitions,
-                                       args.memory_budget, args.emit_weights_txt, args.weights_in_object)
+                                       args.memory_budget, args.emit_weights_txt, args.weights_in_object,
+                                       args.max_stack)
         # the progress line only where nothing else prints during the compile
         quiet = args.quiet or args.dump_graph or args.dump_ir
         with progress_line(argparse.Namespace(model=args.model, quiet=quiet)):
@@ -146,7 +150,8 @@ def bundle_summary(files: BundleFiles) -> str:
     if files.budget is not None:
         b = files.budget
         lines.append(f"  code: {b.text} bytes of .text, {b.rodata} of .rodata; deepest stack frame {b.max_stack_frame} "
-                     f"bytes")
+                     f"bytes; stack {b.stack} bytes ({' -> '.join(b.stack_chain)}"
+                     f"{', plus ' + ', '.join(b.external) if b.external else ''})")
     for network in files.networks:
         parts = "; ".join(f"{p.flops} FLOPs, {p.activation_bytes} activation bytes" for p in network.partitions)
         lines.append(f"  {network.entry}(): {len(network.partitions)} partition(s): {parts}")

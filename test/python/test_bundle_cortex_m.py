@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT, check_runner_outputs, model_path, runner_inputs
 
 import glow_mlir.api as glow
-from glow_mlir.backend.bundle import defined_symbols, undefined_symbols
+from glow_mlir.backend.bundle import deepest_chain, defined_symbols, undefined_symbols
 from glow_mlir.backend.tools_paths import llvm_tool
 from glow_mlir.errors import CompileError
 
@@ -95,6 +95,11 @@ def test_the_object_is_a_hard_float_arm_eabi_object_needing_only_libm(tmp_path: 
     assert files.budget is not None and files.budget.text > 1000 and 0 < files.budget.max_stack_frame < 64 << 10
     assert f"#define LENET5_BUNDLE_TEXT_SIZE {files.budget.text}" in header
     assert f"#define LENET5_BUNDLE_MAX_STACK_FRAME {files.budget.max_stack_frame}" in header
+    # the stack an entry point needs: its deepest call chain, the frames summed
+    budget = files.budget
+    assert budget.stack_chain[0] == "lenet5" and len(budget.stack_chain) >= 2
+    assert budget.max_stack_frame <= budget.stack < 4096
+    assert f"#define LENET5_BUNDLE_STACK_SIZE {budget.stack}" in header
     if ARM_CC is not None:  # the build attributes say: floats in VFP registers, Thumb-2
         attributes = subprocess.run(["arm-none-eabi-readelf", "-A", str(files.object)], capture_output=True,
                                     text=True, check=True).stdout
@@ -115,6 +120,30 @@ def test_weights_in_the_object_are_an_aligned_read_only_section_with_a_symbol(tm
     size = int(fields[fields.index("PROGBITS") + 3], 16)
     assert size == files.weights["digits_cnn"].stat().st_size  # the same bytes as ENTRY.weights.bin
     assert files.budget.rodata < 1024  # the code's budget leaves the weights out
+
+
+def test_a_stack_bound_below_the_deepest_call_chain_is_an_error_naming_it(tmp_path: Path) -> None:
+    options = glow.CompileOptions(threads=1, target_cpu="cortex-m4", target_triple=TRIPLE)
+    model = str(_model("kws", tmp_path))
+    files, _ = glow.emit_bundle(model, tmp_path / "fits", glow.BundleOptions(target_cpu="cortex-m4", max_stack=4096),
+                                options)
+    bound = files.budget.stack - 1
+    chain = r" -> ".join(rf"{f} \(\d+ bytes\)" for f in files.budget.stack_chain)
+    with pytest.raises(CompileError, match=rf"bundle kws needs {files.budget.stack} bytes of stack, more than the bound "
+                                           rf"of {bound}: {chain}$"):
+        glow.emit_bundle(model, tmp_path / "over", glow.BundleOptions(target_cpu="cortex-m4", max_stack=bound),
+                         options)
+
+
+def test_the_deepest_chain_sums_frames_and_refuses_recursion() -> None:
+    graph = {"entry": {"a", "b"}, "a": {"memset"}, "b": {"c"}, "c": set(), "memset": set()}
+    frames = {"entry": 16, "a": 200, "b": 64, "c": 100}
+    assert deepest_chain(graph, frames, ["entry"]) == (216, ("entry", "a", "memset"))
+    frames["c"] = 180
+    assert deepest_chain(graph, frames, ["entry"]) == (260, ("entry", "b", "c"))
+    graph["c"] = {"b"}
+    with pytest.raises(CompileError, match="calls itself"):
+        deepest_chain(graph, frames, ["entry"])
 
 
 def test_a_bare_metal_bundle_has_one_thread(tmp_path: Path) -> None:
