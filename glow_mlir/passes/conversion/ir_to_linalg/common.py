@@ -151,9 +151,17 @@ def _dims(*positions: int, rank: int) -> ir.AffineMap:
 
 
 def _expand(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Sequence[int]]) -> ir.Value:
-    """``value`` (a contiguous row-major buffer) viewed under a shape that splits some of its dims."""
+    """``value`` (a buffer whose dims each have one stride: row-major, or a box of a larger one) viewed under a shape
+    that splits some of its dims: the dims a dim splits into take its stride times the sizes after them."""
     src = _memref(value)
-    _, offset = src.get_strides_and_offset()
-    layout = ir.StridedLayoutAttr.get(offset, row_major_strides(shape)) if offset else None
+    src_strides, offset = src.get_strides_and_offset()
+    strides = [0] * len(shape)
+    for dim, group in enumerate(reassociation):
+        step = src_strides[dim]
+        for d in reversed(list(group)):
+            strides[d] = step
+            step *= shape[d]
+    compact = strides == row_major_strides(shape)
+    layout = None if compact and not offset else ir.StridedLayoutAttr.get(offset, strides)
     return memref.expand_shape(ir.MemRefType.get(list(shape), src.element_type, layout=layout), value,
                                [list(r) for r in reassociation], [], list(shape))

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, math, memref
+from mlir.dialects import arith, linalg, math, memref, scf
 
 from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
 from .cnn import _global_constant, _padded, _padded_type, conv_into
@@ -134,14 +134,57 @@ def _depthwise_border(op: ir.OpView) -> ir.MemRefType:
 
 
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
-    """The input bordered by its zero point (when there are pads), then the int32 accumulators; on a packed filter
-    the border only (:func:`packed_conv` holds its accumulators in registers)."""
+    """The input bordered by its zero point (when there are pads), then the int32 accumulators of one output row
+    (:func:`_row_by_row`); on a packed filter the border only (:func:`packed_conv` holds its accumulators in
+    registers)."""
     if _memref(op.filter).rank == 6:
         return _packed_border(op)
     if _memref(op.filter).rank == 5:
         return [_depthwise_border(op)]
-    dest = _memref(op.dest)
-    return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get(dest.shape, _I32())]
+    _, _, ow, f = _memref(op.dest).shape
+    return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get([1, 1, ow, f], _I32())]
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value, acc: ir.Value) -> None:
+    """dest = requantize(bias + conv(src, filt)) one output row at a time, its int32 accumulators in ``acc``
+    (``[1, 1, OW, F]``): an int8 layer needs a row of int32 beside its int8 input and output, not a whole int32
+    copy of its output (a microcontroller's RAM: the keyword spotter's 25 x 5 x 64 output took 32000 bytes of
+    accumulators). Each row reads the input rows its windows cover."""
+    n, oh, ow, f = _memref(dest).shape
+    _, hp, wp, c = _memref(src).shape
+    kh = _memref(filt).shape[0]
+    rows = (kh - 1) * op.dilations[0] + 1
+    tables = None if len(set(fixed_point(float(np.float32(m))) for m in op.multipliers)) == 1 \
+        else requantization_tables(op)  # once, outside the loop
+
+    def row(i: ir.Value, y: ir.Value) -> None:
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+
+        def box(buffer: ir.Value, at: list, sizes: list[int]) -> ir.Value:
+            strides, _ = _memref(buffer).get_strides_and_offset()
+            layout = ir.StridedLayoutAttr.get(dynamic, strides)
+            result = ir.MemRefType.get(sizes, _memref(buffer).element_type, layout=layout)
+            return memref.subview(buffer, at, sizes, [1, 1, 1, 1], result_type=result)
+
+        top = y if op.strides[0] == 1 else arith.muli(y, _index(op.strides[0]))
+        window = box(src, [i, top, 0, 0], [1, rows, wp, c])
+        linalg.broadcast(bias, outs=[acc], dimensions=[0, 1, 2])
+        conv_into(window, filt, acc, op.group, op.strides, op.dilations)
+        _requantize_into(op, box(dest, [i, y, 0, 0], [1, 1, ow, f]), acc, tables)
+
+    if n * oh == 1:
+        zero = _index(0)
+        row(zero, zero)
+        return
+    loop = scf.ForOp(_index(0), _index(n * oh), _index(1))
+    with ir.InsertionPoint(loop.body):
+        r = loop.induction_variable
+        row(arith.divui(r, _index(oh)), arith.remui(r, _index(oh)))
+        scf.YieldOp([])
 
 
 def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
@@ -163,9 +206,7 @@ def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
         return
     *border, acc = new.scratch
     src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
-    linalg.broadcast(new.bias, outs=[acc], dimensions=[0, 1, 2])
-    conv_into(src, new.filter, acc, op.group, op.strides, op.dilations)
-    _requantize_into(op, new.dest, acc)
+    _row_by_row(op, src, new.filter, new.bias, new.dest, acc)
 
 
 def _tag_requantization(op: ir.OpView, requant: linalg.GenericOp) -> None:
