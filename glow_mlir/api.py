@@ -377,6 +377,8 @@ class BundleOptions:
     weights_in_object: bool = False
     #: the most stack (bytes) an entry point may need, its deepest call chain (0: no bound); more is a CompileError
     max_stack: int = 0
+    #: LLVM's optimization level: O3 (speed, as the JIT) or O2, Os, Oz (smaller code: firmware's flash)
+    opt_level: str = "O3"
 
 
 def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.PathLike,
@@ -393,6 +395,8 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     if (options.threads or 1) > 1 and targets.bare_metal(target.triple):
         raise CompileError(f"a bundle for {target.triple} runs on one thread: that target has no operating system to "
                            f"start threads (give threads 1)")
+    if bo.opt_level not in bundle.OPT_LEVELS:
+        raise CompileError(f"unknown optimization level '{bo.opt_level}' (one of {', '.join(bundle.OPT_LEVELS)})")
     if bo.partitions and bo.memory_budget:
         raise CompileError("give a number of partitions or a memory budget, not both")
     if bo.partitions < 0 or bo.memory_budget < 0 or bo.max_stack < 0:
@@ -425,7 +429,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
     start = time.perf_counter()
     files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple,
-                                bo.weights_in_object, bo.max_stack)
+                                bo.weights_in_object, bo.max_stack, bo.opt_level)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list
 

@@ -7,7 +7,8 @@ A bundle holds one or more networks (entry points). Each network is a glowir pro
 - ``NAME.o``: position-independent code for the target CPU (static code for a bare-metal triple such as
   ``thumbv7em-none-eabihf``: firmware links at fixed addresses): ``mlir-translate --mlir-to-llvmir`` of each network,
   ``llvm-link`` when there are several, ``opt -O3`` (the optimization the JIT applies too: without it loops are
-  neither vectorized nor unrolled), ``llc -O3 -stack-size-section -filetype=obj``, all from the pinned wheels; its
+  neither vectorized nor unrolled; ``-Os``/``-Oz`` with every function optsize/minsize for firmware whose flash is
+  short), ``llc -O3 -stack-size-section -filetype=obj``, all from the pinned wheels; its
   budget (code, read-only data, deepest stack frame: :func:`object_budget`) goes into the header.
   It needs only libc and libm (``cc app.c NAME.o -lm``): the lowering calls no MLIR runtime library, and the memory
   plan holds the kernels' scratch buffers (the tiled matmul's packed B panels excepted: ``malloc``). Compiled with
@@ -291,9 +292,25 @@ def _run(command: list[str], what: str) -> str:
     return result.stdout
 
 
-def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native", triple: str = "") -> None:
-    """One object file (position-independent but for bare-metal targets) from LLVM-dialect modules for ``target_cpu`` on ``triple`` (default: the host's):
-    translate each, link them, optimize, generate code."""
+#: the optimization levels a bundle is compiled at: opt's level, the function attributes that make LLVM's code
+#: generation choose small code too (as clang's -Os and -Oz set them; opt's level alone leaves instruction selection
+#: and unrolling in codegen as at -O2), and llc's level
+OPT_LEVELS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "O3": ("-O3", (), "-O3"),
+    "O2": ("-O2", (), "-O2"),
+    "Os": ("-Os", ("optsize",), "-O2"),
+    "Oz": ("-Oz", ("optsize", "minsize"), "-O2"),
+}
+
+
+def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native", triple: str = "",
+                   opt_level: str = "O3") -> None:
+    """One object file (position-independent but for bare-metal targets) from LLVM-dialect modules for
+    ``target_cpu`` on ``triple`` (default: the host's): translate each, link them, optimize at ``opt_level``
+    (:data:`OPT_LEVELS`: ``O3`` for speed, ``Os``/``Oz`` for code size), generate code."""
+    if opt_level not in OPT_LEVELS:
+        raise CompileError(f"unknown optimization level '{opt_level}' (one of {', '.join(OPT_LEVELS)})")
+    opt_flag, attributes, llc_flag = OPT_LEVELS[opt_level]
     triple = triple or host_triple()
     with tempfile.TemporaryDirectory(prefix="glow-bundle-") as tmp:
         files = []
@@ -308,10 +325,11 @@ def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "
             _run([llvm_tool("llvm-link"), *files, "-o", linked], "llvm-link")
         optimized = os.path.join(tmp, "optimized.bc")
         target = [f"-mtriple={triple}", f"-mcpu={target_cpu}"]
-        _run([llvm_tool("opt"), "-O3", *target, linked, "-o", optimized], "opt")
+        forced = [f"-force-attribute={a}" for a in attributes]  # on every function
+        _run([llvm_tool("opt"), opt_flag, *forced, *target, linked, "-o", optimized], "opt")
         # firmware links statically at fixed addresses; everything else gets position-independent code
         relocation = "static" if bare_metal(triple) else "pic"
-        _run([llvm_tool("llc"), "-O3", f"-relocation-model={relocation}", "-stack-size-section", "-filetype=obj",
+        _run([llvm_tool("llc"), llc_flag, f"-relocation-model={relocation}", "-stack-size-section", "-filetype=obj",
               *target, optimized, "-o", str(path)], "llc")
 
 
@@ -340,26 +358,41 @@ _BRANCH_TO = re.compile(r"\t(?:bl|blx|b|b\.w|call|callq|jmp|jmpq)\s+(?:0x)?[0-9a
 #: a call or tail call the linker resolves (R_ARM_THM_CALL, R_ARM_THM_JUMP24, R_AARCH64_CALL26/JUMP26,
 #: R_X86_64_PLT32): its symbol
 _CALL_RELOCATION = re.compile(r"\sR_\w*(?:CALL\w*|JUMP\d+|PLT32)\s+([\w.$]+)")
+#: any relocation: the symbol whose address a function's code or literal pool takes
+_RELOCATION = re.compile(r"\sR_\w+\s+([\w.$]+)")
 
 
 def call_graph(object_file: str | os.PathLike) -> dict[str, set[str]]:
-    """Who calls whom in an object: each function's direct callees (calls and tail calls, to the object's own
-    functions or to external ones), read from its disassembly (``llvm-objdump -d -r``). Indirect calls (the worker
-    pool's tasks) are not edges: a task runs on a worker's own stack."""
+    """Who may call whom in an object: each function's callees, read from its disassembly (``llvm-objdump -d -r``):
+    its direct calls and tail calls (to the object's functions or external ones), and the object's functions whose
+    address it takes (code for size calls a function called many times through a register loaded from a literal
+    pool: ``blx r8``). A task the worker pool runs on its own thread counts as called by the function that hands it
+    over (which also runs tasks itself)."""
     text = _run([llvm_tool("llvm-objdump"), "-d", "-r", "--no-show-raw-insn", str(object_file)], "llvm-objdump")
     graph: dict[str, set[str]] = {}
+    taken: dict[str, set[str]] = {}
     current = None
     for line in text.splitlines():
         head = _FUNCTION_LINE.match(line)
         if head:
             current = head.group(1)
             graph.setdefault(current, set())
+            taken.setdefault(current, set())
             continue
         if current is None:
             continue
         target = _BRANCH_TO.search(line) or _CALL_RELOCATION.search(line)
-        if target and target.group(1) != current:
+        if target:
             graph[current].add(target.group(1))
+        elif (reference := _RELOCATION.search(line)) is not None:
+            taken[current].add(reference.group(1))
+    # the addresses of data (tables, the partition table, sections) are not callees; external symbols are functions
+    nm = _run([llvm_tool("llvm-nm"), "--defined-only", "--format=just-symbols", str(object_file)], "llvm-nm")
+    data = set(nm.split()) - set(graph)
+    for name, symbols in taken.items():
+        graph[name] |= {s for s in symbols if s not in data and not s.startswith(".")}
+    for name in graph:
+        graph[name].discard(name)
     return graph
 
 
@@ -655,10 +688,11 @@ def header_text(name: str, networks: Sequence[Network], target: str, budget: Bud
 
 def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Network], target_cpu: str = "native",
                  weights_txt: bool = False, triple: str = "", weights_in_object: bool = False,
-                 max_stack: int = 0) -> BundleFiles:
+                 max_stack: int = 0, opt_level: str = "O3") -> BundleFiles:
     """Write ``NAME.o``, ``NAME.h`` and each network's weights into ``directory`` (created if needed); with
     ``weights_in_object`` the weights are also in the object (:func:`embed_weights`). With ``max_stack`` (bytes), an
-    entry point whose deepest call chain needs more stack is a CompileError naming the chain."""
+    entry point whose deepest call chain needs more stack is a CompileError naming the chain; ``opt_level`` as
+    :func:`compile_object` takes it."""
     check_name(name, "bundle name")
     entries = [check_name(n.entry, "network name") for n in networks]
     if not entries or len(set(entries)) != len(entries):
@@ -668,7 +702,7 @@ def write_bundle(directory: str | os.PathLike, name: str, networks: Sequence[Net
     for network in networks:
         add_entry_points(network)
     files = BundleFiles(out, out / f"{name}.o", out / f"{name}.h", {}, networks=list(networks))
-    compile_object([n.module for n in networks], files.object, target_cpu, triple)
+    compile_object([n.module for n in networks], files.object, target_cpu, triple, opt_level)
     files.target_cpu = host_cpu() if target_cpu == "native" else target_cpu
     files.budget = object_budget(files.object)  # the code's own: before any weights join it
     if max_stack and files.budget.stack > max_stack:

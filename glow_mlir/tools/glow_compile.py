@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--max-stack", type=int, default=0, metavar="BYTES",
                         help="fail unless every entry point runs within BYTES of stack (its deepest call chain, the C "
                              "library's frames aside)")
+    bundle.add_argument("--bundle-opt-level", choices=("O3", "O2", "Os", "Oz"),
+                        help="LLVM's optimization of the bundle's object: O3 (default, speed, as the JIT), O2, or Os "
+                             "and Oz for small code (firmware's flash; every function optsize, minsize)")
     return p
 
 
@@ -66,7 +69,7 @@ def main(argv: list[str]) -> int:
     options = model_options(args)
     options.quantization = quantization_options(args)
     bundling = [a for a in ("network_name", "partitions", "memory_budget", "emit_weights_txt", "weights_in_object",
-                            "max_stack") if getattr(args, a)]
+                            "max_stack", "bundle_opt_level") if getattr(args, a)]
     if not args.emit_bundle and (bundling or len(args.model) > 1):
         what = f"--{bundling[0].replace('_', '-')}" if bundling else "several -model"
         raise GlowError(f"{what} needs --emit-bundle DIR")
@@ -101,7 +104,7 @@ def main(argv: list[str]) -> int:
             raise GlowError("--emit-mlir takes one model")
         bundle_options = BundleOptions(args.network_name, args.target_cpu or "native", args.partitions,
                                        args.memory_budget, args.emit_weights_txt, args.weights_in_object,
-                                       args.max_stack)
+                                       args.max_stack, args.bundle_opt_level or "O3")
         # the progress line only where nothing else prints during the compile
         quiet = args.quiet or args.dump_graph or args.dump_ir
         with progress_line(argparse.Namespace(model=args.model, quiet=quiet)):

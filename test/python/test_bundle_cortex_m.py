@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT, check_runner_outputs, model_path, runner_inputs
 
 import glow_mlir.api as glow
-from glow_mlir.backend.bundle import deepest_chain, defined_symbols, undefined_symbols
+from glow_mlir.backend.bundle import call_graph, deepest_chain, defined_symbols, stack_frames, undefined_symbols
 from glow_mlir.backend.tools_paths import llvm_tool
 from glow_mlir.errors import CompileError
 
@@ -36,6 +36,8 @@ TRIPLES = {"cortex-m4": TRIPLE, "cortex-m7": TRIPLE, "cortex-m55": "thumbv8.1m.m
 #: the C library's memory functions, also by their Arm EABI names (__aeabi_memset4...: newlib and libgcc have them)
 LIBC = {"memcpy", "memmove", "memset"} | {f"__aeabi_{f}{n}" for f in ("memcpy", "memmove", "memset", "memclr")
                                           for n in ("", "4", "8")}
+#: and the Arm run-time ABI's 64-bit integer helpers (libgcc, compiler-rt): code for size shifts int64 through them
+LIBC |= {f"__aeabi_{f}" for f in ("llsl", "llsr", "lasr", "lmul", "ldivmod", "uldivmod")}
 LIBM = re.compile(r"(exp|expm1|log|log1p|log2|log10|sqrt|cbrt|pow|erf|erfc|tanh|sinh|cosh|sin|cos|tan|asin|acos|atan"
                   r"|atan2|fmod|floor|ceil|round|trunc|fabs|fmin|fmax|fma)f?")
 EM_ARM = 40
@@ -74,11 +76,11 @@ def _quantization(name: str, tmp: Path):
     return QuantizationOptions(profile(model, feeds, threads=1), channelwise=True)
 
 
-def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False, quantization=None):
+def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False, quantization=None, opt_level: str = "O3"):
     options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLES[cpu], quantization=quantization)
     files, _ = glow.emit_bundle(str(_model(name, tmp)), tmp / "bundle",
                                 glow.BundleOptions(target_cpu=cpu, weights_txt=not in_object,
-                                                   weights_in_object=in_object), options)
+                                                   weights_in_object=in_object, opt_level=opt_level), options)
     return files
 
 
@@ -135,6 +137,35 @@ def test_a_stack_bound_below_the_deepest_call_chain_is_an_error_naming_it(tmp_pa
                          options)
 
 
+@pytest.mark.parametrize("opt_level", ["O3", "Oz"])
+def test_every_function_of_the_object_is_on_a_call_chain_from_the_entry_point(opt_level: str, tmp_path: Path) -> None:
+    """The stack bound covers the whole object: Oz code calls a kernel called many times through a register loaded
+    from a literal pool (blx r8), which the call graph counts too."""
+    options = glow.CompileOptions(threads=1, target_cpu="cortex-m4", target_triple=TRIPLE)
+    files, _ = glow.emit_bundle(str(_model("kws", tmp_path)), tmp_path / "b",
+                                glow.BundleOptions(target_cpu="cortex-m4", opt_level=opt_level), options)
+    graph = call_graph(files.object)
+    reached, todo = set(), ["kws"]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += graph.get(name, ())
+    assert set(stack_frames(files.object)) <= reached
+    assert files.budget.stack >= files.budget.max_stack_frame
+
+
+def test_code_for_size_is_smaller(tmp_path: Path) -> None:
+    options = glow.CompileOptions(threads=1, target_cpu="cortex-m4", target_triple=TRIPLE)
+    model = str(_model("kws", tmp_path))
+    text = {level: glow.emit_bundle(model, tmp_path / level, glow.BundleOptions(target_cpu="cortex-m4",
+                                                                                opt_level=level), options)[0].budget.text
+            for level in ("O3", "Os", "Oz")}
+    assert text["Oz"] <= text["Os"] < 0.8 * text["O3"]
+    with pytest.raises(CompileError, match="unknown optimization level 'O4'"):
+        glow.emit_bundle(model, tmp_path / "x", glow.BundleOptions(opt_level="O4"), options)
+
+
 def test_the_deepest_chain_sums_frames_and_refuses_recursion() -> None:
     graph = {"entry": {"a", "b"}, "a": {"memset"}, "b": {"c"}, "c": set(), "memset": set()}
     frames = {"entry": 16, "a": 200, "b": 64, "c": 100}
@@ -164,22 +195,25 @@ def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object
 
 @needs_tools[0]
 @needs_tools[1]
-@pytest.mark.parametrize(("name", "cpu"), [("kws", "cortex-m4"), ("digits_cnn", "cortex-m7")])
-def test_int8_firmware_runs_under_qemu_as_the_host_int8_code_does(name: str, cpu: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "cpu", "opt_level"), [("kws", "cortex-m4", "O3"), ("kws", "cortex-m4", "Oz"),
+                                                       ("digits_cnn", "cortex-m7", "O3")])
+def test_int8_firmware_runs_under_qemu_as_the_host_int8_code_does(name: str, cpu: str, opt_level: str,
+                                                                   tmp_path: Path) -> None:
     """Quantized from a profile: the Cortex-M code (generic int8 convolutions, the quantize's rounding in arith:
-    newlib has no roundevenf) computes the same integers as the host's int8 kernels (VNNI or int16 pairs)."""
+    newlib has no roundevenf; for speed or for size) computes the same integers as the host's int8 kernels (VNNI
+    or int16 pairs)."""
     quantization = _quantization(name, tmp_path)
-    files = _run_firmware(name, cpu, True, tmp_path, quantization)
+    files = _run_firmware(name, cpu, True, tmp_path, quantization, opt_level)
     needed = set(undefined_symbols(files.object))
     assert {s for s in needed if s not in LIBC and not LIBM.fullmatch(s)} == set()
     if name == "kws":  # int32 accumulators for one output row, not a layer's: 25 x 5 x 64 of them were 32000 bytes
         assert files.networks[0].program.memory.activations < 32000
 
 
-def _run_firmware(name: str, cpu: str, in_object: bool, tmp_path: Path, quantization=None):
+def _run_firmware(name: str, cpu: str, in_object: bool, tmp_path: Path, quantization=None, opt_level: str = "O3"):
     """Build ``name``'s bundle for ``cpu`` into firmware, run it under QEMU on the model's .io.npz input and check
     its outputs against the host's code (JIT, or int8 with ``quantization``); returns the bundle's files."""
-    files = _bundle(name, cpu, tmp_path, in_object, quantization)
+    files = _bundle(name, cpu, tmp_path, in_object, quantization, opt_level)
     model = _model(name, tmp_path)
     firmware = tmp_path / f"{name}.elf"
     build = ["sh", str(BUILD), str(files.directory), name, "--cpu", cpu, "-o", str(firmware)]
