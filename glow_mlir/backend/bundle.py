@@ -65,8 +65,9 @@ C_TYPES = {"float32": "float", "float64": "double", "float16": "uint16_t", "bflo
            "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
            # the 4- and 2-bit integers one per byte, as the program takes them
            "int4": "int8_t", "uint4": "uint8_t", "int2": "int8_t", "uint2": "uint8_t"}
-#: one region argument of a lowered program, a memref<Nxi8> descriptor as the LLVM lowering expands it
-_REGION_ARGS = ("!llvm.ptr", "!llvm.ptr", "i64", "i64", "i64")
+#: one region argument of a lowered program, a memref<Nxi8> descriptor as the LLVM lowering expands it (``{index}``:
+#: i64, or i32 on a target with 32-bit pointers)
+_REGION_ARGS = ("!llvm.ptr", "!llvm.ptr", "{index}", "{index}", "{index}")
 #: the partition table's element type: {const char *name; int (*run)(...); uint64_t flops; uint64_t activationBytes}
 _ENTRY_TYPE = "!llvm.struct<(ptr, ptr, i64, i64)>"
 
@@ -144,6 +145,11 @@ def _func_name(op: ir.Operation) -> str | None:
 # --- the object file ---------------------------------------------------------------------------------------------
 
 
+def _index_type(module: ir.Module) -> str:
+    """The LLVM type the lowering gave ``index``: i32 where cpu-index-bitwidth set a data layout, else i64."""
+    return "i32" if "dlti.dl_spec" in module.operation.attributes else "i64"
+
+
 def entry_points_text(network: Network) -> str:
     """The LLVM-dialect functions and table a network exports: one C-ABI wrapper per partition, the partition table,
     and the entry point that runs the table. Declarations of the lowered programs come first (for parsing)."""
@@ -151,7 +157,8 @@ def entry_points_text(network: Network) -> str:
     if sizes is None:
         raise CompileError(f"@{network.program.name}: its memory is not planned; a bundle needs the memory plan")
     n = len(network.partitions)
-    args = ", ".join(_REGION_ARGS * len(REGIONS))
+    index = _index_type(network.module)
+    args = ", ".join(_REGION_ARGS * len(REGIONS)).format(index=index)
     lines = [f"llvm.func @{p.name}({args})" for p in network.partitions]
     for k, p in enumerate(network.partitions):
         symbol = partition_symbol(entry, k)
@@ -160,9 +167,9 @@ def entry_points_text(network: Network) -> str:
             call_args += [ptr, ptr, "%zero", f"%size_{ptr[1:]}", "%one"]
         lines += [
             f"llvm.func internal @{symbol}(%c: !llvm.ptr, %m: !llvm.ptr, %a: !llvm.ptr) -> i32 {{",
-            "  %zero = llvm.mlir.constant(0 : i64) : i64",
-            "  %one = llvm.mlir.constant(1 : i64) : i64",
-            *(f"  %size_{r} = llvm.mlir.constant({s} : i64) : i64" for r, s in zip("cma", sizes.sizes())),
+            f"  %zero = llvm.mlir.constant(0 : {index}) : {index}",
+            f"  %one = llvm.mlir.constant(1 : {index}) : {index}",
+            *(f"  %size_{r} = llvm.mlir.constant({s} : {index}) : {index}" for r, s in zip("cma", sizes.sizes())),
             f"  llvm.call @{p.name}({', '.join(call_args)}) : ({args}) -> ()",
             "  %ok = llvm.mlir.constant(0 : i32) : i32",
             "  llvm.return %ok : i32",
@@ -243,7 +250,8 @@ def add_entry_points(network: Network) -> None:
             op.operation.erase()  # the JIT's calling convention; the bundle has its own
         elif name is not None:
             defined[name] = op.operation
-    expected = f"!llvm.func<void ({', '.join(_REGION_ARGS * len(REGIONS))})>".replace("!llvm.ptr", "ptr")
+    args = ", ".join(_REGION_ARGS * len(REGIONS)).format(index=_index_type(module))
+    expected = f"!llvm.func<void ({args})>".replace("!llvm.ptr", "ptr")
     for p in network.partitions:
         op = defined.get(p.name)
         if op is None or op.name != "llvm.func":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ..passes import pipelines
+from . import target as targets
 from ..passes.pipeline import Element, parse_pipeline, pipeline_text
 from ..passes.pipelines import Entry
 
@@ -54,7 +55,7 @@ def graph_optimization() -> list[Element]:
 
 #: the passes whose choices follow the target (the kernels' tiles, lanes and filter blocks)
 TARGETED = ("cpu-pack-conv-filters", "cpu-pack-matmul-weights", "cpu-pack-int8-weights", "cpu-int8-kernels",
-            "cpu-tile-kernels", "cpu-vectorize-rest", "cpu-approximate-math")
+            "cpu-tile-kernels", "cpu-vectorize-rest", "cpu-approximate-math", "cpu-index-bitwidth")
 
 
 def target_options(target_cpu: str = "", target_triple: str = "") -> dict[str, str]:
@@ -108,7 +109,27 @@ def codegen_entries(threads: int = 1, target_cpu: str = "", target_triple: str =
     tiles spread over the cores by the worker pool when ``threads > 1``."""
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
-    return _with_options(_threaded(threads), target_options(target_cpu, target_triple))
+    entries = _threaded(threads)
+    if target_triple and targets.index_bits(target_triple) == 32:
+        entries = _index32(entries)
+    return _with_options(entries, target_options(target_cpu, target_triple))
+
+
+def _index32(entries: list[Entry]) -> list[Entry]:
+    """The conversion to LLVM for 32-bit pointers: convert-vector-to-llvm makes 64-bit index whatever the data
+    layout says (it would disagree with the memref lowering), so vectors convert with the rest in
+    ``convert-to-llvm{dynamic=true}``, which takes the index width from the module's data layout
+    (cpu-index-bitwidth). A row sum's lanes then add in order (no reassociate-fp-reductions)."""
+    out = []
+    for spec, why in entries:
+        if spec.startswith("convert-vector-to-llvm"):
+            continue
+        if spec == "convert-to-llvm":
+            out.append(("cpu-lower-vectors{complete=true}", "n-D vectors, transfers and masks left become what "
+                        "convert-to-llvm converts (convert-vector-to-llvm's own rewrites, which is not run)"))
+            spec, why = "convert-to-llvm{dynamic=true}", why + "; vectors too, index as wide as the data layout says"
+        out.append((spec, why))
+    return out
 
 
 def _threaded(threads: int) -> list[Entry]:

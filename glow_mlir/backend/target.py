@@ -85,6 +85,12 @@ def _x86(triple: str) -> bool:
     return triple.startswith(("x86_64", "i686", "i386"))
 
 
+def index_bits(triple: str) -> int:
+    """The width of a pointer, and so of the lowered ``index`` type, on ``triple``: 32 on the M-profile Arm cores
+    (thumb*), 64 elsewhere."""
+    return 32 if triple.startswith("thumb") else 64
+
+
 def bare_metal(triple: str) -> bool:
     """Whether ``triple`` names a target with no operating system (``thumbv7em-none-eabihf``): no threads, no
     position-independent code, the program links statically into firmware."""

@@ -133,6 +133,8 @@ CODEGEN: list[Entry] = [
     ("lower-affine", "affine.apply/min from linalg and tiling become arith"),
     ("convert-scf-to-cf", "structured loops become branches"),
     ("cpu-fma-contract", "float multiply-adds may fuse: LLVM emits FMA instructions"),
+    ("cpu-index-bitwidth", "a target with 32-bit pointers lowers index to i32 (cpu.codegen_entries then converts "
+     "with convert-to-llvm{dynamic=true}, which reads the width)"),
     ("convert-math-to-llvm", "math ops with LLVM intrinsics"),
     ("convert-math-to-libm", "the rest of math (pow, log, f64 exp...) calls libm"),
     ("convert-vector-to-llvm{reassociate-fp-reductions}", "vectors become LLVM vectors (zmm registers); a row's "

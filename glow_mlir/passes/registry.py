@@ -135,6 +135,7 @@ PASSES: dict[str, str] = {
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
     "cpu-vectorize-rest": "glow_mlir.backend.kernels.passes:VectorizeRest",
     "cpu-approximate-math": "glow_mlir.backend.kernels.passes:ApproximateMath",
+    "cpu-index-bitwidth": "glow_mlir.backend.kernels.passes:IndexBitwidth",
     "cpu-parallel-to-pool": "glow_mlir.backend.kernels.tasks:ParallelToPool",
 }
 

@@ -93,6 +93,10 @@ def test_the_object_is_a_hard_float_arm_eabi_object_needing_only_libm(tmp_path: 
     assert {s for s in needed if s not in LIBC and not LIBM.fullmatch(s)} == set()
     header = files.header.read_text()
     assert f"{TRIPLE}, CPU cortex-m4" in header
+    # 32-bit index arithmetic: the lowered program's memref descriptors hold i32 offsets, sizes and strides
+    (network,) = files.networks
+    assert "dlti.dl_spec" in network.module.operation.attributes
+    assert "!llvm.struct<(ptr, ptr, i32, array<4 x i32>, array<4 x i32>)>" in str(network.module)
     # the budget a firmware engineer reads: code, its read-only data, the deepest stack frame, as header macros
     assert files.budget is not None and files.budget.text > 1000 and 0 < files.budget.max_stack_frame < 64 << 10
     assert f"#define LENET5_BUNDLE_TEXT_SIZE {files.budget.text}" in header

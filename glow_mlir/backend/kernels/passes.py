@@ -16,6 +16,7 @@ In the codegen pipeline::
     cpu-lower-vectors             vector.contract -> broadcast + FMA rows; transfers to 1-D loads and stores
     ...
     cpu-fma-contract              let LLVM fuse multiply-add pairs into FMA instructions
+    cpu-index-bitwidth            a 32-bit target's module says so (DLTI): index arithmetic lowers to i32
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import approx, conv, epilogue, int8, isa, matmul, vectorize
+from . import approx, conv, epilogue, int8, isa, llvm_vectors, matmul, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -298,10 +299,14 @@ def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) ->
 
 @dataclass(frozen=True)
 class LowerVectors(Pass):
-    """Lower the kernels' vector ops to what convert-vector-to-llvm maps well onto vector registers."""
+    """Lower the kernels' vector ops to what convert-vector-to-llvm maps well onto vector registers; ``complete``:
+    also the rewrites convert-vector-to-llvm makes before it converts (n-D broadcasts, shape casts, masks,
+    reductions, transposes, n-D from_elements; unit dims cast away where it reduces the rank of an FMA), for a
+    pipeline that converts vectors with ``convert-to-llvm`` instead (32-bit targets: see cpu.codegen_entries)."""
 
     name = "cpu-lower-vectors"
     summary = "vector.contract -> outer products -> FMA rows; vector transfers to 1-D (after bufferization)"
+    complete: bool = False
 
     def run(self, module: ir.Operation) -> None:
         def build(root: ir.Value) -> None:
@@ -312,8 +317,33 @@ class LowerVectors(Pass):
                 transform_vector.ApplyLowerOuterProductPatternsOp()
                 transform_vector.ApplyTransferPermutationPatternsOp()
                 transform_vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1)
+            if not self.complete:
+                return
+            # unit dims first (a vector<1x1x8xf32> fma becomes 1-D), on their own: with the lowerings below in one
+            # set the two rewrite each other's results without end
+            unit = transform.ApplyPatternsOp(schedule.functions(root))
+            with ir.InsertionPoint(unit.patterns):
+                transform_vector.ApplyCastAwayVectorLeadingOneDimPatternsOp()
+            lowering = transform.ApplyPatternsOp(schedule.functions(root))
+            with ir.InsertionPoint(lowering.patterns):
+                transform_vector.ApplyLowerBroadcastPatternsOp()
+                transform_vector.ApplyLowerShapeCastPatternsOp()
+                transform_vector.ApplyLowerCreateMaskPatternsOp()
+                transform_vector.ApplyLowerMasksPatternsOp()
+                transform_vector.ApplyLowerMultiReductionPatternsOp()
+                transform_vector.ApplyLowerTransposePatternsOp()
+                transform_vector.ApplyLowerInterleavePatternsOp()
+                transform_vector.ApplyLowerBitCastPatternsOp()
+                transform_vector.ApplyLowerGatherPatternsOp()
+                transform_vector.ApplyMaterializeMasksPatternsOp()
+                transform_vector.ApplyUnrollFromElementsPatternsOp()
+                transform_vector.ApplyUnrollToElementsPatternsOp()
 
         schedule.apply(module, build)
+        if self.complete:
+            with module.context:
+                if llvm_vectors.lower(module):  # then what the rewrite made (n-D broadcasts) is lowered too
+                    schedule.apply(module, build)
 
 
 #: the float ops whose pairs LLVM may fuse once they carry the contract flag
@@ -385,6 +415,27 @@ class VectorizeRest(TargetOptions, Pass):
 
                 schedule.apply(module, build)
             vectorize.unmark(module)
+
+
+#: the module attribute that gives the lowering to LLVM its data layout (convert-to-llvm{dynamic} reads it)
+DATA_LAYOUT_ATTR = "dlti.dl_spec"
+
+
+@dataclass(frozen=True)
+class IndexBitwidth(TargetOptions, Pass):
+    """On a target with 32-bit pointers (Cortex-M), the module's data layout says that ``index`` is 32 bits wide,
+    so that the lowering to LLVM (``convert-to-llvm{dynamic=true}``, which reads it) makes every address and loop
+    counter an i32: 64-bit index arithmetic costs a 32-bit core register pairs and carries on every address."""
+
+    name = "cpu-index-bitwidth"
+    summary = "on a target with 32-bit pointers, set the module's DLTI index width to 32 (nothing elsewhere)"
+
+    def run(self, module: ir.Operation) -> None:
+        bits = targets.index_bits(self.target().triple)
+        if bits == 64:
+            return
+        with module.context:
+            module.attributes[DATA_LAYOUT_ATTR] = ir.Attribute.parse(f"#dlti.dl_spec<index = {bits} : i64>")
 
 
 @dataclass(frozen=True)
