@@ -200,7 +200,7 @@ def test_firmware_runs_under_qemu_as_the_jit_does(name: str, cpu: str, in_object
 @needs_tools[0]
 @needs_tools[1]
 @pytest.mark.parametrize(("name", "cpu", "opt_level"), [("kws", "cortex-m4", "O3"), ("kws", "cortex-m4", "Oz"),
-                                                       ("digits_cnn", "cortex-m7", "O3")])
+                                                       ("kws", "cortex-m55", "O3"), ("digits_cnn", "cortex-m7", "O3")])
 def test_int8_firmware_runs_under_qemu_as_the_host_int8_code_does(name: str, cpu: str, opt_level: str,
                                                                    tmp_path: Path) -> None:
     """Quantized from a profile: the Cortex-M code (generic int8 convolutions, the quantize's rounding in arith:

@@ -102,6 +102,25 @@ def test_int8_code_equals_the_numpy_semantics_of_the_int8_graph(model_and_profil
     assert sqnr > 25, f"int8 logits SQNR {sqnr:.1f} dB against float"
 
 
+def test_without_an_int8_kernel_every_convolution_runs_row_by_row_as_the_numpy_semantics(
+        model_and_profile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target with no int8 dot-product kernel (ARM, Cortex-M) lowers every convolution of the model (pads, stride
+    2 with dilation 2, depthwise, grouped, batch 2) one output row at a time through a window of input rows: made
+    to happen here by taking the kernels away."""
+    from glow_mlir.backend.kernels import int8
+
+    monkeypatch.setattr(int8, "dot_of", lambda target: None)
+    model, _, profile, feeds = model_and_profile
+    options = CompileOptions(threads=1, quantization=QuantizationOptions(profile, channelwise=True))
+    lowered = lower_model(model, options, until="quantize")
+    with lowered.ctx:
+        (want,) = interpret(lowered.module, [feeds[1]["x"]])
+    compiled = glow_mlir.compile(model, threads=1, quantization=options.quantization, cache=False)
+    codegen = compiled.stage("codegen").text
+    assert "vpdpbusd" not in codegen and "vpmaddwd" not in codegen
+    np.testing.assert_allclose(compiled(feeds[1]["x"]), want, rtol=1e-5, atol=1e-5)
+
+
 def test_the_int8_chain_has_no_dequantize_quantize_pairs_left(model_and_profile) -> None:
     model, _, profile, _ = model_and_profile
     lowered = lower_model(model, CompileOptions(threads=1, quantization=QuantizationOptions(profile)),

@@ -1,27 +1,27 @@
 // RUN: glow-opt %s --split-input-file --convert-glowir-to-linalg | FileCheck %s
 
-// qconv2d: the input bordered by its zero point (-3) in a scratch buffer; then one output row at a time: the bias
-// broadcast into an int32 scratch of one row, the named convolution on i8 operands (the input rows the row's windows
-// cover) into it (linalg sign-extends), then the requantization of each accumulator into the output row by its
-// channel's fixed-point multiplier and shift (two constant tables: the channels differ), the
-// rounding to nearest with ties up ((p + 2^(right-1)) >> right), the offset, the clamp, into dest.
+// qconv2d, one output row at a time: the input rows the row's windows cover are copied into a scratch window
+// ([1, 3, 6, 4]: three rows, the columns bordered) whose border is the zero point (-3); the bias broadcast into an
+// int32 scratch of one output row, the named convolution on i8 operands (linalg sign-extends) over the window into
+// it, then the requantization of each accumulator into the output row by its channel's fixed-point multiplier and
+// shift (two constant tables: the channels differ), the 64-bit product rounded to nearest (ties up), plus the
+// offset, clamped to [output_min, output_max]. The first and last output rows reach into the top and bottom pads
+// (their window rows filled with the zero point), the two between are a loop copying three input rows.
 // CHECK-LABEL: memref.global "private" constant @__glow_requant_shifts : memref<2xi32> = dense<[37, 36]>
 // CHECK:       memref.global "private" constant @__glow_requant_multipliers : memref<2xi32> = dense<1374389504>
 // CHECK-LABEL: func.func @qconv
 // CHECK-SAME:  (%[[W:.+]]: memref<3x3x4x2xi8>, %[[B:.+]]: memref<2xi32>, %[[X:.+]]: memref<1x4x4x4xi8>, %[[Y:.+]]: memref<1x4x4x2xi8>)
-// CHECK:       %[[P:.+]] = memref.alloc() {{.*}} : memref<1x6x6x4xi8>
+// CHECK:       %[[P:.+]] = memref.alloc() {{.*}} : memref<1x3x6x4xi8>
 // CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<1x1x4x2xi32>
 // CHECK:       %[[PAD:.+]] = arith.constant -3 : i8
-// CHECK:       linalg.fill ins(%[[PAD]] : i8)
-// CHECK:       %[[ROWS:.+]] = arith.constant 4 : index
-// CHECK:       scf.for %[[R:.+]] = %{{.+}} to %[[ROWS]]
-// CHECK:         %[[N:.+]] = arith.divui %[[R]]
-// CHECK:         %[[OH:.+]] = arith.remui %[[R]]
-// CHECK:         %[[WIN:.+]] = memref.subview %[[P]][%[[N]], %[[OH]], 0, 0] [1, 3, 6, 4] [1, 1, 1, 1]
-// CHECK:         linalg.broadcast ins(%[[B]] : memref<2xi32>) outs(%[[A]] : memref<1x1x4x2xi32>) dimensions = [0, 1, 2]
-// CHECK-NEXT:    linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[WIN]], %[[W]] : memref<1x3x6x4xi8, strided<[144, 24, 4, 1], offset: ?>>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x1x4x2xi32>)
-// CHECK:         %[[ROW:.+]] = memref.subview %[[Y]][%[[N]], %[[OH]], 0, 0] [1, 1, 4, 2] [1, 1, 1, 1]
-// CHECK:         linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x1x4x2xi32>, memref<2xi32>, memref<2xi32>) outs(%[[ROW]] : memref<1x1x4x2xi8, strided<[32, 8, 2, 1], offset: ?>>)
+// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%[[P]] : memref<1x3x6x4xi8>)
+// the first output row: window row 0 is the top pad, rows 1 and 2 the input's rows 0 and 1
+// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 4>>)
+// CHECK:       linalg.copy {{.*}} outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 28>>)
+// CHECK:       linalg.copy {{.*}} outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 52>>)
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<2xi32>) outs(%[[A]] : memref<1x1x4x2xi32>) dimensions = [0, 1, 2]
+// CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x3x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x1x4x2xi32>)
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x1x4x2xi32>, memref<2xi32>, memref<2xi32>) outs(%{{.+}} : memref<1x1x4x2xi8, strided<[32, 8, 2, 1], offset: ?>>)
 // CHECK:         arith.extsi {{.*}} : i32 to i64
 // CHECK:         arith.muli
 // CHECK:         arith.shli
@@ -30,6 +30,17 @@
 // CHECK:         arith.minsi
 // CHECK:         arith.maxsi
 // CHECK:         arith.trunci {{.*}} : i64 to i8
+// output rows 1 and 2: three input rows copied whole into the window's interior columns
+// CHECK:       scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:         %[[TOP:.+]] = arith.subi %[[R]], %{{.+}} : index
+// CHECK:         %[[ROWS:.+]] = memref.subview %[[X]][%{{.+}}, %[[TOP]], 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+// CHECK:         linalg.copy {{.*}} ins(%[[ROWS]] : {{.*}}) outs(%{{.+}} : memref<1x3x4x4xi8, strided<[72, 24, 4, 1], offset: 4>>)
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x3x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x1x4x2xi32>)
+// CHECK:         %[[ROW:.+]] = memref.subview %[[Y]][%{{.+}}, %[[R]], 0, 0] [1, 1, 4, 2] [1, 1, 1, 1]
+// CHECK:         linalg.generic {{.*}} outs(%[[ROW]] : memref<1x1x4x2xi8, strided<[32, 8, 2, 1], offset: ?>>)
+// the last output row: window row 2 is the bottom pad
+// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 52>>)
+// CHECK:       linalg.conv_2d_nhwc_hwcf
 // CHECK:       memref.dealloc %[[P]]
 // CHECK:       memref.dealloc %[[A]]
 func.func @qconv() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {

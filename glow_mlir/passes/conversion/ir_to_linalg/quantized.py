@@ -7,14 +7,13 @@ buffer of its own, the sums a generic tagged for the CPU's int8 kernel, which re
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref, scf
 
 from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
-from .cnn import _global_constant, _padded, _padded_type, conv_into
+from .cnn import _global_constant, _padded_type, conv_into
 from .common import (
     ALIGNMENT,
     INT8_CONV_ATTR,
@@ -134,62 +133,115 @@ def _depthwise_border(op: ir.OpView) -> ir.MemRefType:
 
 
 def _qconv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
-    """The input bordered by its zero point (when there are pads), then the int32 accumulators of one output row
-    (:func:`_row_by_row`); on a packed filter the border only (:func:`packed_conv` holds its accumulators in
-    registers)."""
+    """The input rows one output row's windows cover, bordered by the zero point (when there are pads), then the
+    int32 accumulators of one output row (:func:`_row_by_row`); on a packed filter the bordered input only
+    (:func:`packed_conv` holds its accumulators in registers)."""
     if _memref(op.filter).rank == 6:
         return _packed_border(op)
     if _memref(op.filter).rank == 5:
         return [_depthwise_border(op)]
     _, _, ow, f = _memref(op.dest).shape
-    return [*_padded_type(_memref(op.src), op.pads), ir.MemRefType.get([1, 1, ow, f], _I32())]
+    window = [ir.MemRefType.get([1, _window_rows(op), *t.shape[2:]], t.element_type)
+              for t in _padded_type(_memref(op.src), op.pads)]
+    return [*window, ir.MemRefType.get([1, 1, ow, f], _I32())]
+
+
+def _window_rows(op: ir.OpView) -> int:
+    """How many consecutive input rows one output row's windows read."""
+    return (_memref(op.filter).shape[0] - 1) * op.dilations[0] + 1
 
 
 def _index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value, acc: ir.Value) -> None:
+def _box(buffer: ir.Value, at: list, sizes: list[int]) -> ir.Value:
+    """The ``sizes`` box of a 4-D ``buffer`` at ``at`` (indices or ints; its offset dynamic if any is an index)."""
+    strides, base = _memref(buffer).get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    static = all(isinstance(a, int) for a in at) and base != dynamic
+    offset = base + sum(a * s for a, s in zip(at, strides)) if static else dynamic
+    layout = ir.StridedLayoutAttr.get(offset, strides)
+    result = ir.MemRefType.get(sizes, _memref(buffer).element_type, layout=layout)
+    return memref.subview(buffer, at, sizes, [1, 1, 1, 1], result_type=result)
+
+
+def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, dest: ir.Value, acc: ir.Value,
+                window: ir.Value | None) -> None:
     """dest = requantize(bias + conv(src, filt)) one output row at a time, its int32 accumulators in ``acc``
-    (``[1, 1, OW, F]``): an int8 layer needs a row of int32 beside its int8 input and output, not a whole int32
-    copy of its output (a microcontroller's RAM: the keyword spotter's 25 x 5 x 64 output took 32000 bytes of
-    accumulators). Each row reads the input rows its windows cover."""
+    (``[1, 1, OW, F]``), the input rows it reads copied into ``window`` (``[1, rows, left + W + right, C]``, its
+    border columns at the zero point) when the convolution has pads: an int8 layer needs a row of int32 and a few
+    input rows beside its int8 input and output, not a whole int32 copy of its output and a bordered copy of its
+    input (a microcontroller's RAM: the keyword spotter's activations were 60096 bytes, 32000 of them
+    accumulators). Output rows whose windows reach into the top or bottom pads are written out one by one (their
+    window rows partly the zero point); the rows between them are a loop whose window copies ``rows`` input rows."""
     n, oh, ow, f = _memref(dest).shape
-    _, hp, wp, c = _memref(src).shape
-    kh = _memref(filt).shape[0]
-    rows = (kh - 1) * op.dilations[0] + 1
+    _, h, w, c = _memref(src).shape
+    rows, stride = _window_rows(op), op.strides[0]
+    top, left = op.pads[0], op.pads[1]
     tables = None if len(set(fixed_point(float(np.float32(m))) for m in op.multipliers)) == 1 \
         else requantization_tables(op)  # once, outside the loop
+    fill = _constant(_I8(), op.input_offset)
+    if window is not None:
+        linalg.fill(fill, outs=[window])  # the border columns, which no row overwrites
 
-    def row(i: ir.Value, y: ir.Value) -> None:
-        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-
-        def box(buffer: ir.Value, at: list, sizes: list[int]) -> ir.Value:
-            strides, _ = _memref(buffer).get_strides_and_offset()
-            layout = ir.StridedLayoutAttr.get(dynamic, strides)
-            result = ir.MemRefType.get(sizes, _memref(buffer).element_type, layout=layout)
-            return memref.subview(buffer, at, sizes, [1, 1, 1, 1], result_type=result)
-
-        top = y if op.strides[0] == 1 else arith.muli(y, _index(op.strides[0]))
-        window = box(src, [i, top, 0, 0], [1, rows, wp, c])
+    def compute(i: ir.Value, y: ir.Value, reads: ir.Value) -> None:
         linalg.broadcast(bias, outs=[acc], dimensions=[0, 1, 2])
-        conv_into(window, filt, acc, op.group, op.strides, op.dilations)
-        _requantize_into(op, box(dest, [i, y, 0, 0], [1, 1, ow, f]), acc, tables)
+        conv_into(reads, filt, acc, op.group, op.strides, op.dilations)
+        _requantize_into(op, _box(dest, [i, y, 0, 0], [1, 1, ow, f]), acc, tables)
 
-    if n * oh == 1:
-        zero = _index(0)
-        row(zero, zero)
+    def border_row(i: ir.Value, y: int) -> None:  # a row whose window reaches into the top or bottom pads
+        for k in range(rows):
+            row = y * stride - top + k
+            inside = _box(window, [0, k, left, 0], [1, 1, w, c])
+            if 0 <= row < h:
+                linalg.copy(_box(src, [i, row, 0, 0], [1, 1, w, c]), outs=[inside])
+            else:
+                linalg.fill(fill, outs=[inside])
+        compute(i, _index(y), window)
+
+    def rows_between(i: ir.Value, first: int, last: int) -> None:  # windows inside the input: copy rows whole
+        if first >= last:
+            return
+        loop = scf.ForOp(_index(first), _index(last), _index(1))
+        with ir.InsertionPoint(loop.body):
+            y = loop.induction_variable
+            start = y if stride == 1 else arith.muli(y, _index(stride))
+            if top:
+                start = arith.subi(start, _index(top))
+            if window is None:
+                compute(i, y, _box(src, [i, start, 0, 0], [1, rows, w, c]))
+            else:
+                linalg.copy(_box(src, [i, start, 0, 0], [1, rows, w, c]),
+                            outs=[_box(window, [0, 0, left, 0], [1, rows, w, c])])
+                compute(i, y, window)
+            scf.YieldOp([])
+
+    # the output rows whose windows lie inside the input rows: from the first below the top pad to the last
+    # above the bottom one
+    first = min(oh, -(-top // stride))
+    last = max(first, min(oh, (h + top - rows) // stride + 1))
+
+    def image(i: ir.Value) -> None:
+        for y in range(first):
+            border_row(i, y)
+        rows_between(i, first, last)
+        for y in range(last, oh):
+            border_row(i, y)
+
+    if n == 1:
+        image(_index(0))
         return
-    loop = scf.ForOp(_index(0), _index(n * oh), _index(1))
-    with ir.InsertionPoint(loop.body):
-        r = loop.induction_variable
-        row(arith.divui(r, _index(oh)), arith.remui(r, _index(oh)))
+    batch = scf.ForOp(_index(0), _index(n), _index(1))
+    with ir.InsertionPoint(batch.body):
+        image(batch.induction_variable)
         scf.YieldOp([])
 
 
 def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
     """acc = bias broadcast; acc += conv(src bordered by input_offset, filter) (i8 x i8 -> i32); dest =
-    requantize(acc). On a packed filter the three are :func:`packed_conv`."""
+    requantize(acc), one output row at a time (:func:`_row_by_row`). On a packed filter the three are
+    :func:`packed_conv`."""
     if _memref(op.filter).rank == 6:
         src = new.src
         if new.scratch:  # the whole scratch at the zero point, then the input inside it (widened for int16 pairs)
@@ -204,9 +256,8 @@ def lower_qconv2d(op: ir.OpView, new: Operands) -> None:
     if _memref(op.filter).rank == 5:
         _lower_packed_depthwise(op, new)
         return
-    *border, acc = new.scratch
-    src = _padded(SimpleNamespace(scratch=border), new.src, op.pads, op.input_offset)
-    _row_by_row(op, src, new.filter, new.bias, new.dest, acc)
+    *window, acc = new.scratch
+    _row_by_row(op, new.src, new.filter, new.bias, new.dest, acc, window[0] if window else None)
 
 
 def _tag_requantization(op: ir.OpView, requant: linalg.GenericOp) -> None:
