@@ -1,7 +1,8 @@
-"""What each network's firmware budgets on Cortex-M, as a markdown table: code (.text), flash (constant weights and
-the code's read-only data), RAM (inputs and outputs, activations) and the stack of the deepest call chain, for float32
-and int8 (quantized from a profile of noisy copies of the model's reference input, channelwise), compiled for speed
-(O3) and for size (Oz). Sizes of the object only: the firmware's own startup, C library and runner come on top.
+"""What each network's firmware budgets on Cortex-M, as a markdown table: code (.text, compiled for speed, O3, and
+for size, Oz), flash (constant weights and the code's read-only data), RAM (inputs and outputs, activations) and the
+stack of the deepest call chain (O3), for float32 and int8 (quantized from a profile of noisy copies of the model's
+reference input, channelwise). Sizes of the object only: the firmware's own startup, C library and runner come on
+top.
 
     python examples/bundle/cortex-m/budget.py [--models ../shared/models] [--cpus cortex-m4,cortex-m7]
 """
@@ -55,15 +56,16 @@ def main() -> None:
     p.add_argument("--networks", default="mlp_mnist,lenet5,digits_cnn,kws")
     p.add_argument("--cpus", default="cortex-m4,cortex-m7")
     args = p.parse_args()
-    print("| network | CPU | precision | opt | code (.text) | flash: weights + .rodata | RAM: I/O + activations "
-          "| stack |")
-    print("|---|---|---|---|---:|---:|---:|---:|")
+    print("| network | CPU | .text float32 O3 / Oz | .text int8 O3 / Oz | flash float32 / int8 | RAM float32 / int8 "
+          "| stack float32 / int8 |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for name in args.networks.split(","):
             model = kws(tmp) if name == "kws" else Path(args.models) / f"{name}.onnx"
             int8 = quantization(model)
             for cpu in args.cpus.split(","):
+                text, flash, ram, stack = {}, {}, {}, {}
                 for precision, q in (("float32", None), ("int8", int8)):
                     for level in ("O3", "Oz"):
                         options = glow.CompileOptions(threads=1, target_cpu=cpu, target_triple=TRIPLES[cpu],
@@ -71,9 +73,14 @@ def main() -> None:
                         files, _ = glow.emit_bundle(str(model), tmp / "b", glow.BundleOptions(
                             target_cpu=cpu, opt_level=level), options)
                         b, memory = files.budget, files.networks[0].program.memory
-                        print(f"| {name} | {cpu} | {precision} | {level} | {kib(b.text)} | "
-                              f"{kib(memory.constant_weights)} + {kib(b.rodata)} | {kib(memory.mutable_weights)} + "
-                              f"{kib(memory.activations)} | {b.stack} B |", flush=True)
+                        text[precision, level] = b.text
+                        flash[precision] = memory.constant_weights + b.rodata
+                        ram[precision] = memory.mutable_weights + memory.activations
+                        stack[precision, level] = b.stack
+                print(f"| {name} | {cpu} | {kib(text['float32', 'O3'])} / {kib(text['float32', 'Oz'])} | "
+                      f"{kib(text['int8', 'O3'])} / {kib(text['int8', 'Oz'])} | {kib(flash['float32'])} / "
+                      f"{kib(flash['int8'])} | {kib(ram['float32'])} / {kib(ram['int8'])} | "
+                      f"{stack['float32', 'O3']} / {stack['int8', 'O3']} B |", flush=True)
 
 
 if __name__ == "__main__":

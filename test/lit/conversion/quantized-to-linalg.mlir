@@ -15,10 +15,14 @@
 // CHECK:       %[[A:.+]] = memref.alloc() {{.*}} : memref<1x1x4x2xi32>
 // CHECK:       %[[PAD:.+]] = arith.constant -3 : i8
 // CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%[[P]] : memref<1x3x6x4xi8>)
-// the first output row: window row 0 is the top pad, rows 1 and 2 the input's rows 0 and 1
-// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 4>>)
-// CHECK:       linalg.copy {{.*}} outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 28>>)
-// CHECK:       linalg.copy {{.*}} outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 52>>)
+// the first output row: window row 0 is the top pad, rows 1 and 2 the input's rows 0 and 1 (positions as index
+// values: one copy kernel serves every row)
+// CHECK:       %[[W0:.+]] = memref.subview %[[P]][%{{.+}}, %[[K0:.+]], %{{.+}}, %{{.+}}] [1, 1, 4, 4]
+// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%[[W0]] : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: ?>>)
+// CHECK:       %[[W1:.+]] = memref.subview %[[P]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] [1, 1, 4, 4]
+// CHECK:       %[[X0:.+]] = memref.subview %[[X]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] [1, 1, 4, 4]
+// CHECK:       linalg.copy {{.*}} ins(%[[X0]] : {{.*}}) outs(%[[W1]] : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: ?>>)
+// CHECK:       linalg.copy
 // CHECK:       linalg.broadcast ins(%[[B]] : memref<2xi32>) outs(%[[A]] : memref<1x1x4x2xi32>) dimensions = [0, 1, 2]
 // CHECK-NEXT:  linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x3x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x1x4x2xi32>)
 // CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.+}}, %{{.+}} : memref<1x1x4x2xi32>, memref<2xi32>, memref<2xi32>) outs(%{{.+}} : memref<1x1x4x2xi8, strided<[32, 8, 2, 1], offset: ?>>)
@@ -38,8 +42,10 @@
 // CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %[[W]] : memref<1x3x6x4xi8>, memref<3x3x4x2xi8>) outs(%[[A]] : memref<1x1x4x2xi32>)
 // CHECK:         %[[ROW:.+]] = memref.subview %[[Y]][%{{.+}}, %[[R]], 0, 0] [1, 1, 4, 2] [1, 1, 1, 1]
 // CHECK:         linalg.generic {{.*}} outs(%[[ROW]] : memref<1x1x4x2xi8, strided<[32, 8, 2, 1], offset: ?>>)
-// the last output row: window row 2 is the bottom pad
-// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: 52>>)
+// the last output row: window rows 0 and 1 the input's rows 2 and 3, row 2 the bottom pad
+// CHECK:       linalg.copy
+// CHECK:       linalg.copy
+// CHECK:       linalg.fill ins(%[[PAD]] : i8) outs(%{{.+}} : memref<1x1x4x4xi8, strided<[72, 24, 4, 1], offset: ?>>)
 // CHECK:       linalg.conv_2d_nhwc_hwcf
 // CHECK:       memref.dealloc %[[P]]
 // CHECK:       memref.dealloc %[[A]]

@@ -193,9 +193,10 @@ def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, de
     def border_row(i: ir.Value, y: int) -> None:  # a row whose window reaches into the top or bottom pads
         for k in range(rows):
             row = y * stride - top + k
-            inside = _box(window, [0, k, left, 0], [1, 1, w, c])
+            # positions as index values: every row's copy (and fill) has one type, so one kernel serves them all
+            inside = _box(window, [_index(0), _index(k), _index(left), _index(0)], [1, 1, w, c])
             if 0 <= row < h:
-                linalg.copy(_box(src, [i, row, 0, 0], [1, 1, w, c]), outs=[inside])
+                linalg.copy(_box(src, [i, _index(row), _index(0), _index(0)], [1, 1, w, c]), outs=[inside])
             else:
                 linalg.fill(fill, outs=[inside])
         compute(i, _index(y), window)
