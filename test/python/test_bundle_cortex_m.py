@@ -15,8 +15,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
-import onnx
 import pytest
 from conftest import ROOT, check_runner_outputs, model_path, runner_inputs
 
@@ -47,33 +45,24 @@ needs_tools = [
 ]
 
 
+def _examples():
+    """examples/bundle/cortex-m/budget.py as a module: the keyword spotter and the profile the README's budget
+    table is made with."""
+    spec = importlib.util.spec_from_file_location("cortex_m_budget", BUILD.parent / "budget.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _model(name: str, tmp: Path) -> Path:
     """A shared model's path, or the keyword-spotting network of examples/bundle/cortex-m/kws_model.py (with an
     input written beside it)."""
-    if name != "kws":
-        return model_path(name)
-    spec = importlib.util.spec_from_file_location("kws_model", BUILD.parent / "kws_model.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    path = tmp / "kws.onnx"
-    onnx.save(module.kws_model(), path)
-    mfcc = np.random.default_rng(1).standard_normal((1, 1, 49, 10)).astype(np.float32)
-    np.savez(tmp / "kws.io.npz", in_mfcc=mfcc)
-    return path
+    return model_path(name) if name != "kws" else _examples().kws(tmp)
 
 
 def _quantization(name: str, tmp: Path):
     """int8 from a profile of eight noisy copies of the model's input (channelwise weights)."""
-    from glow_mlir.quantization.annotate import QuantizationOptions
-    from glow_mlir.quantization.profile import profile
-
-    model = _model(name, tmp)
-    data = np.load(model.with_suffix(".io.npz"))
-    (key,) = [k for k in data.files if k.startswith("in_")]
-    rng = np.random.default_rng(0)
-    feeds = [{key[3:]: (data[key] + 0.1 * rng.standard_normal(data[key].shape)).astype(np.float32)}
-             for _ in range(8)]
-    return QuantizationOptions(profile(model, feeds, threads=1), channelwise=True)
+    return _examples().quantization(_model(name, tmp))
 
 
 def _bundle(name: str, cpu: str, tmp: Path, in_object: bool = False, quantization=None, opt_level: str = "O3"):
