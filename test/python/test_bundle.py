@@ -258,6 +258,9 @@ def test_budget_that_cannot_be_met_is_one_line(tmp_path: Path):
     (["--emit-bundle", "B", "--network-name", "my-net"], "name 'my-net' is not a C identifier"),
     (["--emit-bundle", "B", "--target-cpu", "no-such-cpu"], "unknown target CPU 'no-such-cpu'"),
     (["--emit-bundle", "B", "--partitions", "99"], "linear_sigmoid: cannot cut 2 instructions into 99 partitions"),
+    (["--bundle-opt-level", "Oz"], "--bundle-opt-level needs --emit-bundle DIR"),
+    (["--max-stack", "64"], "--max-stack needs --emit-bundle DIR"),
+    (["--emit-bundle", "B", "--max-stack", "4"], "bundle linear_sigmoid needs"),
 ])
 def test_bad_bundle_options_are_one_line_errors(args: list[str], words: str, tmp_path: Path):
     args = [str(tmp_path / a) if a == "B" else a for a in args]
