@@ -361,54 +361,86 @@ class Budget:
 
 #: a disassembled function's first line (``00000298 <name>:``)
 _FUNCTION_LINE = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
-#: a branch to the start of a function (``bl 0x298 <name>``, ``call 0x40 <name>``): a call or a tail call
-_BRANCH_TO = re.compile(r"\t(?:bl|blx|b|b\.w|call|callq|jmp|jmpq)\s+(?:0x)?[0-9a-f]+ <([^>+]+)>")
-#: a call or tail call the linker resolves (R_ARM_THM_CALL, R_ARM_THM_JUMP24, R_AARCH64_CALL26/JUMP26,
-#: R_X86_64_PLT32): its symbol
-_CALL_RELOCATION = re.compile(r"\sR_\w*(?:CALL\w*|JUMP\d+|PLT32)\s+([\w.$]+)")
-#: any relocation: the symbol whose address a function's code or literal pool takes
-_RELOCATION = re.compile(r"\sR_\w+\s+([\w.$]+)")
+#: an instruction naming the start of a symbol as its target or in its comment (``bl 0x298 <name>``, ``je 0x40
+#: <name>``, ``cbz r0, 0x40 <name>``, ``lea rdi, [rip + 0x..] # 0x1234 <task>``): a call, a tail call (conditional
+#: ones too) or an address taken; ``<name+0x10>`` is a branch inside a function or a literal
+_NAMED_TARGET = re.compile(r"<([^>+]+)>")
+#: a relocation line of the disassembly (``00000086:  R_ARM_THM_CALL fminf``) and its symbol
+_RELOCATION = re.compile(r"^\s+[0-9a-f]+:\s+R_\w+\s+([\w.$]+)")
+#: the relocation records of a data section (``llvm-objdump -r``): ``RELOCATION RECORDS FOR [.data.rel.ro]:``
+_RECORDS = re.compile(r"^RELOCATION RECORDS FOR \[([^\]]+)\]:")
 
 
 def call_graph(object_file: str | os.PathLike) -> dict[str, set[str]]:
     """Who may call whom in an object: each function's callees, read from its disassembly (``llvm-objdump -d -r``):
-    its direct calls and tail calls (to the object's functions or external ones), and the object's functions whose
-    address it takes (code for size calls a function called many times through a register loaded from a literal
-    pool: ``blx r8``). A task the worker pool runs on its own thread counts as called by the function that hands it
-    over (which also runs tasks itself)."""
-    text = _run([llvm_tool("llvm-objdump"), "-d", "-r", "--no-show-raw-insn", str(object_file)], "llvm-objdump")
+    every function or external symbol an instruction names (a call, a tail call, conditional or not, an address
+    taken: code for size calls a kernel called many times through a register loaded from a literal pool, ``blx
+    r8``); where the linker fills in the target (a relocation on the instruction), the relocation's symbol, not the
+    placeholder objdump prints. A task the worker pool runs counts as called by the function that hands it over
+    (which runs tasks itself). Functions named in data (the partition table the entry point calls through) are
+    callees of every exported function: :data:`TABLE_CALLER` stands for them."""
+    tool = llvm_tool("llvm-objdump")
+    text = _run([tool, "-d", "-r", "--no-show-raw-insn", str(object_file)], "llvm-objdump")
     graph: dict[str, set[str]] = {}
-    taken: dict[str, set[str]] = {}
-    current = None
+    named: dict[str, set[str]] = {}
+    current, pending = None, None
+
+    def commit() -> None:
+        if current is not None and pending is not None:
+            named[current].add(pending)
+
     for line in text.splitlines():
         head = _FUNCTION_LINE.match(line)
         if head:
-            current = head.group(1)
+            commit()
+            current, pending = head.group(1), None
             graph.setdefault(current, set())
-            taken.setdefault(current, set())
+            named.setdefault(current, set())
             continue
         if current is None:
             continue
-        target = _BRANCH_TO.search(line) or _CALL_RELOCATION.search(line)
-        if target:
-            graph[current].add(target.group(1))
-        elif (reference := _RELOCATION.search(line)) is not None:
-            taken[current].add(reference.group(1))
-    # the addresses of data (tables, the partition table, sections) are not callees; external symbols are functions
+        relocation = _RELOCATION.match(line)
+        if relocation:  # the instruction above is filled in by the linker: its printed target is a placeholder
+            named[current].add(relocation.group(1))
+            pending = None
+            continue
+        commit()
+        target = _NAMED_TARGET.search(line.split(">:", 1)[-1]) if "\t" in line else None
+        pending = target.group(1) if target else None
+    commit()
+    # the symbols defined as data (tables, constants, sections) are not callees; external ones are functions
     nm = _run([llvm_tool("llvm-nm"), "--defined-only", "--format=just-symbols", str(object_file)], "llvm-nm")
     data = set(nm.split()) - set(graph)
-    for name, symbols in taken.items():
+    for name, symbols in named.items():
         graph[name] |= {s for s in symbols if s not in data and not s.startswith(".")}
-    for name in graph:
         graph[name].discard(name)
+    # functions whose addresses data holds (the partition table): reached through it from the entry points
+    records = _run([tool, "-r", str(object_file)], "llvm-objdump")
+    section, tabled = None, set()
+    for line in records.splitlines():
+        head = _RECORDS.match(line)
+        if head:
+            section = head.group(1)
+            continue
+        fields = line.split()
+        if section is not None and not section.startswith((".rel.text", ".rela.text", ".text")) \
+                and len(fields) >= 3 and fields[2].split("+")[0].split("-")[0] in graph:
+            tabled.add(fields[2].split("+")[0].split("-")[0])
+    graph[TABLE_CALLER] = tabled
     return graph
 
 
+#: the call graph's stand-in for "a function named in data": an exported function may call any of them
+TABLE_CALLER = "<functions named in data>"
+
+
 def stack_frames(object_file: str | os.PathLike) -> dict[str, int]:
-    """Each function's stack frame in bytes (``llc -stack-size-section``, read with llvm-readobj)."""
+    """Each function's stack frame in bytes (``llc -stack-size-section``, read with llvm-readobj; functions that
+    share their code each get the frame)."""
     stacks = _run([llvm_tool("llvm-readobj"), "--stack-sizes", str(object_file)], "llvm-readobj")
-    return {name: int(size, 16)
-            for name, size in re.findall(r"Functions: \[([^\]]+)\]\s+Size: (0x[0-9a-fA-F]+)", stacks)}
+    return {name.strip(): int(size, 16)
+            for names, size in re.findall(r"Functions: \[([^\]]+)\]\s+Size: (0x[0-9a-fA-F]+)", stacks)
+            for name in names.split(",")}
 
 
 def deepest_chain(graph: dict[str, set[str]], frames: dict[str, int],
@@ -443,7 +475,14 @@ def object_budget(object_file: str | os.PathLike) -> Budget:
     frames = stack_frames(object_file)
     graph = call_graph(object_file)
     exported = [name for name in defined_symbols(object_file) if name in graph]
+    for name in exported:  # the entry point calls the partition table's functions through it
+        graph[name] = graph[name] | graph[TABLE_CALLER]
     stack, chain = deepest_chain(graph, frames, exported)
+    # every function on its own too: one no call reaches (a caller this reading missed) still counts with its own
+    # chain, never less than its frame
+    others = deepest_chain(graph, frames, [f for f in graph if f != TABLE_CALLER])
+    if others[0] > stack:
+        stack, chain = others
     external = sorted(set(undefined_symbols(object_file)) & {c for callees in graph.values() for c in callees})
     return Budget(section.get(".text", 0), sum(v for k, v in section.items() if k.startswith(".rodata")),
                   max(frames.values(), default=0), stack, chain, tuple(external))
