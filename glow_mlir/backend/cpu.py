@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 from ..passes import pipelines
-from . import target as targets
 from ..passes.pipeline import Element, parse_pipeline, pipeline_text
 from ..passes.pipelines import Entry
+from . import target as targets
 
 #: node kinds with a CPU kernel of their own, kept out of node lowering
 KEEP_NODES: tuple[str, ...] = (
@@ -125,8 +125,8 @@ def _index32(entries: list[Entry]) -> list[Entry]:
         if spec.startswith("convert-vector-to-llvm"):
             continue
         if spec == "convert-to-llvm":
-            out.append(("cpu-lower-vectors{complete=true}", "n-D vectors, transfers and masks left become what "
-                        "convert-to-llvm converts (convert-vector-to-llvm's own rewrites, which is not run)"))
+            out.append(("cpu-lower-vectors{complete=true}", ("n-D vectors, transfers and masks left become what "
+                        "convert-to-llvm converts (convert-vector-to-llvm's own rewrites, which is not run)")))
             spec, why = "convert-to-llvm{dynamic=true}", why + "; vectors too, index as wide as the data layout says"
         out.append((spec, why))
     return out

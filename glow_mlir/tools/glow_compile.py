@@ -21,8 +21,14 @@ from ..explore import counts_table, node_counts
 from ..graph_dot import graph_to_dot
 from ..passes.ir.plan_memory import memory_report
 from ..passes.utils import functions
-from .common import add_model_arguments, add_quantization_arguments, exit_with, model_options, progress_line, \
-    quantization_options
+from .common import (
+    add_model_arguments,
+    add_quantization_arguments,
+    exit_with,
+    model_options,
+    progress_line,
+    quantization_options,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,7 +7,6 @@ buffer of its own, the sums a generic tagged for the CPU's int8 kernel, which re
 
 from __future__ import annotations
 
-
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref, scf
@@ -179,7 +178,7 @@ def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, de
     _, h, w, c = _memref(src).shape
     rows, stride = _window_rows(op), op.strides[0]
     top, left = op.pads[0], op.pads[1]
-    tables = None if len(set(fixed_point(float(np.float32(m))) for m in op.multipliers)) == 1 \
+    tables = None if len({fixed_point(float(np.float32(m))) for m in op.multipliers}) == 1 \
         else requantization_tables(op)  # once, outside the loop
     fill = _constant(_I8(), op.input_offset)
     if window is not None:
