@@ -395,8 +395,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     if (options.threads or 1) > 1 and targets.bare_metal(target.triple):
         raise CompileError(f"a bundle for {target.triple} runs on one thread: that target has no operating system to "
                            f"start threads (give threads 1)")
-    if bo.opt_level not in bundle.OPT_LEVELS:
-        raise CompileError(f"unknown optimization level '{bo.opt_level}' (one of {', '.join(bundle.OPT_LEVELS)})")
+    bundle.check_opt_level(bo.opt_level)  # before any work
     if bo.partitions and bo.memory_budget:
         raise CompileError("give a number of partitions or a memory budget, not both")
     if bo.partitions < 0 or bo.memory_budget < 0 or bo.max_stack < 0:

@@ -311,14 +311,19 @@ OPT_LEVELS: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 
+def check_opt_level(level: str) -> str:
+    """``level`` if it is one of :data:`OPT_LEVELS`, else a CompileError listing them."""
+    if level not in OPT_LEVELS:
+        raise CompileError(f"unknown optimization level '{level}' (one of {', '.join(OPT_LEVELS)})")
+    return level
+
+
 def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "native", triple: str = "",
                    opt_level: str = "O3") -> None:
     """One object file (position-independent but for bare-metal targets) from LLVM-dialect modules for
     ``target_cpu`` on ``triple`` (default: the host's): translate each, link them, optimize at ``opt_level``
     (:data:`OPT_LEVELS`: ``O3`` for speed, ``Os``/``Oz`` for code size), generate code."""
-    if opt_level not in OPT_LEVELS:
-        raise CompileError(f"unknown optimization level '{opt_level}' (one of {', '.join(OPT_LEVELS)})")
-    opt_flag, attributes, llc_flag = OPT_LEVELS[opt_level]
+    opt_flag, attributes, llc_flag = OPT_LEVELS[check_opt_level(opt_level)]
     triple = triple or host_triple()
     with tempfile.TemporaryDirectory(prefix="glow-bundle-") as tmp:
         files = []
@@ -422,10 +427,12 @@ def call_graph(object_file: str | os.PathLike) -> dict[str, set[str]]:
         if head:
             section = head.group(1)
             continue
-        fields = line.split()
-        if section is not None and not section.startswith((".rel.text", ".rela.text", ".text")) \
-                and len(fields) >= 3 and fields[2].split("+")[0].split("-")[0] in graph:
-            tabled.add(fields[2].split("+")[0].split("-")[0])
+        fields = line.split()  # offset, type, symbol[+-addend]
+        if section is None or section.startswith((".rel.text", ".rela.text", ".text")) or len(fields) < 3:
+            continue
+        symbol = re.split(r"[+-]", fields[2])[0]
+        if symbol in graph:
+            tabled.add(symbol)
     graph[TABLE_CALLER] = tabled
     return graph
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from mlir import ir
 
 from ..api import BundleOptions, compile, emit_bundle, lower_model
-from ..backend.bundle import BundleFiles
+from ..backend.bundle import OPT_LEVELS, BundleFiles
 from ..backend.ir_dump import format_program, program_stats
 from ..cache import cache_dir
 from ..errors import GlowError
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     bundle.add_argument("--max-stack", type=int, default=0, metavar="BYTES",
                         help="fail unless every entry point runs within BYTES of stack (its deepest call chain, the C "
                              "library's frames aside)")
-    bundle.add_argument("--bundle-opt-level", choices=("O3", "O2", "Os", "Oz"),
+    bundle.add_argument("--bundle-opt-level", choices=tuple(OPT_LEVELS),
                         help="LLVM's optimization of the bundle's object: O3 (default, speed, as the JIT), O2, or Os "
                              "and Oz for small code (firmware's flash; every function optsize, minsize)")
     return p

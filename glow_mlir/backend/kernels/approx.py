@@ -53,7 +53,7 @@ TANH_P = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12
 TANH_Q = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
 
 
-def _const(t: ir.Type, value: float) -> ir.Value:
+def const(t: ir.Type, value: float) -> ir.Value:
     """A float or integer constant of scalar or vector type ``t`` (a splat for vectors)."""
     element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
     attr = (ir.FloatAttr.get(element, float(value)) if isinstance(element, ir.FloatType)
@@ -69,9 +69,9 @@ def _with_element(t: ir.Type, element: ir.Type) -> ir.Type:
 
 def _horner(x: ir.Value, coefficients: Sequence[float]) -> ir.Value:
     """c0 + c1 x + c2 x^2 + ... as FMAs."""
-    acc = _const(x.type, coefficients[-1])
+    acc = const(x.type, coefficients[-1])
     for c in reversed(coefficients[:-1]):
-        acc = math.fma(acc, x, _const(x.type, c))
+        acc = math.fma(acc, x, const(x.type, c))
     return acc
 
 
@@ -79,15 +79,15 @@ def exp(x: ir.Value) -> ir.Value:
     """e^x (see the module docstring)."""
     t = x.type
     i32 = _with_element(t, ir.IntegerType.get_signless(32))
-    clamped = arith.minimumf(arith.maximumf(x, _const(t, EXP_MIN)), _const(t, EXP_MAX))
-    n = math.floor(math.fma(clamped, _const(t, LOG2E), _const(t, 0.5)))
-    r = math.fma(n, _const(t, -LN2_LO), math.fma(n, _const(t, -LN2_HI), clamped))
-    p = math.fma(arith.mulf(r, r), _horner(r, EXP_POLY), arith.addf(r, _const(t, 1.0)))
+    clamped = arith.minimumf(arith.maximumf(x, const(t, EXP_MIN)), const(t, EXP_MAX))
+    n = math.floor(math.fma(clamped, const(t, LOG2E), const(t, 0.5)))
+    r = math.fma(n, const(t, -LN2_LO), math.fma(n, const(t, -LN2_HI), clamped))
+    p = math.fma(arith.mulf(r, r), _horner(r, EXP_POLY), arith.addf(r, const(t, 1.0)))
     # 2^(n-1) in the exponent bits, times 2: n reaches 128, whose 2^n alone would be infinite
-    bits = arith.shli(arith.addi(arith.fptosi(i32, n), _const(i32, 126)), _const(i32, 23))
-    y = arith.mulf(arith.mulf(p, arith.bitcast(t, bits)), _const(t, 2.0))
-    y = arith.select(arith.cmpf(arith.CmpFPredicate.OGT, x, _const(t, EXP_MAX)), _const(t, float("inf")), y)
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, x, _const(t, EXP_MIN)), _const(t, 0.0), y)
+    bits = arith.shli(arith.addi(arith.fptosi(i32, n), const(i32, 126)), const(i32, 23))
+    y = arith.mulf(arith.mulf(p, arith.bitcast(t, bits)), const(t, 2.0))
+    y = arith.select(arith.cmpf(arith.CmpFPredicate.OGT, x, const(t, EXP_MAX)), const(t, float("inf")), y)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, x, const(t, EXP_MIN)), const(t, 0.0), y)
 
 
 def erf(x: ir.Value) -> ir.Value:
@@ -95,20 +95,20 @@ def erf(x: ir.Value) -> ir.Value:
     t = x.type
     a = math.absf(x)
     small = arith.mulf(a, _horner(arith.mulf(a, a), ERF_TAYLOR))
-    u = arith.divf(_const(t, 1.0), math.fma(a, _const(t, ERF_P), _const(t, 1.0)))
+    u = arith.divf(const(t, 1.0), math.fma(a, const(t, ERF_P), const(t, 1.0)))
     tail = arith.mulf(arith.mulf(u, _horner(u, ERF_A)), exp(arith.negf(arith.mulf(a, a))))
-    large = arith.subf(_const(t, 1.0), tail)
-    y = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, a, _const(t, ERF_SPLIT)), small, large)
+    large = arith.subf(const(t, 1.0), tail)
+    y = arith.select(arith.cmpf(arith.CmpFPredicate.OLT, a, const(t, ERF_SPLIT)), small, large)
     return math.copysign(y, x)
 
 
 def tanh(x: ir.Value) -> ir.Value:
     """tanh(x) (see the module docstring)."""
     t = x.type
-    c = arith.minimumf(arith.maximumf(x, _const(t, -TANH_CLAMP)), _const(t, TANH_CLAMP))
+    c = arith.minimumf(arith.maximumf(x, const(t, -TANH_CLAMP)), const(t, TANH_CLAMP))
     z = arith.mulf(c, c)
     y = arith.divf(arith.mulf(c, _horner(z, TANH_P)), _horner(z, TANH_Q))
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, math.absf(x), _const(t, TANH_TINY)), x, y)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, math.absf(x), const(t, TANH_TINY)), x, y)
 
 
 #: 2^23: from here up every float32 is an integer
@@ -119,7 +119,7 @@ def roundeven(x: ir.Value) -> ir.Value:
     """x rounded to the nearest integer, ties to even, exactly (see the module docstring)."""
     t = x.type
     magnitude = math.absf(x)
-    limit = _const(t, ROUND_LIMIT)
+    limit = const(t, ROUND_LIMIT)
     rounded = math.copysign(arith.subf(arith.addf(magnitude, limit), limit), x)
     return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, magnitude, limit), rounded, x)
 

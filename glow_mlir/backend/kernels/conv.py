@@ -47,6 +47,7 @@ from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
+from ...passes.conversion.ir_to_linalg import index_constant as _index
 from . import transform as schedule
 from .isa import KernelSpec
 from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of, vector_pieces
@@ -336,10 +337,6 @@ def _island(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, str
     if serial:
         result.owner.attributes[TASK_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
     bufferization.materialize_in_destination(None, result, dest, writable=True)
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
 
 
 def _for(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:

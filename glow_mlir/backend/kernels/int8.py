@@ -47,6 +47,7 @@ from mlir.dialects import arith, llvm, memref, scf, vector
 from ...dialects import glowgraph as gg
 from ...dialects.quantized import UNSIGNED_SHIFT, pack_depthwise, pack_filter
 from ...passes.conversion.ir_to_linalg import INT8_CONV_ATTR, INT8_DEPTHWISE_ATTR, INT8_REQUANT_ATTR
+from ...passes.conversion.ir_to_linalg import index_constant as _index
 from ...passes.graph.patterns import attr, constant, known, replace
 from ..target import Target
 
@@ -172,10 +173,6 @@ def fully_connected_as_conv(op: ir.Operation, dot: Dot) -> bool:
 
 
 # --------------------------------------------------------------------------- the kernel (linalg on memrefs)
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
 
 
 def _affine(a: ir.Value, scale: int, b: ir.Value, scale_b: int, offset: int = 0) -> ir.Value:

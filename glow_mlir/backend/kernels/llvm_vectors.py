@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mlir import ir
-from mlir.dialects import arith, vector
+from mlir.dialects import vector
+
+from .approx import const
 
 NAMES = ("vector.extract_strided_slice", "vector.insert_strided_slice", "vector.fma")
 
@@ -40,7 +42,7 @@ def extract(src: ir.Value, offsets: Sequence[int], sizes: Sequence[int], strides
     """The slice of ``src`` at ``offsets`` of ``sizes`` elements every ``strides`` (in its leading dims)."""
     if len(_shape(src)) == 1:
         return vector.shuffle(src, src, [offsets[0] + i * strides[0] for i in range(sizes[0])])
-    out = vector.broadcast(result, _zero(result))
+    out = const(result, 0)
     inner = ir.VectorType.get(list(result.shape)[1:], result.element_type)
     for i in range(sizes[0]):
         row = _at(src, offsets[0] + i * strides[0])
@@ -78,12 +80,6 @@ def fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
     for i in range(shape[0]):
         out = _put(fma(_at(a, i), _at(b, i), _at(c, i)), out, i)
     return out
-
-
-def _zero(t: ir.VectorType) -> ir.Value:
-    element = t.element_type
-    attr = ir.FloatAttr.get(element, 0.0) if isinstance(element, ir.FloatType) else ir.IntegerAttr.get(element, 0)
-    return arith.constant(element, attr)
 
 
 def lower(module: ir.Operation) -> int:

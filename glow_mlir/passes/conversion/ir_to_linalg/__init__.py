@@ -106,6 +106,7 @@ from .common import (
     PREFIX,
     Operands,
     elementwise,
+    index_constant,
     row_major_strides,
     storage_type,
 )
@@ -114,5 +115,5 @@ from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert
 __all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "INT8_DEPTHWISE_ATTR",
            "INT8_REQUANT_ATTR", "LOWERINGS",
            "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv",
-           "check_legal", "convert_program", "elementwise", "lower_conv2d", "packed_matmul", "row_major_strides",
+           "check_legal", "convert_program", "elementwise", "index_constant", "lower_conv2d", "packed_matmul", "row_major_strides",
            "scratch_types", "storage_type"]

@@ -67,6 +67,11 @@ def storage_type(t: ir.Type) -> ir.MemRefType:
     return ir.MemRefType.get(m.shape, ir.IntegerType.get_signless(BOOL_STORAGE_BITS), layout=m.layout)
 
 
+def index_constant(value: int) -> ir.Value:
+    """An arith constant of type index."""
+    return arith.constant(ir.IndexType.get(), value)
+
+
 def _constant(element_type: ir.Type, value: float) -> ir.Value:
     """An arith constant of ``element_type`` (float or integer) holding ``value``."""
     if isinstance(element_type, ir.FloatType):

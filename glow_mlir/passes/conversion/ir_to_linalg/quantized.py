@@ -26,6 +26,7 @@ from .common import (
     _memref,
     elementwise,
 )
+from .common import index_constant as _index
 
 _I8, _I16, _I32, _I64 = (lambda: ir.IntegerType.get_signless(8), lambda: ir.IntegerType.get_signless(16),
                          lambda: ir.IntegerType.get_signless(32), lambda: ir.IntegerType.get_signless(64))
@@ -95,15 +96,21 @@ def requantization_tables(op: ir.OpView) -> tuple[ir.Value, ir.Value]:
                  for i, name in ((0, "__glow_requant_multipliers"), (1, "__glow_requant_shifts")))
 
 
+def _one_pair(op: ir.OpView) -> tuple[int, int] | None:
+    """The ``M, right`` pair of every output channel when they all have the same, else None."""
+    pairs = {fixed_point(float(np.float32(m))) for m in op.multipliers}
+    return next(iter(pairs)) if len(pairs) == 1 else None
+
+
 def _requantize_into(op: ir.OpView, dest: ir.Value, acc: ir.Value,
                      tables: tuple[ir.Value, ir.Value] | None = None) -> linalg.GenericOp:
     """dest (i8) = :func:`requantized` acc: one ``M, right`` pair for all channels (constants), or (``tables`` given,
     or the multipliers differ) one per channel (the last dim) read from the two tables."""
-    pairs = [fixed_point(float(np.float32(m))) for m in op.multipliers]
     rank = _memref(dest).rank
     clamp = (op.offset, op.output_min, op.output_max)
-    if len(set(pairs)) == 1 and tables is None:
-        m, right = (_constant(_I32(), v) for v in pairs[0])
+    pair = _one_pair(op)
+    if pair is not None and tables is None:
+        m, right = (_constant(_I32(), v) for v in pair)
         return elementwise(dest, [acc], lambda a: requantized(a, m, right, *clamp))
     channel = _dims(rank - 1, rank=rank)
     return elementwise(dest, [acc, *(tables or requantization_tables(op))],
@@ -150,10 +157,6 @@ def _window_rows(op: ir.OpView) -> int:
     return (_memref(op.filter).shape[0] - 1) * op.dilations[0] + 1
 
 
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _box(buffer: ir.Value, at: list, sizes: list[int]) -> ir.Value:
     """The ``sizes`` box of a 4-D ``buffer`` at ``at`` (indices or ints; its offset dynamic if any is an index)."""
     strides, base = _memref(buffer).get_strides_and_offset()
@@ -178,8 +181,7 @@ def _row_by_row(op: ir.OpView, src: ir.Value, filt: ir.Value, bias: ir.Value, de
     _, h, w, c = _memref(src).shape
     rows, stride = _window_rows(op), op.strides[0]
     top, left = op.pads[0], op.pads[1]
-    tables = None if len({fixed_point(float(np.float32(m))) for m in op.multipliers}) == 1 \
-        else requantization_tables(op)  # once, outside the loop
+    tables = None if _one_pair(op) is not None else requantization_tables(op)  # once, outside the loop
     fill = _constant(_I8(), op.input_offset)
     if window is not None:
         linalg.fill(fill, outs=[window])  # the border columns, which no row overwrites
