@@ -336,8 +336,10 @@ def clip(info: OpInfo) -> list[ir.Type]:
 # --- elementwise math, activations, comparisons and casts ---
 
 #: the element types glowgraph computes with
-#: f64 and f16 are storage types: a model's tensors of those types are computed in f32 and cast at its boundary
-_CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16", "bf16", "i16", "i8")
+#: f64, f16, bf16 and the 8- and 4-bit floats are storage types: a model's tensors of those types are computed in f32 and
+#: cast at its boundary (and where it stores them, to round them)
+_CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16", "bf16", "i16", "i8", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2",
+               "f8E5M2FNUZ", "f4E2M1FN")
 
 
 def _is_bool(t: ir.Type) -> bool:
@@ -439,8 +441,9 @@ def select(info: OpInfo) -> list[ir.Type]:
 
 
 def cast(info: OpInfo) -> list[ir.Type]:
-    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64, i1, f64, f16, bf16, i16
-    and i8 (the storage types at a program's boundary, and to round or wrap a value into their range)."""
+    """Cast(x) {to}: x's shape with element type ``to``; both types among f32, i32, i64, i1, f64, f16, bf16, i16,
+    i8 and the 8- and 4-bit floats (the storage types at a program's boundary, and to round or wrap a value into their
+    range)."""
     to = info.attrs["to"]
     for what, t in (("operand", info.elem(0)), ("target", to)):
         if str(t) not in _CAST_TYPES:

@@ -28,6 +28,7 @@ from .folding import FOLD_MAX_ELEMENTS, FoldPlan, can_evaluate, evaluate, plan_f
 from .model import (
     COMPUTE_DTYPE,
     ELEMENT_TYPES,
+    FLOAT8_TYPES,
     INTEGER_STORAGE_TYPES,
     LoadedModel,
     TensorSpec,
@@ -54,7 +55,8 @@ UINT64_READERS = frozenset({
     "Greater", "GreaterOrEqual", "Max", "Min", "Where", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
     "Transpose", "Concat", "Slice", "Gather", "Split", "Expand", "Tile", "Shape", "Size"})
 #: the storage types narrower than float32: a value the model stores in one is rounded to it
-ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), *FLOAT8_TYPES, np.dtype(ml_dtypes.float4_e2m1fn))
+
 
 class DeclaredShapeWarning(UserWarning):
     """A value's shape as the model declares it differs from the one its inputs give (the computed one is used)."""

@@ -38,7 +38,15 @@ STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.DOUBLE: np.dtype(np.float64),
     TensorProto.FLOAT16: np.dtype(np.float16),
     TensorProto.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
+    TensorProto.FLOAT8E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
+    TensorProto.FLOAT8E4M3FNUZ: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    TensorProto.FLOAT8E5M2: np.dtype(ml_dtypes.float8_e5m2),
+    TensorProto.FLOAT8E5M2FNUZ: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    TensorProto.FLOAT4E2M1: np.dtype(ml_dtypes.float4_e2m1fn),
 }
+#: the 8-bit float storage types (saturated by Cast and QuantizeLinear where they say so)
+FLOAT8_TYPES = tuple(STORAGE_TYPES[t] for t in (TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ,
+                                                 TensorProto.FLOAT8E5M2, TensorProto.FLOAT8E5M2FNUZ))
 #: the type storage types are computed in
 COMPUTE_DTYPE = np.dtype(np.float32)
 #: Integer types glow_mlir computes in a wider signed integer (:func:`integer_compute_dtype`: int32, or int64 for

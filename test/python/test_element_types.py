@@ -184,12 +184,12 @@ def test_ops_that_would_read_a_uint64_as_signed_are_unsupported(op: str) -> None
         glow_mlir.compile(model, cache=False)
 
 
-@pytest.mark.parametrize("name", ["bfloat16", "uint8"])
+@pytest.mark.parametrize("name", ["bfloat16", "uint8", "float8e5m2", "float4e2m1"])
 def test_storage_types_come_back_from_the_compile_cache(name: str, tmp_path, monkeypatch) -> None:
     from glow_mlir import cache
 
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
-    elem, dtype = {**TYPES, **INTEGERS}[name]
+    elem, dtype = {**TYPES, **INTEGERS, **MINIFLOATS}[name]
     model = _model([helper.make_node("Add", ["x", "x"], ["y"])], {"x": (elem, [4])}, {"y": (elem, [4])})
     x = np.array([1, 2, 3, 100], dtype)
     first = glow_mlir.compile(model, threads=1)
@@ -219,3 +219,74 @@ def test_sub_byte_integers_in_casts_quantization_and_data_movement(name: str) ->
     model.opset_import[0].version = 21
     f = np.array([-3.7, 5.2, 9.0, 1.7, -1.2, 100.0, -0.5, 2.0], np.float32)
     _exact(model, {"f": f, "q": _full_range(dtype, [2, 3])})
+
+
+# --------------------------------------------------------------------------- 8- and 4-bit floats
+
+MINIFLOATS = {"float8e4m3fn": (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
+          "float8e4m3fnuz": (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz),
+          "float8e5m2": (TensorProto.FLOAT8E5M2, ml_dtypes.float8_e5m2),
+          "float8e5m2fnuz": (TensorProto.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz),
+          "float4e2m1": (TensorProto.FLOAT4E2M1, ml_dtypes.float4_e2m1fn)}
+
+
+def _codes(dtype: type) -> np.ndarray:
+    """Every value of ``dtype`` (a float4 one per byte, in its low bits)."""
+    return np.arange(1 << ml_dtypes.finfo(dtype).bits, dtype=np.uint8).view(dtype)
+
+
+def _float8_probes(dtype: type) -> np.ndarray:
+    """float32 values that exercise every rounding case of ``dtype``: each of its values, the midpoints between
+    neighbours (ties to even) and a hair either side of them, the subnormal range, beyond the largest value,
+    infinities, NaN and both zeros."""
+    values = np.unique(_codes(dtype).astype(np.float32))
+    values = values[np.isfinite(values)]
+    mids = (values[:-1] + values[1:]) / 2  # exact: neighbours are within float32's precision
+    beside = np.concatenate([np.nextafter(mids, np.float32(np.inf)), np.nextafter(mids, np.float32(-np.inf))])
+    largest = float(ml_dtypes.finfo(dtype).max)
+    extra = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, largest * 1.0625, largest * 1.125, largest * 4,
+                      3.0e38, -3.0e38, 1e-30, -1e-30, float(ml_dtypes.finfo(dtype).smallest_subnormal) / 2],
+                     np.float32)
+    return np.concatenate([values, mids, beside, extra, RNG.standard_normal(200).astype(np.float32) * largest / 8])
+
+
+@pytest.mark.parametrize("name", MINIFLOATS)
+def test_minifloat_casts_round_every_value_as_ml_dtypes(name: str) -> None:
+    # to the type without saturation: nearest even, beyond the largest value infinity (e5m2), NaN, or the largest
+    # (float4); the codes compared bit for bit (NaN's included); back to float32 exactly; with saturation clipped
+    # first, as ONNX says
+    elem, dtype = MINIFLOATS[name]
+    nodes = [helper.make_node("Cast", ["x"], ["raw"], to=elem, saturate=0),
+             helper.make_node("Cast", ["x"], ["sat"], to=elem),
+             helper.make_node("Cast", ["q"], ["wide"], to=TensorProto.FLOAT)]
+    x = _float8_probes(dtype)
+    codes = _codes(dtype)
+    model = _model(nodes, {"x": (TensorProto.FLOAT, [x.size]), "q": (elem, [codes.size])},
+                   {"raw": (elem, [x.size]), "sat": (elem, [x.size]), "wide": (TensorProto.FLOAT, [codes.size])})
+    model.opset_import[0].version = 19
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x, "q": codes})
+    for key in ("raw", "sat"):
+        assert got[key].dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got["raw"].view(np.uint8), x.astype(dtype).view(np.uint8))
+    np.testing.assert_array_equal(got["sat"].view(np.uint8),
+                                  numpy_helper.saturate_cast(x, np.dtype(dtype)).view(np.uint8))
+    np.testing.assert_array_equal(got["wide"].view(np.uint32), codes.astype(np.float32).view(np.uint32))
+
+
+@pytest.mark.parametrize("name", MINIFLOATS)
+def test_minifloat_quantization_and_values_stored_in_the_type(name: str) -> None:
+    # QuantizeLinear to the type (saturating) per axis, a value of the type stored mid-graph (the Add's sum is
+    # rounded), DequantizeLinear back; the model's weight of the type is read as its values; float4 adds its zero
+    # point (the 8-bit floats' is zero by the spec)
+    elem, dtype = MINIFLOATS[name]
+    scale = numpy_helper.from_array(np.array([0.5, 2.0, 0.125], np.float32), "scale")
+    zero = numpy_helper.from_array(np.array([0, 0, 0.5 if name == "float4e2m1" else 0], dtype), "zero")
+    bias = numpy_helper.from_array(np.array([[1.5, -3.0, 0.375]], dtype), "bias")
+    nodes = [helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"], axis=1),
+             helper.make_node("Add", ["q", "bias"], ["s"]),
+             helper.make_node("DequantizeLinear", ["s", "scale", "zero"], ["y"], axis=1)]
+    model = _model(nodes, {"x": (TensorProto.FLOAT, [4, 3])}, {"y": (TensorProto.FLOAT, [4, 3]), "s": (elem, [4, 3])},
+                   [scale, zero, bias])
+    model.opset_import[0].version = 21
+    x = np.array([[1.3, -7.7, 0.01], [100.0, 3.1e5, -2.2], [-0.3, 13.0, 1e6], [0.0, -1e9, 0.06]], np.float32)
+    _exact(model, {"x": x})

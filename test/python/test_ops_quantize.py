@@ -236,3 +236,43 @@ def test_conv_integer_equals_onnx_reference(channels: int) -> None:
     got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})["y"]
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize("known", [True, False], ids=["constant-scales", "run-time-scales"])
+def test_blocked_quantization_repeats_each_scale_over_its_block(known: bool) -> None:
+    # x [3, 7] quantized per block of 3 along axis 1 (the last block of one entry), the scale and zero point [3, 3]
+    # initializers or graph inputs, then dequantized per block of 2 along axis 0 of the transposed values
+    x = (RNG.standard_normal((3, 7)) * 4).astype(np.float32)
+    params = {"s": (RNG.uniform(0.02, 0.2, (3, 3))).astype(np.float32),
+              "z": RNG.integers(-20, 20, (3, 3)).astype(np.int8),
+              "ds": (RNG.uniform(0.02, 0.2, (4, 3))).astype(np.float32)}
+    types = {"s": TensorProto.FLOAT, "z": TensorProto.INT8, "ds": TensorProto.FLOAT}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, block_size=3),
+             helper.make_node("Transpose", ["q"], ["qt"]),
+             helper.make_node("DequantizeLinear", ["qt", "ds"], ["y"], axis=0, block_size=2)]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 7])]
+    if known:
+        inits = [numpy_helper.from_array(v, k) for k, v in params.items()]
+    else:
+        inits = []
+        inputs += [helper.make_tensor_value_info(k, types[k], list(v.shape)) for k, v in params.items()]
+    graph = helper.make_graph(nodes, "blocked", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [7, 3]),
+                                                          helper.make_tensor_value_info("q", TensorProto.INT8, [3, 7])],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    feeds = {"x": x} if known else {"x": x, **params}
+    got = glow_mlir.compile(model, threads=1, cache=False).run(feeds)
+    want = ReferenceEvaluator(model).run(None, feeds)
+    np.testing.assert_array_equal(got["q"], want[1])
+    np.testing.assert_allclose(got["y"], want[0], rtol=1e-6, atol=0)
+
+
+def test_blocked_scales_of_the_wrong_shape_are_an_error() -> None:
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=1, block_size=3)]
+    graph = helper.make_graph(nodes, "blocked", [helper.make_tensor_value_info("x", TensorProto.INT8, [2, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 7])],
+                              [numpy_helper.from_array(np.ones((2, 2), np.float32), "s")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(glow_mlir.GlowError, match=r"DequantizeLinear.*x_scale \[2, 2\] does not match blocks of 3 "
+                                                  r"along axis 1.*\[2, 3\] expected"):
+        glow_mlir.compile(model, threads=1, cache=False)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 from mlir import ir
 from onnx import AttributeProto, TensorProto
@@ -32,7 +33,15 @@ from onnx import AttributeProto, TensorProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import ELEMENT_TYPES, INTEGER_STORAGE_TYPES, STORAGE_TYPES, compute_dtype, fmt_shape, type_name
+from ..model import (
+    ELEMENT_TYPES,
+    FLOAT8_TYPES,
+    INTEGER_STORAGE_TYPES,
+    STORAGE_TYPES,
+    compute_dtype,
+    fmt_shape,
+    type_name,
+)
 from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
@@ -323,14 +332,28 @@ def _convert(ctx: NodeContext, x: Tensor, dtype: np.dtype) -> Tensor:
     return gg.cast(x, to=mlir_type(dtype))
 
 
-@onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
+def saturated_float8(ctx: NodeContext, x: Tensor, stored: np.dtype) -> Tensor:
+    """Float32 ``x`` clipped to the largest finite magnitude of 8-bit float type ``stored`` (infinities included, NaN
+    kept), as ONNX's ``saturate`` has it; unchanged for any other type."""
+    if stored not in FLOAT8_TYPES:
+        return x
+    largest = float(ml_dtypes.finfo(stored).max)
+    if isinstance(x, Const):
+        return ctx.const(np.clip(x.array, -largest, largest))
+    return gg.clip(ctx.value(x), min=-largest, max=largest)
+
+
+@onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to",))
+@onnx_op("Cast", since=19, inputs=(1, 1), attrs=("to", "saturate"))
+@onnx_op("Cast", since=24, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
 def cast(ctx: NodeContext) -> Tensor:
     """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL, and the storage types DOUBLE and FLOAT16
     (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores), BFLOAT16
-    likewise, and the integer storage types (model.INTEGER_STORAGE_TYPES: computed in a wider integer, wrapped into
-    the type's range by the importer as every such value the model stores; UINT64 not from a float): float to integer
-    truncates toward zero, to BOOL is != 0. ``saturate`` and ``round_mode`` concern float8 targets only, which are not
-    supported."""
+    and the 8-bit floats likewise (to these, ``saturate`` 1, the default, first clips to the type's largest finite
+    magnitude; 0 lets a magnitude beyond it become infinity or NaN), and the integer storage types
+    (model.INTEGER_STORAGE_TYPES: computed in a wider integer, wrapped into the type's range by the importer as every
+    such value the model stores; UINT64 not from a float): float to integer truncates toward zero, to BOOL is != 0.
+    ``round_mode`` concerns FLOAT8E8M0 only, which is not supported."""
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")
@@ -341,15 +364,20 @@ def cast(ctx: NodeContext) -> Tensor:
     if dtype is None:
         supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES, *INTEGER_STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
-    return _convert(ctx, ctx.input(0), dtype)
+    converted = _convert(ctx, ctx.input(0), dtype)
+    return saturated_float8(ctx, converted, STORAGE_TYPES.get(to)) if ctx.attr("saturate", INT, 1) else converted
 
 
-@onnx_op("CastLike", since=15, inputs=(2, 2), attrs=("saturate", "round_mode"))
+@onnx_op("CastLike", since=15, inputs=(2, 2))
+@onnx_op("CastLike", since=19, inputs=(2, 2), attrs=("saturate",))
+@onnx_op("CastLike", since=24, inputs=(2, 2), attrs=("saturate", "round_mode"))
 def cast_like(ctx: NodeContext) -> Tensor:
     """Cast to the element type of ``target_type`` (its values are not read), as :func:`cast` does; a target of a
     storage type makes the result one, which the importer rounds or wraps as it does every such value the model
-    stores."""
-    return _convert(ctx, ctx.input(0), dtype_of(ctx.input(1)))
+    stores; to an 8-bit float ``saturate`` as :func:`cast` has it."""
+    converted = _convert(ctx, ctx.input(0), dtype_of(ctx.input(1)))
+    stored = ctx.stored.get(ctx.node.output[0])
+    return saturated_float8(ctx, converted, stored) if ctx.attr("saturate", INT, 1) else converted
 
 
 # --------------------------------------------------------------------------- activations

@@ -22,12 +22,14 @@ from onnx import AttributeProto, helper
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import integer_compute_dtype
+from ..model import FLOAT8_TYPES, integer_compute_dtype
 from .cnn import conv
 from .core import _expand, _reshape, matmul_of
 from .datamove import _box
+from .elementwise import saturated_float8
 
 INT = AttributeProto.INT
+FLOAT4 = np.dtype(ml_dtypes.float4_e2m1fn)
 #: the integer range of each output type QuantizeLinear may have here
 RANGES = {np.dtype(t): (int(ml_dtypes.iinfo(t).min), int(ml_dtypes.iinfo(t).max))
           for t in (np.uint8, np.int8, np.uint16, np.int16, ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2,
@@ -53,22 +55,42 @@ def _float(ctx: NodeContext, x: Tensor) -> Tensor:
 
 
 def _per_axis(ctx: NodeContext, param: Tensor, x: Tensor, what: str) -> Tensor:
-    """A scale or zero point broadcast to ``x``'s shape: one value, or one per entry of dim ``axis`` (default 1)."""
+    """A scale or zero point broadcast to ``x``'s shape: one value, one per entry of dim ``axis`` (default 1), or
+    with ``block_size`` one per block of that many entries along ``axis``."""
     shape = shape_of(x)
     size = int(np.prod(shape_of(param)))
     if size == 1:
         return _expand(ctx, _reshape(ctx, _float(ctx, param), [1] * len(shape)), shape)
-    if ctx.attr("block_size", INT, 0):
-        raise ctx.unsupported("blocked quantization (block_size) is not supported")
     axis = ctx.attr("axis", INT, 1)
     if not -len(shape) <= axis < len(shape):
         raise ctx.error(f"axis {axis} is out of range for an input of rank {len(shape)}")
     axis %= len(shape)
+    block = ctx.attr("block_size", INT, 0)
+    if block:
+        return _per_block(ctx, param, shape, axis, block, what)
     if len(shape_of(param)) != 1 or size != shape[axis]:
         raise ctx.error(f"{what} {shape_of(param)} must hold one value or one per entry of axis {axis} "
                         f"({shape[axis]})")
     return _expand(ctx, _reshape(ctx, _float(ctx, param), [size if d == axis else 1 for d in range(len(shape))]),
                    shape)
+
+
+def _per_block(ctx: NodeContext, param: Tensor, shape: list[int], axis: int, block: int, what: str) -> Tensor:
+    """A blocked scale or zero point (``x``'s shape but ceil(n / block) entries along ``axis``) with each entry
+    repeated ``block`` times along ``axis``, cut to ``x``'s length there."""
+    blocks = -(-shape[axis] // block) if block > 0 else 0
+    want = [blocks if d == axis else n for d, n in enumerate(shape)]
+    if block < 0 or shape_of(param) != want:
+        raise ctx.error(f"{what} {shape_of(param)} does not match blocks of {block} along axis {axis} of an input "
+                        f"of shape {shape} ({want} expected)")
+    value = _float(ctx, param)
+    if isinstance(value, Const):
+        return _expand(ctx, ctx.const(np.ascontiguousarray(np.repeat(value.array, block, axis)[
+            tuple(slice(0, n) for n in shape)])), shape)
+    split = [*want[:axis + 1], 1, *want[axis + 1:]]
+    repeated = _expand(ctx, _reshape(ctx, value, split), [*want[:axis + 1], block, *want[axis + 1:]])
+    whole = _reshape(ctx, repeated, [blocks * block if d == axis else n for d, n in enumerate(shape)])
+    return ctx.value(_box(ctx, whole, [0] * len(shape), shape))
 
 
 def _output_type(ctx: NodeContext) -> np.dtype:
@@ -90,12 +112,20 @@ def _output_type(ctx: NodeContext) -> np.dtype:
 @onnx_op("QuantizeLinear", since=21, inputs=(2, 3), attrs=("axis", "saturate", "block_size", "output_dtype"))
 def quantize_linear(ctx: NodeContext) -> Tensor:
     """y = saturate(round_half_to_even(x / scale) + zero_point) in the range of y's type (uint8 without a zero
-    point)."""
+    point); to an 8-bit float y = x / scale, clipped to the type's largest magnitude where ``saturate`` (default 1)
+    says so (the zero point, zero by the spec, is not read); to float4 y = x / scale + zero_point (float4 saturates
+    anyway); either rounded as the importer rounds every such value the model stores."""
     x = ctx.input(0)
     ctx.check_element_type(x, "input", (np.dtype(np.float32),))
     dtype = _output_type(ctx)
+    if dtype in (*FLOAT8_TYPES, FLOAT4):
+        q = gg.div(ctx.value(x), ctx.value(_per_axis(ctx, ctx.input(1), x, "y_scale")))
+        zero = ctx.optional_input(2)
+        if dtype == FLOAT4 and zero is not None:
+            q = gg.add(q, ctx.value(_per_axis(ctx, zero, x, "y_zero_point")))
+        return saturated_float8(ctx, q, dtype) if ctx.attr("saturate", INT, 1) else q
     if dtype not in RANGES:
-        raise ctx.unsupported(f"quantizing to {dtype} is not supported ({_RANGE_NAMES} are)")
+        raise ctx.unsupported(f"quantizing to {dtype} is not supported ({_RANGE_NAMES} and the 8- and 4-bit floats are)")
     scale = _per_axis(ctx, ctx.input(1), x, "y_scale")
     q = gg.round(gg.div(ctx.value(x), ctx.value(scale)))
     zero = ctx.optional_input(2)
@@ -108,10 +138,11 @@ def quantize_linear(ctx: NodeContext) -> Tensor:
 @onnx_op("DequantizeLinear", since=13, inputs=(2, 3), attrs=("axis",))
 @onnx_op("DequantizeLinear", since=21, inputs=(2, 3), attrs=("axis", "block_size"))
 def dequantize_linear(ctx: NodeContext) -> Tensor:
-    """y = (x - zero_point) * scale."""
+    """y = (x - zero_point) * scale; an 8- or 4-bit float x times the scale (its zero point, zero by the spec, is
+    not read)."""
     x = _float(ctx, ctx.input(0))
     value = ctx.value(x)
-    zero = ctx.optional_input(2)
+    zero = ctx.optional_input(2) if ctx.stored.get(ctx.node.input[0]) not in (*FLOAT8_TYPES, FLOAT4) else None
     if zero is not None:
         value = gg.sub(value, ctx.value(_per_axis(ctx, zero, x, "x_zero_point")))
     return gg.mul(value, ctx.value(_per_axis(ctx, ctx.input(1), x, "x_scale")))

@@ -309,3 +309,81 @@ func.func @bfloat16() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]}
   "glowir.cast"(%y, %h) {to = f32} : (memref<4xf32>, memref<4xbf16>) -> ()
   return
 }
+
+// -----
+
+// The 8-bit floats go through float32 in integer ops too. Narrowing: the magnitude (at most 2^(2^e - bias), here
+// 2^9) rounded by adding and subtracting a power of two whose float32 spacing is the format's at that exponent (never
+// below the smallest normal's), the code packed from float32's fields or, for a subnormal, as a multiple of the
+// smallest subnormal; beyond the largest finite value (448) and for NaN the NaN code 0x7F with the sign.
+// Widening: a normal code's fields moved into float32's and rebiased (120 << 23 = 1006632960), a subnormal one scaled.
+
+// CHECK-LABEL: func.func @float8
+// CHECK:       ^bb0(%[[IN:.+]]: f32, %{{.+}}: f8E4M3FN):
+// CHECK:       %[[BITS:.+]] = arith.bitcast %[[IN]] : f32 to i32
+// CHECK:       arith.constant 5.120000e+02 : f32
+// CHECK:       %[[ABS:.+]] = arith.minimumf
+// CHECK:       %[[SUM:.+]] = arith.addf %[[ABS]], %[[SHIFTER:.+]] : f32
+// CHECK:       %[[ROUNDED:.+]] = arith.subf %[[SUM]], %[[SHIFTER]] : f32
+// CHECK:       arith.fptoui
+// CHECK:       arith.constant 4.480000e+02 : f32
+// CHECK:       arith.cmpf ogt, %[[ROUNDED]]
+// CHECK:       arith.constant 127 : i32
+// CHECK:       arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK:       %[[CODE:.+]] = arith.trunci %{{.+}} : i32 to i8
+// CHECK:       arith.bitcast %[[CODE]] : i8 to f8E4M3FN
+// CHECK:       ^bb0(%[[H:.+]]: f8E4M3FN, %{{.+}}: f32):
+// CHECK:       %[[I8:.+]] = arith.bitcast %[[H]] : f8E4M3FN to i8
+// CHECK:       arith.extui %[[I8]] : i8 to i32
+// CHECK:       arith.constant 1006632960 : i32
+// CHECK:       arith.uitofp
+// CHECK:       arith.select
+// CHECK-NOT:   arith.truncf
+// CHECK:       return
+func.func @float8() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %h = "glowir.alloc_activation"() : () -> memref<4xf8E4M3FN>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  "glowir.cast"(%h, %x) {to = f8E4M3FN} : (memref<4xf8E4M3FN>, memref<4xf32>) -> ()
+  "glowir.cast"(%y, %h) {to = f32} : (memref<4xf32>, memref<4xf8E4M3FN>) -> ()
+  return
+}
+
+// -----
+
+// An e5m2 value beyond the largest finite one (57344) becomes infinity (0x7C with the sign), e5m2 having one.
+
+// CHECK-LABEL: func.func @float8_with_infinity
+// CHECK:       arith.constant 5.734400e+04 : f32
+// CHECK:       arith.constant 124 : i32
+// CHECK:       arith.bitcast %{{.+}} : i8 to f8E5M2
+func.func @float8_with_infinity() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf8E5M2>
+  "glowir.cast"(%y, %x) {to = f8E5M2} : (memref<4xf8E5M2>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A float4 buffer is stored one value per byte (its low bits): the program takes an i8 memref, narrowing ends in a
+// truncation to the byte and widening starts from it; beyond the largest value (6) it saturates to code 7.
+
+// CHECK-LABEL: func.func @float4
+// CHECK-SAME:  memref<4xi8>
+// CHECK:       ^bb0(%{{.+}}: f32, %{{.+}}: i8):
+// CHECK:       arith.constant 6.000000e+00 : f32
+// CHECK:       arith.constant 7 : i32
+// CHECK:       arith.trunci %{{.+}} : i32 to i8
+// CHECK:       ^bb0(%[[B:.+]]: i8, %{{.+}}: f32):
+// CHECK:       arith.extui %[[B]] : i8 to i32
+// CHECK-NOT:   f4E2M1FN
+// CHECK:       return
+func.func @float4() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %h = "glowir.weight_var"() {mutability = "mutable", name = "h"} : () -> memref<4xf4E2M1FN>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xf32>
+  "glowir.cast"(%h, %x) {to = f4E2M1FN} : (memref<4xf4E2M1FN>, memref<4xf32>) -> ()
+  "glowir.cast"(%y, %h) {to = f32} : (memref<4xf32>, memref<4xf4E2M1FN>) -> ()
+  return
+}

@@ -113,16 +113,16 @@ func.func @select_condition_shape(%c: tensor<3xi1>, %a: tensor<2xf32>) -> tensor
 // -----
 
 func.func @cast_to_i4(%a: tensor<2xf32>) -> tensor<2xi4> {
-  // expected-error @+1 {{target element type i4 is not one of f32, i32, i64, i1, f64, f16, bf16, i16, i8}}
+  // expected-error @+1 {{target element type i4 is not one of f32, i32, i64, i1, f64, f16, bf16, i16, i8, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ}}
   %0 = "glowgraph.cast"(%a) {to = i4} : (tensor<2xf32>) -> tensor<2xi4>
   return %0 : tensor<2xi4>
 }
 
 // -----
 
-func.func @cast_from_f8(%a: tensor<2xf8E5M2>) -> tensor<2xf32> {
-  // expected-error @+1 {{operand element type f8E5M2 is not one of f32, i32, i64, i1, f64, f16, bf16, i16, i8}}
-  %0 = "glowgraph.cast"(%a) {to = f32} : (tensor<2xf8E5M2>) -> tensor<2xf32>
+func.func @cast_from_f8(%a: tensor<2xf8E3M4>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand element type f8E3M4 is not one of f32, i32, i64, i1, f64, f16, bf16, i16, i8, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ}}
+  %0 = "glowgraph.cast"(%a) {to = f32} : (tensor<2xf8E3M4>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
 

@@ -17,6 +17,7 @@ from .common import (
     _unary,
     elementwise,
 )
+from .narrow_floats import is_narrow, narrowed, widened
 
 _FloatPred, _IntPred = arith.CmpFPredicate, arith.CmpIPredicate
 
@@ -140,43 +141,19 @@ def _bitwise(fn: Body) -> Lowering:
     return lower
 
 
-def _is_bf16(t: ir.Type) -> bool:
-    return isinstance(t, ir.BF16Type)
-
-
-def _from_bf16(x: ir.Value) -> ir.Value:
-    """A bfloat16 as the float32 it is (its 16 bits on top of 16 zeros), in integer ops: no target need have bf16
-    instructions."""
-    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
-    bits = arith.shli(arith.extui(i32, arith.bitcast(i16, x)), _constant(i32, 16))
-    return arith.bitcast(ir.F32Type.get(), bits)
-
-
-def _to_bf16(x: ir.Value) -> ir.Value:
-    """A float32 rounded to the nearest bfloat16, halves to even (as numpy's ml_dtypes does), a NaN kept quiet; in
-    integer ops."""
-    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
-    bits = arith.bitcast(i32, x)
-    odd = arith.andi(arith.shrui(bits, _constant(i32, 16)), _constant(i32, 1))
-    high = arith.trunci(i16, arith.shrui(arith.addi(bits, arith.addi(_constant(i32, 0x7FFF), odd)),
-                                         _constant(i32, 16)))
-    high = arith.select(arith.cmpf(_FloatPred.UNO, x, x), _constant(i16, 0x7FC0), high)
-    return arith.bitcast(ir.BF16Type.get(), high)
-
-
 def _cast_body(src: ir.Type, dest: ir.Type) -> Body:
-    """Convert one element of glowir type ``src`` to ``dest`` (i1 arrives and leaves as a stored byte; bfloat16 goes
-    through float32)."""
+    """Convert one element of glowir type ``src`` to ``dest`` (i1 arrives and leaves as a stored byte; bfloat16 and
+    the 8-bit floats go through float32)."""
     src_float, dest_float = isinstance(src, ir.FloatType), isinstance(dest, ir.FloatType)
     if src == dest:
         return lambda x: x
     f32 = ir.F32Type.get()
-    if _is_bf16(src):
+    if is_narrow(src):
         then = _cast_body(f32, dest)
-        return lambda x: then(_from_bf16(x))
-    if _is_bf16(dest):
+        return lambda x: then(widened(x, src))
+    if is_narrow(dest):
         first = _cast_body(src, f32)
-        return lambda x: _to_bf16(first(x))
+        return lambda x: narrowed(first(x), dest)
     if _is_bool(dest):  # != 0; a float NaN is true, as numpy's astype(bool) has it
         return lambda x: _to_storage(arith.cmpf(_FloatPred.UNE, x, _constant(x.type, 0)) if src_float
                                      else arith.cmpi(_IntPred.ne, x, _constant(x.type, 0)))

@@ -60,9 +60,10 @@ def _is_bool(t: ir.Type) -> bool:
 
 
 def storage_type(t: ir.Type) -> ir.MemRefType:
-    """The memref that holds a glowir buffer of type ``t``: the same, but i1 elements are stored as bytes."""
+    """The memref that holds a glowir buffer of type ``t``: the same, but i1 and f4E2M1FN elements are stored as
+    bytes (a float4 in the low bits of its byte, as ml_dtypes holds it)."""
     m = ir.MemRefType(t)
-    if not _is_bool(m.element_type):
+    if not _is_bool(m.element_type) and not isinstance(m.element_type, ir.Float4E2M1FNType):
         return m
     return ir.MemRefType.get(m.shape, ir.IntegerType.get_signless(BOOL_STORAGE_BITS), layout=m.layout)
 
