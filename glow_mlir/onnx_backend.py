@@ -8,7 +8,9 @@ tests, and tools written against that interface, run models through glow_mlir::
 
 glow_mlir compiles for static shapes. A model with dynamic input dims is compiled at ``run`` for the shapes of the
 actual inputs. An input whose value a node needs at compile time (Reshape's shape, and the like: the importer raises
-:class:`NonConstantInputError` naming it) is bound, from then on, to the value given at ``run`` as an initializer.
+:class:`NonConstantInputError` naming it) is bound, from then on, to the value given at ``run`` as an initializer;
+where the value needed is computed from inputs, the inputs it is computed from are (not through Shape or Size, which
+read only a shape).
 So is an input without elements (empty axes, say): its value is its shape, and the compiled code takes no tensor
 without elements. Compiled code is cached per input signature: the names, shapes and dtypes of the inputs and the
 bound inputs' values.
@@ -30,6 +32,24 @@ from .importer import check_model
 
 #: An input signature: (name, shape, dtype) per input, then (name, value bytes) per bound input.
 _Key = tuple[tuple[tuple[str, tuple[int, ...], str], ...], tuple[tuple[str, bytes], ...]]
+
+
+def _feeding_inputs(graph: onnx.GraphProto, value: str, inputs: Sequence[str]) -> set[str]:
+    """The graph ``inputs`` that ``value`` is computed from, walking back through the nodes that make it (not
+    through Shape and Size: their outputs are known from a shape alone)."""
+    producer = {out: node for node in graph.node for out in node.output if out}
+    found, seen, todo = set(), set(), [value]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in inputs:
+            found.add(name)
+        node = producer.get(name)
+        if node is not None and node.op_type not in ("Shape", "Size"):
+            todo.extend(n for n in node.input if n)
+    return found
 
 
 def _static_dims(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -62,10 +82,11 @@ class GlowRep(BackendRep):
             try:
                 compiled = self._compile({})
             except NonConstantInputError as e:
-                if e.value not in self.input_names:  # a value the model computes: unsupported
+                needed = _feeding_inputs(graph, e.value, self.input_names)
+                if not needed:  # a value the model computes from no input: unsupported
                     raise
-                # Compiled at run, when its value is known.
-                self._bound.add(e.value)
+                # Compiled at run, when their values are known.
+                self._bound |= needed
             else:
                 self._cache[self._key(self._declared_signature(declared), {})] = compiled
         else:
@@ -132,10 +153,11 @@ class GlowRep(BackendRep):
             try:
                 compiled = self._compile(arrays)
             except NonConstantInputError as e:
-                # Only a graph input can be bound; a value the model computes stays unsupported.
-                if e.value in self._bound or e.value not in arrays:
+                # Only graph inputs can be bound; a value the model computes from none stays unsupported.
+                needed = _feeding_inputs(self._model.graph, e.value, list(arrays)) - self._bound
+                if not needed:
                     raise
-                self._bound.add(e.value)
+                self._bound |= needed
                 continue
             self._cache[key] = compiled
             return compiled

@@ -108,13 +108,16 @@ def test_inputs_without_elements_are_compiled_as_constants():
     np.testing.assert_array_equal(rep.run([x, np.zeros(0, np.int64)])[0], np.float32(15))
 
 
-def test_a_computed_value_needed_at_compile_time_stays_unsupported():
-    # Reshape's shape computed by the model (here by an Identity) is no input the backend could bind.
-    nodes = [helper.make_node("Identity", ["s"], ["t"]), helper.make_node("Reshape", ["x", "t"], ["y"])]
+def test_a_value_needed_at_compile_time_binds_the_inputs_it_is_computed_from():
+    # Reshape's shape computed by the model from input s (and from x's shape, which binds nothing): s is bound
+    nodes = [helper.make_node("Shape", ["x"], ["xs"]), helper.make_node("Mul", ["s", "xs"], ["t"]),
+             helper.make_node("Div", ["t", "xs"], ["u"]), helper.make_node("Reshape", ["x", "u"], ["y"])]
     graph = helper.make_graph(nodes, "g", [_vi("x", [2, 3]), _vi("s", [2], TensorProto.INT64)], [_vi("y", None)])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(UnsupportedError, match="the shape input 't' must be a constant"):
-        GlowBackend.prepare(m)
+    rep = GlowBackend.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(rep.run([x, np.array([3, 2])])[0], x.reshape(3, 2))
+    assert rep.run([x, np.array([1, 6])])[0].shape == (1, 6)
+    assert rep._bound == {"s"}
 
 
 def test_run_node_types_the_node_from_its_inputs():

@@ -301,6 +301,32 @@ def test_pad_wrap_and_reflect_of_integers() -> None:
         np.testing.assert_array_equal(got, want, err_msg=mode)
 
 
+@pytest.mark.parametrize(("shape", "axes"), [([5, 8, 3], None), ([4, 3], [-3, 1]), ([6, 9], [0, 1])],
+                         ids=["crop-and-pad-every-axis", "negative-axes", "odd-differences"])
+def test_center_crop_pad(shape: list[int], axes: list[int] | None) -> None:
+    # x [7, 6, 3]: dims cropped (7 -> 5, 4), padded (6 -> 8, 9), kept; odd differences put the odd entry at the end
+    x = rand(7, 6, 3)
+    attrs = {} if axes is None else {"axes": axes}
+    graph = helper.make_graph([helper.make_node("CenterCropPad", ["x", "shape"], ["y"], **attrs)], "ccp",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.array(shape, np.int64), "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    got = glow.compile(model, cache=False).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+def test_center_crop_pad_shape_needs_one_size_per_axis() -> None:
+    graph = helper.make_graph([helper.make_node("CenterCropPad", ["x", "shape"], ["y"], axes=[0])], "ccp",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.array([2, 2], np.int64), "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(ModelError, match=r"CenterCropPad\): the shape input must hold one positive size per axis "
+                                         r"\(1\), got \[2, 2\]"):
+        glow.compile(model, cache=False)
+
+
 def legacy_family() -> Builder:
     b = Builder({"x": (1, 4, 5, 5)})
     b.add("clip_attrs", "Clip", ["x"], min=-0.3, max=0.4)

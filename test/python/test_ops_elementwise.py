@@ -225,6 +225,27 @@ def test_activations(activations: Compiled) -> None:
     check_case(activations)
 
 
+GATED = Case("gated", [
+    node("Shrink", ["x"], "shrink_default"),
+    node("Shrink", ["x"], "shrink_attrs", lambd=1.5, bias=0.25),
+    node("Swish", ["x"], "swish_default"),
+    node("Swish", ["x"], "swish_alpha", alpha=1.702),
+    node("SwiGLU", ["x", "v"], "swiglu_default"),
+    node("SwiGLU", ["x", "v"], "swiglu_alpha", alpha=0.5),
+], {"x": _X3, "v": floats(*_X3.shape)}, opset=28)
+
+
+def test_shrink_swish_swiglu() -> None:
+    check_case(compile_case(GATED))
+
+
+def test_swiglu_gate_and_value_must_have_one_shape() -> None:
+    case = Case("bad", [node("SwiGLU", ["a", "b"], "g")], {"a": floats(2, 4), "b": floats(1, 4)}, opset=28)
+    with pytest.raises(ModelError, match=r"node 'g' \(SwiGLU\): the gate 2x4 and the value 1x4 must have one "
+                                         r"shape$"):
+        api.compile(case.model())
+
+
 def test_softplus_does_not_overflow() -> None:
     # the reference computes log(exp(x) + 1), which is inf from x = 89 on; the lowering keeps exp's argument <= 0
     x = np.array([-100.0, -20.0, 0.0, 20.0, 100.0], np.float32)

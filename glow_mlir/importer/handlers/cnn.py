@@ -744,3 +744,25 @@ def clip(ctx: NodeContext) -> Tensor:
         bounds.append(float(v.reshape(-1)[0]))
     return _clip(ctx, *bounds)
 
+
+
+@onnx_op("CenterCropPad", since=18, inputs=(2, 2), attrs=("axes",))
+def center_crop_pad(ctx: NodeContext) -> Tensor:
+    """Each dim of ``axes`` (default all) cropped or zero-padded to the constant ``shape`` input's entry, centred: a
+    crop drops (n - s) // 2 entries in front, a pad puts (s - n) // 2 zeros in front (the odd one goes at the end)."""
+    x = ctx.input(0)
+    shape = shape_of(x)
+    rank = len(shape)
+    axes = [int(a) for a in ctx.attr("axes", INTS, list(range(rank)))]
+    if any(not -rank <= a < rank for a in axes) or len({a % rank for a in axes}) != len(axes):
+        raise ctx.error(f"axes {axes} must be distinct dims of a rank-{rank} input")
+    spec = ctx.constant_input(1, "shape")
+    if spec.ndim != 1 or spec.dtype.kind not in "iu" or spec.size != len(axes) or (spec < 1).any():
+        raise ctx.error(f"the shape input must hold one positive size per axis ({len(axes)}), got {spec.tolist()}")
+    pads = [0] * (2 * rank)
+    for a, size in zip(axes, spec.tolist()):
+        a %= rank
+        grow = size - shape[a]
+        front = grow // 2 if grow >= 0 else -((-grow) // 2)
+        pads[a], pads[rank + a] = front, grow - front
+    return _padded(ctx, x, pads, 0.0)

@@ -437,6 +437,35 @@ def mish(ctx: NodeContext) -> Tensor:
     return gg.mul(x, gg.tanh(gg.softplus(x)))
 
 
+@onnx_op("Shrink", since=9, inputs=(1, 1), attrs=("bias", "lambd"))
+def shrink(ctx: NodeContext) -> Tensor:
+    """X < -lambd ? X + bias : (X > lambd ? X - bias : 0), floats."""
+    x = _float_input(ctx, 0)
+    lambd, bias = ctx.attr("lambd", FLOAT, 0.5), ctx.attr("bias", FLOAT, 0.0)
+    above = gg.select(gg.cmp_lt(_splat(x, lambd), x), gg.sub(x, _splat(x, bias)), _splat(x, 0.0))
+    return gg.select(gg.cmp_lt(x, _splat(x, -lambd)), gg.add(x, _splat(x, bias)), above)
+
+
+def _swish(x: ir.Value, alpha: float) -> ir.Value:
+    return gg.mul(x, gg.sigmoid(x if alpha == 1.0 else gg.mul(x, _splat(x, alpha))))
+
+
+@onnx_op("Swish", since=24, inputs=(1, 1), attrs=("alpha",))
+def swish(ctx: NodeContext) -> Tensor:
+    """X * Sigmoid(alpha * X), floats."""
+    return _swish(_float_input(ctx, 0), ctx.attr("alpha", FLOAT, 1.0))
+
+
+@onnx_op("SwiGLU", since=28, inputs=(2, 2), attrs=("alpha",))
+def swiglu(ctx: NodeContext) -> Tensor:
+    """Swish(A, alpha) * B, the gate A and the value B of one shape (no broadcasting), floats."""
+    a, b = _float_input(ctx, 0), _float_input(ctx, 1)
+    if shape_of(a) != shape_of(b):
+        raise ctx.error(f"the gate {fmt_shape(shape_of(a))} and the value {fmt_shape(shape_of(b))} must have one "
+                        "shape")
+    return gg.mul(_swish(a, ctx.attr("alpha", FLOAT, 1.0)), b)
+
+
 @onnx_op("Gelu", since=20, inputs=(1, 1), attrs=("approximate",))
 def gelu(ctx: NodeContext) -> Tensor:
     """X * Phi(X), with erf (approximate "none") or the tanh approximation ("tanh")."""
