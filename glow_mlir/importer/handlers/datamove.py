@@ -34,7 +34,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ...passes.utils import constant_value
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import fmt_shape, tensor_to_array
+from ..model import compute_dtype, fmt_shape, tensor_to_array, type_name
 from .core import INT, INTS, STRING, TENSOR, _broadcast_shape, _concat_all, _expand, _reshape, _splat, _transpose
 
 #: element types data movement carries
@@ -461,6 +461,20 @@ def constant_of_shape(ctx: NodeContext) -> Tensor:
     if fill.size != 1:
         raise ctx.error(f"attribute 'value' must hold one element, got {fill.size}")
     return ctx.const(np.broadcast_to(fill.reshape(()), dims), name=ctx.output_name)
+
+
+@onnx_op("EyeLike", since=9, inputs=(1, 1), attrs=("dtype", "k"))
+def eye_like(ctx: NodeContext) -> Tensor:
+    """Ones on diagonal ``k`` (0 the main one, > 0 above, < 0 below) of a 2-D tensor of the input's shape, zeros
+    elsewhere: a known tensor (the input's values are not read), of element type ``dtype`` (default the input's)."""
+    shape = shape_of(ctx.input(0))
+    if len(shape) != 2:
+        raise ctx.error(f"the input must be 2-D, got {fmt_shape(shape)}")
+    to = ctx.attr("dtype", INT, None)
+    dtype = dtype_of(ctx.input(0)) if to is None else compute_dtype(to)
+    if dtype is None:
+        raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'dtype'")
+    return ctx.const(np.eye(*shape, k=ctx.attr("k", INT, 0), dtype=dtype), name=ctx.output_name)
 
 
 @onnx_op("Range", since=11, inputs=(3, 3), folds=True)

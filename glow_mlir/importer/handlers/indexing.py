@@ -1,5 +1,5 @@
-"""Indexed data movement: GatherElements, GatherND, ScatterND, ScatterElements and Scatter; NonZero and Unique of
-a known input.
+"""Indexed data movement: GatherElements, GatherND, ReverseSequence, ScatterND, ScatterElements and Scatter; NonZero
+and Unique of a known input.
 
 The gathers have no node of their own: each element they read is one element of the data, so they become one
 ``gather`` (axis 0) on the data viewed flat, at a flat index computed from the indices:
@@ -161,6 +161,47 @@ def gather_nd(ctx: NodeContext) -> Tensor:
             flat = gg.add(flat, ctx.value(ctx.const(base, name=f"{ctx.label}.base")))
     view = _reshape(ctx, data, [math.prod(lead), *shape[b + k:]])
     return gg.gather(ctx.value(view), ctx.value(flat), axis=0)
+
+
+@onnx_op("ReverseSequence", since=10, inputs=(2, 2), attrs=("batch_axis", "time_axis"))
+def reverse_sequence(ctx: NodeContext) -> Tensor:
+    """out[.., b, .., t, ..] = data[.., b, .., L[b] - 1 - t, ..] for t < L[b] = sequence_lens[b], data's element
+    elsewhere; ``batch_axis`` and ``time_axis`` are 0 and 1 in either order. A gather of the flat data at a flat
+    index (known lengths: a known index; a run-time length is clamped into [0, time steps])."""
+    data = _data(ctx)
+    shape = shape_of(data)
+    if len(shape) < 2:
+        raise ctx.error(f"the input must have rank 2 or more, got {fmt_shape(shape)}")
+    batch, time = ctx.attr("batch_axis", INT, 1), ctx.attr("time_axis", INT, 0)
+    if {batch, time} != {0, 1}:
+        raise ctx.error(f"batch_axis {batch} and time_axis {time} must be 0 and 1, in either order")
+    lens = _indices(ctx)
+    if shape_of(lens) != [shape[batch]]:
+        raise ctx.error(f"sequence_lens {fmt_shape(shape_of(lens))} must hold one length per batch entry "
+                        f"({shape[batch]})")
+    strides = _strides(shape)
+    base = _positions(shape, [d for d in range(len(shape)) if d != time], strides)
+    along = [-1 if d == time else 1 for d in range(len(shape))]
+    steps = np.arange(shape[time], dtype=np.int64).reshape(along)
+    per_batch = [-1 if d == batch else 1 for d in range(len(shape))]
+    if isinstance(lens, Const):
+        n = lens.array.astype(np.int64).reshape(per_batch)
+        if (n < 0).any() or (n > shape[time]).any():
+            raise ctx.error(f"sequence_lens {lens.array.tolist()} must lie in [0, {shape[time]}]")
+        index = np.where(steps < n, n - 1 - steps, steps) * strides[time] + base
+        flat = ctx.const(np.ascontiguousarray(index), name=f"{ctx.label}.flat")
+    else:
+        n = _expand(ctx, _reshape(ctx, _i64(ctx.value(lens)), [shape[batch] if d == batch else 1
+                                                               for d in range(len(shape))]), shape)
+        n = gg.min_(gg.max_(n, gg.splat(value=0, result_types=[n.type])),
+                    gg.splat(value=shape[time], result_types=[n.type]))
+        t = _expand(ctx, ctx.const(steps, name=f"{ctx.label}.steps"), shape)
+        reversed_ = gg.sub(gg.sub(n, gg.splat(value=1, result_types=[n.type])), t)
+        index = gg.select(gg.cmp_lt(t, n), reversed_, t)
+        if strides[time] != 1:
+            index = gg.mul(index, gg.splat(value=strides[time], result_types=[n.type]))
+        flat = gg.add(index, ctx.value(ctx.const(base, name=f"{ctx.label}.base")))
+    return gg.gather(ctx.value(_reshape(ctx, data, [math.prod(shape)])), ctx.value(flat), axis=0)
 
 
 # --------------------------------------------------------------------------- scatters

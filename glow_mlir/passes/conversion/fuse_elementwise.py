@@ -18,7 +18,8 @@ temporary (:func:`.linalg_buffers.is_temporary`) whose only users are the two op
 temporary is a view of the activations region, and the plan gives memory to another buffer only once this one is
 dead. Both ops must be :func:`.linalg_buffers.parallel_generic` over the same shape with only pure view ops between
 them; the buffers they write must be read only at the identity map (no element is then read after a later iteration
-wrote it), and any two of their buffers must be the same value or provably disjoint.
+wrote it), and any two of their buffers must be the same value or provably disjoint; a buffer a body loads from
+itself (a gather's data) must be disjoint from both written ones.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .linalg_buffers import (
     PURE_OPS,
     Footprint,
     all_same_or_disjoint,
+    captured,
     clone_body,
     code_blocks,
     inputs,
@@ -80,7 +82,13 @@ def fusable(producer: ir.Operation, consumer: ir.Operation,
     operands = [*inputs(producer), *inputs(consumer)]
     if any(v in written and not is_identity(m) for v, m in operands):
         return False
-    buffers = list(dict.fromkeys(v for v, _ in operands if isinstance(v.type, ir.MemRefType)) | dict.fromkeys(written))
+    # a buffer a body reads itself (a gather's data, at a computed position) is read anywhere: disjoint from both
+    # written buffers, or a later iteration could read what an earlier one wrote
+    loaded = [v for v in (*captured(producer), *captured(consumer)) if isinstance(v.type, ir.MemRefType)]
+    if any(v in written for v in loaded):
+        return False
+    buffers = list(dict.fromkeys(v for v, _ in operands if isinstance(v.type, ir.MemRefType)) | dict.fromkeys(loaded)
+                   | dict.fromkeys(written))
     return len(buffers) <= MAX_BUFFERS and all_same_or_disjoint(buffers, footprints)
 
 

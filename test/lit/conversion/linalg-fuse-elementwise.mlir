@@ -430,3 +430,56 @@ func.func @slice_in_a_loop(%g: memref<4x16xf32>, %d: memref<4x8xf32>) {
   memref.dealloc %t : memref<4x8xf32>
   return
 }
+
+// -----
+
+// A gather reads its data inside its body, at a computed position: the cast after it fuses only where that data
+// is disjoint from what the cast writes. Here the planned output (bytes 0-15) overlaps the data (bytes 0-31), which
+// a fused loop would overwrite before a later iteration reads it; the second function's output lies after the data.
+// CHECK-LABEL: func.func @gather_data_overlaps_the_output(
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @gather_data_disjoint(
+// CHECK:       linalg.generic
+// CHECK:       memref.load
+// CHECK:       arith.truncf
+// CHECK-NOT:   linalg.generic
+#id2 = affine_map<(d0) -> (d0)>
+func.func @gather_data_overlaps_the_output(%idx: memref<8xi64>, %act: memref<128xi8>) attributes {glowir.arguments = ["idx", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %data = memref.view %act[%c0][] : memref<128xi8> to memref<8xf32>
+  %t = memref.view %act[%c64][] : memref<128xi8> to memref<8xf32>
+  %d = memref.view %act[%c0][] : memref<128xi8> to memref<8xf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]} ins(%idx : memref<8xi64>) outs(%t : memref<8xf32>) {
+  ^bb0(%j: i64, %o: f32):
+    %i = arith.index_cast %j : i64 to index
+    %v = memref.load %data[%i] : memref<8xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]} ins(%t : memref<8xf32>) outs(%d : memref<8xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  }
+  return
+}
+func.func @gather_data_disjoint(%idx: memref<8xi64>, %act: memref<128xi8>) attributes {glowir.arguments = ["idx", "activations"]} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %data = memref.view %act[%c0][] : memref<128xi8> to memref<8xf32>
+  %t = memref.view %act[%c64][] : memref<128xi8> to memref<8xf32>
+  %d = memref.view %act[%c32][] : memref<128xi8> to memref<8xf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]} ins(%idx : memref<8xi64>) outs(%t : memref<8xf32>) {
+  ^bb0(%j: i64, %o: f32):
+    %i = arith.index_cast %j : i64 to index
+    %v = memref.load %data[%i] : memref<8xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]} ins(%t : memref<8xf32>) outs(%d : memref<8xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  }
+  return
+}
