@@ -185,7 +185,7 @@ def moves_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
                 return None
         elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
             return None
-    return out
+    return out if _loads_disjoint(op, (dest, out)) else None
 
 
 def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
@@ -199,6 +199,16 @@ def updates_in_place(op: ir.Operation, dest: ir.Value) -> bool:
             if not is_identity(map_attr):
                 return False
         elif isinstance(value.type, ir.MemRefType) and not same_or_disjoint(value, dest):
+            return False
+    return _loads_disjoint(op, (dest,))
+
+
+def _loads_disjoint(op: ir.Operation, written: tuple[ir.Value, ...]) -> bool:
+    """Whether every buffer ``op``'s body loads itself (a gather's data: read at computed positions) is provably
+    disjoint from the ``written`` ones (the same buffer is not enough: another iteration may have written it)."""
+    for value in captured(op):
+        if isinstance(value.type, ir.MemRefType) and any(
+                value == w or not same_or_disjoint(value, w) for w in written):
             return False
     return True
 
