@@ -116,6 +116,15 @@ def test_reduce_int64(op: str, opset: int, attrs: dict):
     check(make(op, {"x": x}, opset, **attrs), {"x": x})
 
 
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+@pytest.mark.parametrize("axes", [[1], [0, 2]])
+def test_reduce_max_min_of_bools_are_any_and_all(op: str, axes: list[int]):
+    x = RNG.random((3, 4, 2)) < 0.3
+    x[0, :, 0] = True  # a row of all true and one of all false, for all and any
+    x[2, :, 1] = False
+    check(make(op, {"x": x}, 18, consts={"axes": np.array(axes, np.int64)}), {"x": x})
+
+
 def test_reduce_sum_square_of_int64():
     x = i64(3, 4)
     check(make("ReduceSumSquare", {"x": x}, 17, axes=[1]), {"x": x})

@@ -25,6 +25,7 @@ from mlir import ir
 from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import FLOAT, INT, INTS, _broadcast_shape, _concat_all, _expand, _reshape, _splat
@@ -95,6 +96,20 @@ def _reduce(ctx: NodeContext, build: Callable[..., ir.Value], allowed: Sequence[
     return _kept(ctx, build(ctx.value(x), axes=axes), shape, axes)
 
 
+def _on_bools(build: Callable[..., ir.Value]) -> Callable[..., ir.Value]:
+    """``build`` that takes bools as int32 0 and 1 (ReduceMax and ReduceMin of bools: any and all), true where the
+    result is above 0 (over no elements the int32 identity, the lowest or the highest int32: false for any, true
+    for all)."""
+
+    def reduce(x: ir.Value, axes: list[int]) -> ir.Value:
+        if dtype_of(x) != np.bool_:
+            return build(x, axes=axes)
+        wide = build(gg.cast(x, to=mlir_type(np.dtype(np.int32))), axes=axes)
+        return gg.cmp_lt(_splat(wide, 0), wide)
+
+    return reduce
+
+
 @onnx_op("ReduceSum", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
 @onnx_op("ReduceSum", since=13, inputs=(1, 2), attrs=_AXES_INPUT)
 def reduce_sum(ctx: NodeContext) -> Tensor:
@@ -105,15 +120,15 @@ def reduce_sum(ctx: NodeContext) -> Tensor:
 @onnx_op("ReduceMax", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
 @onnx_op("ReduceMax", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
 def reduce_max(ctx: NodeContext) -> Tensor:
-    """Maximum over the axes."""
-    return _reduce(ctx, gg.reduce_max, _NUMERIC)
+    """Maximum over the axes (of bools: any)."""
+    return _reduce(ctx, _on_bools(gg.reduce_max), (*_NUMERIC, np.dtype(np.bool_)))
 
 
 @onnx_op("ReduceMin", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
 @onnx_op("ReduceMin", since=18, inputs=(1, 2), attrs=_AXES_INPUT)
 def reduce_min(ctx: NodeContext) -> Tensor:
-    """Minimum over the axes."""
-    return _reduce(ctx, gg.reduce_min, _NUMERIC)
+    """Minimum over the axes (of bools: all)."""
+    return _reduce(ctx, _on_bools(gg.reduce_min), (*_NUMERIC, np.dtype(np.bool_)))
 
 
 @onnx_op("ReduceProd", since=1, inputs=(1, 1), attrs=_AXES_ATTR)
