@@ -299,6 +299,9 @@ OPS: list[OpDef] = [
     OpDef("cast", "The input's values as element type 'to': float to integer truncates toward zero, "
           "to i1 is != 0, i1 to a number is 0 or 1.", _X, (Attr("to", "type"),), infer=S.cast, instr="cast",
           evaluate=_np(lambda x, to: x), traits=_EW),
+    OpDef("bitcast", "The bits of each input element read as element type 'to' of the same width.", _X,
+          (Attr("to", "type"),), infer=S.bitcast, instr="bitcast",
+          evaluate=_np(lambda x, to: x.view(numpy_dtype(to))), traits=_EW),
     # high-level nodes: no instruction, node lowering expands them (lower_nodes.py)
     _same("leaky_relu", "x < 0 ? alpha * x : x.", lambda x, alpha: np.where(x < 0, x * alpha, x), S.float_unary,
           attrs=(Attr("alpha", "f32"),)),

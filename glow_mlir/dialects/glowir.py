@@ -149,6 +149,8 @@ OPS: list[OpDef] = [
     _instr("element_select", "dest = cond ? lhs : rhs.", ("cond", "lhs", "rhs"), S.select, traits=_EWI),
     _instr("cast", "dest = src converted to dest's element type 'to'.", ("src",), S.cast, (Attr("to", "type"),),
            traits=_EWI),
+    _instr("bitcast", "dest = the bits of src read as dest's element type 'to' (of src's width).", ("src",), S.bitcast,
+           (Attr("to", "type"),), traits=_EWI),
 
     # --- data movement and shapes ---
     OpDef("extract_tensor", "dest = the box of src at offsets, every steps-th element (steps default to 1).",

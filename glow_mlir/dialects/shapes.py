@@ -451,6 +451,23 @@ def cast(info: OpInfo) -> list[ir.Type]:
     return [tensor_like(info.operand_types[0], info.shape(0), to)]
 
 
+#: the element types a bitcast reinterprets (i1 has no bits to reinterpret; the 4-bit float is stored in a byte)
+_BITCAST_TYPES = ("f32", "i32", "f64", "i64", "f16", "bf16", "i16", "i8", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2",
+                  "f8E5M2FNUZ")
+
+
+def bitcast(info: OpInfo) -> list[ir.Type]:
+    """Bitcast(x) {to}: x's shape with element type ``to`` of the same width, each element's bits read as ``to``."""
+    to, src = info.attrs["to"], info.elem(0)
+    for what, t in (("operand", src), ("target", to)):
+        if str(t) not in _BITCAST_TYPES:
+            raise VerifyError(f"{what} element type {t} is not one of {', '.join(_BITCAST_TYPES)}")
+    if src.width != to.width:
+        raise VerifyError(f"operand element type {src} and target {to} must have one width ({src.width} and "
+                          f"{to.width} bits)")
+    return [tensor_like(info.operand_types[0], info.shape(0), to)]
+
+
 def gelu(info: OpInfo) -> list[ir.Type]:
     """Gelu(x) {approximate}: a float unary op; approximate is "none" (erf) or "tanh"."""
     if info.attrs["approximate"] not in ("none", "tanh"):

@@ -290,3 +290,62 @@ def test_minifloat_quantization_and_values_stored_in_the_type(name: str) -> None
     model.opset_import[0].version = 21
     x = np.array([[1.3, -7.7, 0.01], [100.0, 3.1e5, -2.2], [-0.3, 13.0, 1e6], [0.0, -1e9, 0.06]], np.float32)
     _exact(model, {"x": x})
+
+
+# --------------------------------------------------------------------------- BitCast
+
+_BITCASTS = [(np.float32, np.int32), (np.int32, np.float32), (np.float32, np.uint32), (np.uint32, np.float32),
+             (np.uint32, np.int32), (np.int32, np.uint32), (np.int8, np.uint8), (np.uint16, np.int16),
+             (np.uint64, np.int64), (np.bool_, np.uint8), (np.float16, np.int16), (np.uint16, np.float16),
+             (ml_dtypes.bfloat16, np.uint16), (np.int16, ml_dtypes.bfloat16), (np.float16, ml_dtypes.bfloat16),
+             (ml_dtypes.float8_e4m3fn, np.uint8), (np.int8, ml_dtypes.float8_e5m2), (ml_dtypes.int4, ml_dtypes.uint4)]
+
+
+def _bit_patterns(dtype: type, n: int = 64) -> np.ndarray:
+    """``n`` values of ``dtype`` from random bits (NaN patterns of the floats left out: a NaN's payload need not
+    survive float32 arithmetic), with 0 and the extremes of the integers."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return RNG.random(n) < 0.5
+    if dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)):
+        info = ml_dtypes.iinfo(dtype)
+        return RNG.integers(int(info.min), int(info.max), n, endpoint=True).astype(dtype)
+    x = RNG.integers(0, 256, n * dtype.itemsize, dtype=np.uint8).view(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        x[:3] = [0, info.min, info.max]
+        return x
+    return np.where(np.isnan(x.astype(np.float32)), dtype.type(1.5), x).astype(dtype)
+
+
+@pytest.mark.parametrize(("src", "to"), _BITCASTS, ids=[f"{np.dtype(a).name}-{np.dtype(b).name}" for a, b in _BITCASTS])
+def test_bitcast_reads_the_bits_as_the_other_type(src: type, to: type) -> None:
+    # a value the model computed (x + 0: not the graph input itself) is bitcast, and the result used (y + 0)
+    elem, out = helper.np_dtype_to_tensor_dtype(np.dtype(src)), helper.np_dtype_to_tensor_dtype(np.dtype(to))
+    x = _bit_patterns(src, 64)
+    nodes = [helper.make_node("Identity", ["x"], ["c"]), helper.make_node("BitCast", ["c"], ["y"], to=out)]
+    model = _model(nodes, {"x": (elem, [64])}, {"y": (out, [64])})
+    model.opset_import[0].version = 26
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})["y"]
+    assert got.dtype == np.dtype(to)
+    want = x.astype(np.uint8).view(np.dtype(to)) if np.dtype(src) == np.bool_ else x.view(np.dtype(to))
+    unsigned = f"u{np.dtype(to).itemsize}"
+    if np.dtype(to) in (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e5m2)):
+        # a NaN's payload is not kept (the value is computed in float32): NaN stays NaN
+        nan = np.isnan(want.astype(np.float32))
+        assert np.isnan(got.astype(np.float32)[nan]).all()
+        got, want = got[~nan], want[~nan]
+    np.testing.assert_array_equal(got.view(unsigned), want.view(unsigned))
+
+
+@pytest.mark.parametrize(("src", "to", "pattern"), [
+    (TensorProto.FLOAT, TensorProto.INT64, (r"input type float32 \(32 bits\) and 'to' int64 \(64 bits\) must have "
+                                            r"one width")),
+    (TensorProto.DOUBLE, TensorProto.INT64, (r"a bitcast from float64 to int64 is not supported \(float64 is "
+                                             r"computed in float32")),
+])
+def test_bitcast_refusals(src: int, to: int, pattern: str) -> None:
+    model = _model([helper.make_node("BitCast", ["x"], ["y"], to=to)], {"x": (src, [4])}, {"y": (to, [4])})
+    model.opset_import[0].version = 26
+    with pytest.raises(glow_mlir.GlowError, match=r"BitCast#0' \(BitCast\): " + pattern):
+        glow_mlir.compile(model, threads=1, cache=False)

@@ -368,6 +368,60 @@ def cast(ctx: NodeContext) -> Tensor:
     return saturated_float8(ctx, converted, STORAGE_TYPES.get(to)) if ctx.attr("saturate", INT, 1) else converted
 
 
+@onnx_op("BitCast", since=26, inputs=(1, 1), attrs=("to",))
+def bit_cast(ctx: NodeContext) -> Tensor:
+    """Each element's bits read as element type ``to`` of the same width. Integers of one width hold the same
+    value whatever their sign here (the importer wraps it into the declared type's range as it stores it); a float
+    is put into its declared type (float32 as it is, float16 / bfloat16 / an 8-bit float by a cast, exact: the
+    value the model stores is already of that type), reinterpreted by a ``bitcast`` node, and the result widened to
+    the type it is computed in. float64 is computed in float32, so its bits are not at hand: not supported."""
+    x = ctx.input(0)
+    name = ctx.node.input[0]
+    to = ctx.attr("to", INT, None)
+    if to is None:
+        raise ctx.error("attribute 'to' is required")
+    source = ctx.stored.get(name, dtype_of(x))
+    target = STORAGE_TYPES.get(to, INTEGER_STORAGE_TYPES.get(to, ELEMENT_TYPES.get(to)))
+    if target is None:
+        raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to'")
+    widths = {source: _bits(source), target: _bits(target)}
+    if widths[source] != widths[target]:
+        raise ctx.error(f"input type {source} ({widths[source]} bits) and 'to' {target} ({widths[target]} bits) "
+                        "must have one width")
+    if np.dtype(np.float64) in (source, target):
+        raise ctx.unsupported(f"a bitcast from {source} to {target} is not supported (float64 is computed in "
+                              "float32: its bits are not kept)")
+    floats = _is_float(source), _is_float(target)
+    if widths[source] < 8 and any(floats):
+        raise ctx.unsupported(f"a bitcast from {source} to {target} is not supported (only among integers below 8 "
+                              "bits)")
+    compute = compute_dtype(to)
+    if not any(floats):  # integers (bool included): the same value
+        return _convert(ctx, x, compute)
+    bits = np.dtype(f"int{widths[source]}")
+    value = ctx.value(x)  # (a NaN made from an integer's bits is computed as float32's NaN: its payload is not kept)
+    if floats[0]:
+        if source != dtype_of(x):
+            value = gg.cast(value, to=mlir_type(source))
+    else:
+        value = gg.cast(value, to=mlir_type(bits)) if dtype_of(x) != bits else value
+    narrow = target if floats[1] else bits
+    result = gg.bitcast(value, to=mlir_type(narrow))
+    return result if narrow == compute else gg.cast(result, to=mlir_type(compute))
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    """A float type, numpy's or a storage type of ml_dtypes' (whose numpy kind is 'V')."""
+    return dtype.kind == "f" or dtype in STORAGE_TYPES.values()
+
+
+def _bits(dtype: np.dtype) -> int:
+    """The width of a stored element of ``dtype`` (a bool's byte; the 4- and 2-bit types' own width)."""
+    narrow = {np.dtype(t): bits for t, bits in ((ml_dtypes.int4, 4), (ml_dtypes.uint4, 4), (ml_dtypes.int2, 2),
+                                                 (ml_dtypes.uint2, 2), (ml_dtypes.float4_e2m1fn, 4))}
+    return narrow.get(np.dtype(dtype), 8 * np.dtype(dtype).itemsize)
+
+
 @onnx_op("CastLike", since=15, inputs=(2, 2))
 @onnx_op("CastLike", since=19, inputs=(2, 2), attrs=("saturate",))
 @onnx_op("CastLike", since=24, inputs=(2, 2), attrs=("saturate", "round_mode"))

@@ -387,3 +387,18 @@ func.func @float4() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   "glowir.cast"(%y, %h) {to = f32} : (memref<4xf32>, memref<4xf4E2M1FN>) -> ()
   return
 }
+
+// -----
+
+// bitcast is one arith.bitcast per element.
+
+// CHECK-LABEL: func.func @bitcast
+// CHECK:       ^bb0(%[[IN:.+]]: f32, %{{.+}}: i32):
+// CHECK-NEXT:  %[[B:.+]] = arith.bitcast %[[IN]] : f32 to i32
+// CHECK-NEXT:  linalg.yield %[[B]] : i32
+func.func @bitcast() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<4xi32>
+  "glowir.bitcast"(%y, %x) {to = i32} : (memref<4xi32>, memref<4xf32>) -> ()
+  return
+}

@@ -84,3 +84,16 @@ func.func @shifts(%x: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>) {
   %3 = "glowgraph.add"(%x, %1) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %2, %3 : tensor<4xi64>, tensor<4xi64>
 }
+
+// -----
+
+// A bitcast of a constant folds: 1.0 is 0x3F800000 = 1065353216, -2.0 is 0xC0000000 = -1073741824.
+// CHECK-LABEL: func.func @bitcast
+// CHECK:       "glowgraph.constant"() {value = dense<[1065353216, -1073741824]> : tensor<2xi32>}
+// CHECK-NOT:   glowgraph.bitcast
+func.func @bitcast(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %c = "glowgraph.constant"() {value = dense<[1.0, -2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %b = "glowgraph.bitcast"(%c) {to = i32} : (tensor<2xf32>) -> tensor<2xi32>
+  %0 = "glowgraph.add"(%x, %b) : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}

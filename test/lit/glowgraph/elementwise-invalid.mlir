@@ -213,3 +213,19 @@ func.func @xor_of_two_widths(%a: tensor<2xi32>, %b: tensor<2xi64>) -> tensor<2xi
   %0 = "glowgraph.xor"(%a, %b) : (tensor<2xi32>, tensor<2xi64>) -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+func.func @bitcast_of_another_width(%a: tensor<2xf32>) -> tensor<2xi64> {
+  // expected-error @+1 {{operand element type f32 and target i64 must have one width (32 and 64 bits)}}
+  %0 = "glowgraph.bitcast"(%a) {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @bitcast_of_bool(%a: tensor<2xi1>) -> tensor<2xi8> {
+  // expected-error @+1 {{operand element type i1 is not one of f32, i32, f64, i64, f16, bf16, i16, i8, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ}}
+  %0 = "glowgraph.bitcast"(%a) {to = i8} : (tensor<2xi1>) -> tensor<2xi8>
+  return %0 : tensor<2xi8>
+}

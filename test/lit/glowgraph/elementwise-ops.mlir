@@ -181,3 +181,17 @@ func.func @bitwise(%a: tensor<4xi32>, %b: tensor<4xi64>) -> (tensor<4xi32>, tens
   %4 = "glowgraph.cast"(%a) {to = i8} : (tensor<4xi32>) -> tensor<4xi8>
   return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xi64>, tensor<4xi32>, tensor<4xi64>, tensor<4xi8>
 }
+
+// -----
+
+// bitcast reads each element's bits as a type of the same width, floats and integers, the narrow storage types too.
+// CHECK-LABEL: func.func @bitcast
+// CHECK: "glowgraph.bitcast"(%{{.+}}) {to = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK: "glowgraph.bitcast"(%{{.+}}) {to = bf16} : (tensor<4xi16>) -> tensor<4xbf16>
+// CHECK: "glowgraph.bitcast"(%{{.+}}) {to = i8} : (tensor<4xf8E5M2>) -> tensor<4xi8>
+func.func @bitcast(%a: tensor<4xf32>, %b: tensor<4xi16>, %c: tensor<4xf8E5M2>) -> (tensor<4xi32>, tensor<4xbf16>, tensor<4xi8>) {
+  %0 = "glowgraph.bitcast"(%a) {to = i32} : (tensor<4xf32>) -> tensor<4xi32>
+  %1 = "glowgraph.bitcast"(%b) {to = bf16} : (tensor<4xi16>) -> tensor<4xbf16>
+  %2 = "glowgraph.bitcast"(%c) {to = i8} : (tensor<4xf8E5M2>) -> tensor<4xi8>
+  return %0, %1, %2 : tensor<4xi32>, tensor<4xbf16>, tensor<4xi8>
+}

@@ -174,6 +174,11 @@ def _cast(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.src], _cast_body(_memref(op.src).element_type, _memref(op.dest).element_type))
 
 
+def _bitcast(op: ir.OpView, new: Operands) -> None:
+    to = _memref(op.dest).element_type
+    elementwise(new.dest, [new.src], lambda x: arith.bitcast(to, x))
+
+
 #: this family's rows of the lowering table (:data:`.program.LOWERINGS`)
 LOWERINGS: dict[str, Lowering] = {
     "exp": _unary(math.exp),
@@ -209,4 +214,5 @@ LOWERINGS: dict[str, Lowering] = {
     "element_xor": _bitwise(arith.xori),
     "element_select": _select,
     "cast": _cast,
+    "bitcast": _bitcast,
 }
