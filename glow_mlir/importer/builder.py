@@ -533,7 +533,11 @@ class _Importer:
         self._check_uint64(ctx)
         ctx.known_types = collections.ChainMap(self.declared, self.inferred)
         required = position in self.plan.required
-        evaluates = position in self.plan.static and self._evaluates(ctx, handler, required)
+        # static by the plan, or known only now (after an If whose known condition chose a branch of known values)
+        static = position in self.plan.static or (
+            can_evaluate(node, self.loaded.opset)
+            and all(x is None or isinstance(x, Const) for x in (ctx.optional_input(i) for i in range(len(node.input)))))
+        evaluates = static and self._evaluates(ctx, handler, required)
         results = self._evaluate(ctx, handler, required) if evaluates else None
         if results is None:
             assert handler is not None, "check_support lets through only the unsupported nodes that fold"

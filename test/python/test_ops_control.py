@@ -76,6 +76,27 @@ def test_if_on_a_shape_test_folds_as_exported_models_have_it() -> None:
     check(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32), "y": RNG.standard_normal((2, 3)).astype(np.float32)})
 
 
+def test_known_values_a_folded_if_gives_feed_shape_inputs() -> None:
+    # if x.shape[0] == 2 then [3, 2] else [6, 1] as the branch's Split of a constant, joined by a Concat outside the
+    # If and used as Reshape's shape: the Concat (not static before the If was folded) is evaluated at import
+    dims = numpy_helper.from_array(np.array([3, 2], np.int64), "dims")
+    then = helper.make_graph([helper.make_node("Split", ["dims"], ["a", "b"], axis=0, num_outputs=2)], "then", [],
+                             [vi("a", I64, [1]), vi("b", I64, [1])])
+    other = helper.make_graph([helper.make_node("Constant", [], ["a2"], value_ints=[6]),
+                               helper.make_node("Constant", [], ["b2"], value_ints=[1])], "else", [],
+                              [vi("a2", I64, [1]), vi("b2", I64, [1])])
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
+             helper.make_node("Equal", ["d0", "two"], ["c"]),
+             helper.make_node("If", ["c"], ["p", "q"], then_branch=then, else_branch=other),
+             helper.make_node("Concat", ["p", "q"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["z"])]
+    inits = [dims, numpy_helper.from_array(np.array(0, np.int64), "zero"),
+             numpy_helper.from_array(np.array(2, np.int64), "two")]
+    m = model(nodes, [vi("x", F32, [2, 3])], [vi("z", F32, None)], inits, opset=18)
+    compiled = check(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
+    assert compiled.outputs[0].shape == (3, 2)
+
+
 @pytest.mark.parametrize("cond_shape", [[], [1]])
 def test_if_on_a_runtime_condition_runs_the_branch_it_picks(cond_shape: list[int]) -> None:
     then, other = branches()

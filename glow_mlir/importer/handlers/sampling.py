@@ -1,0 +1,210 @@
+"""AffineGrid and GridSample: spatial transformers, sampling an image at positions a tensor gives.
+
+AffineGrid (theta [N, r, r+1], the constant ``size`` [N, C, *spatial]) is a batched matmul of theta with the
+constant homogeneous grid of the output positions ([S, r+1]: x first, then y, z, then 1).
+
+GridSample (X [N, C, *spatial], grid [N, *out, r] of normalized coordinates, x first) has no node of its own: the
+positions are known only at run time, so each output element is a weighted sum of a few elements of X, each read by
+one ``gather`` of X viewed flat. Per spatial dim the importer computes, in the graph, the unnormalized coordinate
+(``align_corners``), rounds it to even for ``nearest``, moves it back inside for the ``border`` (clamped) and
+``reflection`` (reflected about the borders until inside) padding modes, then the taps along that dim: 1 for
+nearest, 2 for linear, 4 for cubic (Keys, alpha -0.75) with their weights. Every combination of one tap per dim is
+one gather of X at the tap's flat index, times the product of the taps' weights; a tap outside X reads 0 (``zeros``:
+its weight masked), the edge (``border``) or its reflection (``reflection``), as onnx.reference does. 2-D and 3-D
+(volumetric) inputs, float32.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from mlir import ir
+
+from ...dialects import glowgraph as gg
+from ...dialects.optable import mlir_type
+from ..builder import NodeContext, Tensor, onnx_op, shape_of
+from ..model import fmt_shape
+from .core import INT, STRING, _expand, _reshape, _splat, _transpose, matmul_of
+from .datamove import _box
+
+F32, I64 = np.dtype(np.float32), np.dtype(np.int64)
+#: Keys' cubic convolution constant, as onnxruntime and PyTorch use
+CUBIC_ALPHA = -0.75
+
+
+# --------------------------------------------------------------------------- AffineGrid
+
+
+def _base_grid(spatial: list[int], align_corners: bool) -> np.ndarray:
+    """The homogeneous normalized coordinates of every output position, [prod(spatial), r + 1]: x (the last dim)
+    first, then y (and z), then 1; the positions the centres of the cells, or the corners with ``align_corners``."""
+    axes = []
+    for n in spatial:
+        if align_corners:
+            axes.append(np.arange(-1, 1 + 0.0001, 2.0 / (n - 1)) if n > 1 else np.array([-1.0]))
+        else:
+            step = 2.0 / n
+            axes.append(np.arange(-1 + step / 2, 1, step))
+    mesh = np.meshgrid(*axes, indexing="ij")
+    columns = [m.reshape(-1) for m in reversed(mesh)] + [np.ones(math.prod(spatial))]
+    return np.stack(columns, axis=1).astype(np.float32)
+
+
+@onnx_op("AffineGrid", since=20, inputs=(2, 2), attrs=("align_corners",))
+def affine_grid(ctx: NodeContext) -> Tensor:
+    """grid[n, *p, :] = theta[n] @ (x, y[, z], 1) of output position p, for 2-D (theta [N, 2, 3]) and 3-D
+    (theta [N, 3, 4]) sizes; ``size`` a constant input."""
+    theta = ctx.input(0)
+    ctx.check_element_type(theta, "theta", (F32,))
+    size = [int(v) for v in ctx.constant_input(1, "size").reshape(-1)]
+    if len(size) not in (4, 5) or any(v < 1 for v in size):
+        raise ctx.error(f"size must be [N, C, H, W] or [N, C, D, H, W] of positive sizes, got {size}")
+    n, r = size[0], len(size) - 2
+    if shape_of(theta) != [n, r, r + 1]:
+        raise ctx.error(f"theta {fmt_shape(shape_of(theta))} must be [N, {r}, {r + 1}] for a size of {size}")
+    spatial = size[2:]
+    base = ctx.const(_base_grid(spatial, bool(ctx.attr("align_corners", INT, 0))), name=f"{ctx.label}.base")
+    grid = matmul_of(ctx, base, _transpose(ctx, theta, [0, 2, 1]))  # [N, S, r]
+    return _reshape(ctx, grid, [n, *spatial, r])
+
+
+# --------------------------------------------------------------------------- GridSample
+
+_MODES = {"bilinear": "linear", "bicubic": "cubic", "linear": "linear", "cubic": "cubic", "nearest": "nearest"}
+
+
+def _f(x: ir.Value, value: float) -> ir.Value:
+    return _splat(x, float(value))
+
+
+def _reflect(x: ir.Value, low: float, high: float) -> ir.Value:
+    """``x`` reflected about ``low`` and ``high`` until inside (onnx.reference's ``_gs_reflect``): the distance
+    past the near border, folded by the range's length, measured from that border or the other by its parity."""
+    span = high - low
+    if span <= 0:
+        return _f(x, low)
+    below = gg.cmp_lt(x, _f(x, low))
+    past = gg.select(below, gg.sub(_f(x, low), x), gg.sub(x, _f(x, high)))
+    folds = gg.floor(gg.div(past, _f(x, span)))
+    rest = gg.sub(past, gg.mul(folds, _f(x, span)))
+    even = gg.cmp_eq(gg.sub(folds, gg.mul(gg.floor(gg.div(folds, _f(x, 2))), _f(x, 2))), _f(x, 0))
+    from_low, from_high = gg.add(_f(x, low), rest), gg.sub(_f(x, high), rest)
+    return gg.select(below, gg.select(even, from_low, from_high), gg.select(even, from_high, from_low))
+
+
+def _outside(x: ir.Value, low: float, high: float) -> ir.Value:
+    return gg.or_(gg.cmp_lt(x, _f(x, low)), gg.cmp_lt(_f(x, high), x))
+
+
+def _cubic_weights(t: ir.Value) -> list[ir.Value]:
+    """Keys' weights of the taps at -1, 0, 1 and 2 from a fractional position ``t`` in [0, 1)."""
+    a = CUBIC_ALPHA
+
+    def far(u: ir.Value) -> ir.Value:  # 1 < u < 2: ((a u - 5a) u + 8a) u - 4a
+        return gg.sub(gg.mul(gg.add(gg.mul(gg.sub(gg.mul(_f(u, a), u), _f(u, 5 * a)), u), _f(u, 8 * a)), u),
+                      _f(u, 4 * a))
+
+    def near(u: ir.Value) -> ir.Value:  # u <= 1: ((a + 2) u - (a + 3)) u u + 1
+        return gg.add(gg.mul(gg.mul(gg.sub(gg.mul(_f(u, a + 2), u), _f(u, a + 3)), u), u), _f(u, 1))
+
+    one_minus = gg.sub(_f(t, 1), t)
+    return [far(gg.add(t, _f(t, 1))), near(t), near(one_minus), far(gg.add(one_minus, _f(t, 1)))]
+
+
+def _axis_taps(ctx: NodeContext, coordinate: ir.Value, n: int, mode: str, padding: str,
+               align: bool) -> list[tuple[ir.Value, ir.Value | None]]:
+    """(index as int64, weight or None for 1) of each tap along one spatial dim of size ``n``, from the normalized
+    ``coordinate`` [N, *out]."""
+    x = coordinate
+    if align:
+        x = gg.mul(gg.add(x, _f(x, 1)), _f(x, (n - 1) / 2))
+    else:
+        x = gg.div(gg.sub(gg.mul(gg.add(x, _f(x, 1)), _f(x, n)), _f(x, 1)), _f(x, 2))
+    if mode == "nearest":
+        x = gg.round(x)
+    low, high = (0.0, n - 1.0) if align else (-0.5, n - 0.5)
+    if padding == "border":
+        x = gg.select(_outside(x, low, high), gg.clip(x, min=0.0, max=float(n - 1)), x)
+    elif padding == "reflection":
+        x = gg.select(_outside(x, low, high), _reflect(x, low, high), x)
+    if mode == "nearest":
+        positions: list[tuple[ir.Value, ir.Value | None]] = [(x, None)]
+    else:
+        first = gg.floor(x)
+        t = gg.sub(x, first)
+        if mode == "linear":
+            positions = [(first, gg.sub(_f(t, 1), t)), (gg.add(first, _f(x, 1)), t)]
+        else:
+            weights = _cubic_weights(t)
+            positions = [(gg.add(first, _f(x, k - 1)), weights[k]) for k in range(4)]
+    taps = []
+    for position, weight in positions:
+        # a tap outside X: 0 (its weight masked), the edge, or its reflection; then toward zero, as int() does
+        if padding == "zeros":
+            inside = gg.cast(gg.not_(_outside(position, 0.0, n - 1.0)), to=mlir_type(F32))
+            weight = inside if weight is None else gg.mul(weight, inside)
+        elif padding == "reflection":
+            position = gg.select(_outside(position, low, high), _reflect(position, low, high), position)
+        index = gg.cast(gg.clip(position, min=0.0, max=float(n - 1)), to=mlir_type(I64))
+        taps.append((index, weight))
+    return taps
+
+
+def _product(values: list[ir.Value | None]) -> ir.Value | None:
+    present = [v for v in values if v is not None]
+    result = present[0] if present else None
+    for v in present[1:]:
+        result = gg.mul(result, v)
+    return result
+
+
+@onnx_op("GridSample", since=16, inputs=(2, 2), attrs=("align_corners", "mode", "padding_mode"))
+@onnx_op("GridSample", since=20, inputs=(2, 2), attrs=("align_corners", "mode", "padding_mode"))
+def grid_sample(ctx: NodeContext) -> Tensor:
+    """Y[n, c, *p] = X[n, c] sampled at grid[n, *p] (see the module docstring)."""
+    x, grid = ctx.input(0), ctx.input(1)
+    for value, what in ((x, "X"), (grid, "grid")):
+        ctx.check_element_type(value, what, (F32,))
+    shape, gshape = shape_of(x), shape_of(grid)
+    r = len(shape) - 2
+    if r not in (2, 3) or gshape != [shape[0], *gshape[1:-1], r] or len(gshape) != r + 2:
+        raise ctx.error(f"X {fmt_shape(shape)} and grid {fmt_shape(gshape)} must be [N, C, *spatial] and "
+                        f"[N, *out, {max(r, 0)}] with 2 or 3 spatial dims")
+    names = ("bilinear", "nearest", "bicubic") if ctx.opset < 20 else ("linear", "nearest", "cubic")
+    mode = ctx.attr("mode", STRING, names[0].encode()).decode(errors="replace")
+    padding = ctx.attr("padding_mode", STRING, b"zeros").decode(errors="replace")
+    if mode not in names:
+        raise ctx.error(f"attribute 'mode' must be one of {', '.join(names)}, got '{mode}'")
+    if padding not in ("zeros", "border", "reflection"):
+        raise ctx.error(f"attribute 'padding_mode' must be zeros, border or reflection, got '{padding}'")
+    if mode in ("cubic", "bicubic") and r != 2:
+        raise ctx.unsupported("cubic sampling of a 3-D input is not supported (ONNX defines it for 2-D only)")
+    align = bool(ctx.attr("align_corners", INT, 0))
+    n, c, spatial, out = shape[0], shape[1], shape[2:], gshape[1:-1]
+    g = ctx.value(grid)
+    per_axis: list[list[tuple[ir.Value, ir.Value | None]]] = []
+    for d in range(r):  # grid's last dim holds x first: spatial dim d is its entry r - 1 - d
+        component = _reshape(ctx, _box(ctx, g, [0] * (r + 1) + [r - 1 - d], [n, *out, 1]), [n, *out])
+        per_axis.append(_axis_taps(ctx, ctx.value(component), spatial[d], _MODES[mode], padding, align))
+    strides = [math.prod(spatial[d + 1:]) for d in range(r)]
+    size = math.prod(spatial)
+    # flat index of X[n, c, 0...]: (n C + c) S, broadcast over the output positions
+    origin = ctx.const((np.arange(n * c, dtype=np.int64) * size).reshape([n, c] + [1] * r), name=f"{ctx.label}.origin")
+    flat = ctx.value(_reshape(ctx, x, [n * c * size]))
+    full = [n, c, *out]
+    total = None
+    for combination in itertools.product(*per_axis):
+        index = None
+        for (tap, _), stride in zip(combination, strides):
+            term = tap if stride == 1 else gg.mul(tap, gg.splat(value=stride, result_types=[tap.type]))
+            index = term if index is None else gg.add(index, term)
+        at = gg.add(_expand(ctx, _reshape(ctx, index, [n, 1, *out]), full), _expand(ctx, origin, full))
+        value = gg.gather(flat, at, axis=0)
+        weight = _product([w for _, w in combination])
+        if weight is not None:
+            value = gg.mul(value, _expand(ctx, _reshape(ctx, weight, [n, 1, *out]), full))
+        total = value if total is None else gg.add(total, value)
+    return total
+

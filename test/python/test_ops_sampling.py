@@ -1,0 +1,102 @@
+"""AffineGrid and GridSample (importer/handlers/sampling.py) against onnx.reference: every mode, padding mode and
+align_corners on 2-D inputs, linear and nearest on 3-D ones, with grid positions far outside the image (several
+reflections) and exactly on its borders."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import glow_mlir
+from glow_mlir.errors import ModelError, UnsupportedError
+
+RNG = np.random.default_rng(23)
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: dict[str, np.ndarray], opset: int = 20,
+           inits: dict[str, np.ndarray] | None = None) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "sampling",
+                              [helper.make_tensor_value_info(k, TensorProto.FLOAT, v.shape) for k, v in inputs.items()],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(v, k) for k, v in (inits or {}).items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    got = glow_mlir.compile(model, threads=1, cache=False).run(feeds)["y"]
+    want = ReferenceEvaluator(model).run(None, feeds)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _grid(shape: list[int]) -> np.ndarray:
+    """Normalized positions mostly inside, some up to 3.5 image sizes out, some exactly on -1, 0 and 1."""
+    g = RNG.uniform(-1.2, 1.2, shape).astype(np.float32)
+    flat = g.reshape(-1)
+    flat[:6] = [-1.0, 1.0, 0.0, -7.3, 6.1, 3.0]
+    return g
+
+
+@pytest.mark.parametrize("align", [0, 1])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+def test_grid_sample_2d(mode: str, padding: str, align: int) -> None:
+    x = RNG.standard_normal((2, 3, 5, 4)).astype(np.float32)
+    grid = _grid([2, 6, 7, 2])
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding, align_corners=align)
+    _check(_model([node], {"x": x, "grid": grid}), {"x": x, "grid": grid})
+
+
+@pytest.mark.parametrize(("mode", "padding"), [("linear", "zeros"), ("nearest", "reflection"), ("linear", "border")])
+def test_grid_sample_3d(mode: str, padding: str) -> None:
+    x = RNG.standard_normal((1, 2, 3, 4, 5)).astype(np.float32)
+    grid = _grid([1, 2, 3, 4, 3])
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding)
+    _check(_model([node], {"x": x, "grid": grid}), {"x": x, "grid": grid})
+
+
+def test_grid_sample_opset_16_names() -> None:
+    # opset 16 says bilinear and bicubic (onnx.reference knows only the opset-20 names: it runs that model)
+    x = RNG.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    grid = _grid([1, 3, 3, 2])
+    for old, new in (("bicubic", "cubic"), ("bilinear", "linear")):
+        node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=old, padding_mode="border")
+        got = glow_mlir.compile(_model([node], {"x": x, "grid": grid}, opset=16), cache=False).run(
+            {"x": x, "grid": grid})["y"]
+        node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=new, padding_mode="border")
+        want = ReferenceEvaluator(_model([node], {"x": x, "grid": grid})).run(None, {"x": x, "grid": grid})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=old)
+
+
+@pytest.mark.parametrize(("size", "align"), [([2, 3, 4, 5], 0), ([2, 3, 1, 6], 1), ([1, 2, 3, 2, 4], 0),
+                                             ([1, 2, 3, 2, 4], 1)])
+def test_affine_grid_then_grid_sample(size: list[int], align: int) -> None:
+    # the spatial transformer: a grid from theta, the input sampled on it
+    r = len(size) - 2
+    theta = RNG.standard_normal((size[0], r, r + 1)).astype(np.float32)
+    x = RNG.standard_normal((size[0], size[1], *[3] * r)).astype(np.float32)
+    nodes = [helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align),
+             helper.make_node("GridSample", ["x", "grid"], ["y"], align_corners=align)]
+    model = _model(nodes, {"theta": theta, "x": x}, inits={"size": np.array(size, np.int64)})
+    _check(model, {"theta": theta, "x": x})
+
+
+@pytest.mark.parametrize(("attrs", "kind", "pattern"), [
+    ({"mode": "area"}, ModelError, r"attribute 'mode' must be one of linear, nearest, cubic, got 'area'"),
+    ({"padding_mode": "wrap"}, ModelError, r"attribute 'padding_mode' must be zeros, border or reflection"),
+])
+def test_grid_sample_bad_attributes(attrs: dict, kind: type, pattern: str) -> None:
+    x, grid = np.zeros((1, 1, 2, 2), np.float32), np.zeros((1, 2, 2, 2), np.float32)
+    model = _model([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs", **attrs)], {"x": x, "grid": grid})
+    with pytest.raises(kind, match=r"node 'gs' \(GridSample\): " + pattern):
+        glow_mlir.compile(model, cache=False)
+
+
+def test_cubic_grid_sample_of_a_volume_is_unsupported() -> None:
+    x, grid = np.zeros((1, 1, 2, 2, 2), np.float32), np.zeros((1, 2, 2, 2, 3), np.float32)
+    model = _model([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs", mode="cubic")],
+                   {"x": x, "grid": grid})
+    with pytest.raises(UnsupportedError, match=r"node 'gs' \(GridSample\): cubic sampling of a 3-D input"):
+        glow_mlir.compile(model, cache=False)
