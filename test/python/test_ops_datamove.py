@@ -440,26 +440,26 @@ def test_dropout_in_training_mode_with_ratio_0_keeps_everything():
 
 def test_known_tensor_of_an_unsupported_type_entering_a_node():
     # a double known at import can take part in folding, but cannot become an operand of the graph
-    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E4M3FN), node("Concat", ["x", "d"], axis=0)],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E8M0), node("Concat", ["x", "d"], axis=0)],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
-    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type float8_e4m3fn for "
+    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type float8_e8m0fnu for "
                                                r"the #1 input \(supported: float32, int64, int32, bool\)$"):
         imported(m)
 
 
 def test_known_tensor_of_an_unsupported_type_as_an_operand():
-    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E4M3FN), node("Add", ["x", "d"])],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E8M0), node("Add", ["x", "d"])],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
     with pytest.raises(UnsupportedError, match=r"node 'y_Add' \(Add\): tensor 'd', known at import, has "
-                                               r"unsupported element type float8_e4m3fn$"):
+                                               r"unsupported element type float8_e8m0fnu$"):
         imported(m)
 
 
 def test_constant_of_shape_of_an_unsupported_type():
-    fill = numpy_helper.from_array(np.array([1], ml_dtypes.float8_e4m3fn))
+    fill = numpy_helper.from_array(np.array([1], ml_dtypes.float8_e8m0fnu))
     m = make([node("ConstantOfShape", ["s"], value=fill)], [], ["y"], [const("s", [2])])
     with pytest.raises(UnsupportedError, match=r"\(ConstantOfShape\): attribute 'value': unsupported element type "
-                                               r"FLOAT8E4M3FN$"):
+                                               r"FLOAT8E8M0$"):
         imported(m)
 
 
