@@ -223,6 +223,11 @@ def test_compare():
     assert compare([np.array([np.nan], np.float32)], [np.array([np.nan], np.float32)], 1e-3, 1e-7) is None
     assert compare([np.array([True])], [np.array([False])], 1e-3, 1e-7).startswith("output 0: 1 of 1 elements")
     assert compare([[f]], [f], 1e-3, 1e-7) == "output 0: got ndarray, expected a list"
+    # a summed output (DFT): rounding noise where the exact value is 0 passes at 2^-20 of the largest magnitude
+    want, got = np.array([8.0, 2e-7], np.float32), np.array([8.0, 0.0], np.float32)
+    assert compare([want], [got], 1e-3, 1e-7) is not None
+    assert compare([want], [got], 1e-3, 1e-7, scaled_atol=2.0 ** -20) is None
+    assert compare([want], [np.array([8.0, 1e-4], np.float32)], 1e-3, 1e-7, scaled_atol=2.0 ** -20) is not None
 
 
 def test_supported_set_follows_the_handlers_and_element_types():
