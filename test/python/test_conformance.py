@@ -120,6 +120,15 @@ def test_a_value_needed_at_compile_time_binds_the_inputs_it_is_computed_from():
     assert rep._bound == {"s"}
 
 
+def test_an_input_whose_values_give_an_output_shape_is_bound_per_value():
+    # NonZero's count depends on x's values: compiled per value of x
+    rep = GlowBackend.prepare(_model(helper.make_node("NonZero", ["x"], ["y"]), [_vi("x", [2, 3])],
+                                     [_vi("y", None, TensorProto.INT64)]))
+    for x in (np.array([[0, 1, 0], [2, 0, 3]], np.float32), np.array([[1, 1, 0], [0, 0, 0]], np.float32)):
+        np.testing.assert_array_equal(rep.run([x])[0], np.array(np.nonzero(x)))
+    assert rep._bound == {"x"} and len(rep._cache) == 2
+
+
 def test_run_node_types_the_node_from_its_inputs():
     node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=2.0)
     a, b, c = np.ones((2, 3), np.float32), np.ones((4, 3), np.float32), np.arange(4, dtype=np.float32)

@@ -272,3 +272,16 @@ def test_reverse_sequence_lengths_must_fit_the_time_axis() -> None:
 def test_eye_like(shape: list[int], k: int, dtype: int | None) -> None:
     attrs = {"k": k} | ({} if dtype is None else {"dtype": dtype})
     check("EyeLike", {"x": data(shape)}, opset=9, **attrs)
+
+
+@pytest.mark.parametrize(("axis", "condition"), [(None, [1, 0, 0, 1, 1, 0, 1]), (0, [0, 1, 1]), (1, [1, 0, 1, 1]),
+                                                 (-1, [0, 1])], ids=["flat", "axis-0", "axis-1", "short-condition"])
+def test_compress_with_a_known_condition(axis: int | None, condition: list[int]) -> None:
+    attrs = {} if axis is None else {"axis": axis}
+    check("Compress", {"x": data([3, 4]), "c": np.array(condition, np.bool_)}, known=["c"], opset=11, **attrs)
+
+
+def test_compress_with_a_run_time_condition_is_unsupported() -> None:
+    m = model("Compress", {"x": data([3, 4]), "c": np.array([1, 0, 1], np.bool_)}, opset=11, axis=0)
+    with pytest.raises(UnsupportedError, match=r"node 'n' \(Compress\): the condition input 'c' must be a constant"):
+        glow.compile(m)

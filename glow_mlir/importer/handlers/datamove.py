@@ -463,6 +463,30 @@ def constant_of_shape(ctx: NodeContext) -> Tensor:
     return ctx.const(np.broadcast_to(fill.reshape(()), dims), name=ctx.output_name)
 
 
+@onnx_op("Compress", since=9, inputs=(2, 2), attrs=("axis",))
+@onnx_op("Compress", since=11, inputs=(2, 2), attrs=("axis",))
+def compress(ctx: NodeContext) -> Tensor:
+    """The slices of the input along ``axis`` (the flattened input without one) where the constant ``condition`` is
+    true (a condition shorter than the axis leaves out the rest): the output's length depends on the condition's
+    values, so it must be known at import."""
+    data = _data(ctx)
+    condition = ctx.constant_input(1, "condition")
+    if condition.ndim != 1:
+        raise ctx.error(f"condition must be 1-D, got {fmt_shape(condition.shape)}")
+    axis = ctx.attr("axis", INT, None)
+    if axis is None:
+        data = _reshape(ctx, data, [math.prod(shape_of(data))])
+        axis = 0
+    axis = _axis(ctx, axis, len(shape_of(data)))
+    n = shape_of(data)[axis]
+    if condition.size > n:
+        raise ctx.error(f"condition has {condition.size} entries, more than the {n} of axis {axis}")
+    index = np.nonzero(condition.astype(bool))[0].astype(np.int64)
+    if index.size == 0:
+        return _empty(ctx, [0 if d == axis else s for d, s in enumerate(shape_of(data))], dtype_of(data))
+    return _take(ctx, data, axis, index)
+
+
 @onnx_op("EyeLike", since=9, inputs=(1, 1), attrs=("dtype", "k"))
 def eye_like(ctx: NodeContext) -> Tensor:
     """Ones on diagonal ``k`` (0 the main one, > 0 above, < 0 below) of a 2-D tensor of the input's shape, zeros

@@ -29,6 +29,7 @@ from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
+from ...errors import NonConstantInputError
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..folding import evaluate
 from ..model import fmt_shape
@@ -282,13 +283,18 @@ def scatter_elements(ctx: NodeContext) -> Tensor:
 
 
 def _data_dependent(ctx: NodeContext, what: str) -> Const:
-    """The known input of a node whose output shape depends on its input's values (``what`` says which dim); an
-    UnsupportedError naming that dim when the input is computed at run time (every shape here is static)."""
+    """The known input of a node whose output shape depends on its input's values (``what`` says which dim); when
+    the input is computed at run time (every shape here is static), the UnsupportedError naming that dim is a
+    NonConstantInputError: a caller that knows the input's value (the ONNX backend) may bind it and compile again."""
     x = ctx.input(0)
     if not isinstance(x, Const):
-        raise ctx.unsupported(f"{what} depends on the values of input '{ctx.node.input[0]}', which is computed at run "
-                              "time (only a known input is supported: it is evaluated at import)")
+        raise _needed(ctx, ctx.node.input[0], f"{what} depends on the values of input '{ctx.node.input[0]}', which is "
+                      "computed at run time (only a known input is supported: it is evaluated at import)")
     return x
+
+
+def _needed(ctx: NodeContext, name: str, message: str) -> NonConstantInputError:
+    return NonConstantInputError(f"{ctx.where}: {message}", name)
 
 
 @onnx_op("NonMaxSuppression", since=10, inputs=(2, 5), attrs=("center_point_box",), folds=True)
@@ -298,9 +304,9 @@ def non_max_suppression(ctx: NodeContext) -> Tensor:
     inputs = [ctx.optional_input(i) for i in range(len(ctx.node.input))]
     live = [n for n, x in zip(ctx.node.input, inputs, strict=True) if x is not None and not isinstance(x, Const)]
     if live:
-        raise ctx.unsupported(f"the output's dim 0 (the number of boxes kept) depends on the values of input "
-                              f"'{live[0]}', which is computed at run time (only known inputs are supported: they "
-                              "are evaluated at import)")
+        raise _needed(ctx, live[0], f"the output's dim 0 (the number of boxes kept) depends on the values of input "
+                      f"'{live[0]}', which is computed at run time (only known inputs are supported: they are "
+                      "evaluated at import)")
     try:
         (kept,) = evaluate(ctx.node, [None if x is None else x.array for x in inputs], ctx.opset)
     except ValueError as e:
