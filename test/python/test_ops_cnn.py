@@ -327,6 +327,60 @@ def test_center_crop_pad_shape_needs_one_size_per_axis() -> None:
         glow.compile(model, cache=False)
 
 
+@pytest.mark.parametrize(("shape", "kernel", "strides", "pads", "output_shape"), [
+    ([1, 2, 4, 4], [2, 2], [2, 2], [0, 0, 0, 0], None),
+    ([2, 1, 5, 5], [3, 3], [2, 2], [1, 1, 1, 1], None),
+    ([1, 2, 4, 4], [2, 2], [2, 2], [0, 0, 0, 0], [1, 2, 5, 6]),
+], ids=["pool-2x2", "padded", "output-shape"])
+def test_max_unpool_undoes_max_pool(shape: list[int], kernel: list[int], strides: list[int], pads: list[int],
+                                    output_shape: list[int] | None) -> None:
+    # MaxPool's values and indices (run time) unpooled: each maximum back where it came from, zeros elsewhere
+    x = rand(*shape)
+    inputs = ["p", "i"] + (["shape"] if output_shape else [])
+    nodes = [helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=kernel, strides=strides, pads=pads),
+             helper.make_node("MaxUnpool", inputs, ["y"], kernel_shape=kernel, strides=strides, pads=pads)]
+    inits = [numpy_helper.from_array(np.array(output_shape, np.int64), "shape")] if output_shape else []
+    graph = helper.make_graph(nodes, "unpool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    got = glow.compile(model, cache=False).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize(("image", "block", "attrs"), [
+    ([5, 5], [2, 2], {}),
+    ([6, 7], [3, 2], {"strides": [2, 1], "pads": [1, 0, 1, 1], "dilations": [1, 2]}),
+    ([4, 3, 5], [2, 2, 2], {"strides": [2, 1, 2], "pads": [1, 0, 1, 0, 1, 1]}),
+], ids=["overlapping", "strided-padded-dilated", "3-d"])
+def test_col2im(image: list[int], block: list[int], attrs: dict) -> None:
+    r = len(image)
+    strides, dilations = attrs.get("strides", [1] * r), attrs.get("dilations", [1] * r)
+    pads = attrs.get("pads", [0] * 2 * r)
+    count = math.prod((image[d] + pads[d] + pads[r + d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1
+                      for d in range(r))
+    x = rand(2, 3 * math.prod(block), count)
+    graph = helper.make_graph([helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)], "col2im",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.array(image, np.int64), "image"),
+                               numpy_helper.from_array(np.array(block, np.int64), "block")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    got = glow.compile(model, cache=False).run({"x": x})["y"]
+    if r == 2:
+        want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    else:  # onnx.reference's Col2Im is 2-D only: sum the blocks in numpy
+        want = np.zeros([2, 3, *image], np.float32)
+        cols = x.reshape(2, 3, math.prod(block), count)
+        positions = list(np.ndindex(*[(image[d] + pads[d] + pads[r + d] - dilations[d] * (block[d] - 1) - 1)
+                                      // strides[d] + 1 for d in range(r)]))
+        for b, offset in enumerate(np.ndindex(*block)):
+            for l, at in enumerate(positions):
+                pixel = [at[d] * strides[d] - pads[d] + offset[d] * dilations[d] for d in range(r)]
+                if all(0 <= p < n for p, n in zip(pixel, image)):
+                    want[(slice(None), slice(None), *pixel)] += cols[:, :, b, l]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def legacy_family() -> Builder:
     b = Builder({"x": (1, 4, 5, 5)})
     b.add("clip_attrs", "Clip", ["x"], min=-0.3, max=0.4)

@@ -285,3 +285,18 @@ def test_compress_with_a_run_time_condition_is_unsupported() -> None:
     m = model("Compress", {"x": data([3, 4]), "c": np.array([1, 0, 1], np.bool_)}, opset=11, axis=0)
     with pytest.raises(UnsupportedError, match=r"node 'n' \(Compress\): the condition input 'c' must be a constant"):
         glow.compile(m)
+
+
+@pytest.mark.parametrize(("mode", "writes", "axis", "known"), [
+    ("linear", None, -2, True), ("linear", [0, 3], -2, True), ("linear", [0, 3], -2, False),
+    ("circular", [2, 5], -2, True), ("circular", [2, 5], -2, False), ("circular", [4, 1], 1, False)])
+def test_tensor_scatter_writes_the_update_from_each_batch_entrys_index(mode: str, writes: list[int] | None,
+                                                                        axis: int, known: bool) -> None:
+    # a cache [2, 3, 6, 4] (sequence dim 2) or [2, 6, 3] (axis 1), an update of 3 steps
+    shape = [2, 3, 6, 4] if axis == -2 else [2, 6, 3]
+    ushape = list(shape)
+    ushape[axis] = 3
+    inputs = {"cache": data(shape), "update": data(ushape)}
+    if writes is not None:
+        inputs["writes"] = np.array(writes, np.int64)
+    check("TensorScatter", inputs, known=["writes"] if known else [], opset=24, mode=mode, axis=axis)

@@ -254,6 +254,47 @@ def scatter_nd(ctx: NodeContext) -> Tensor:
     return _scatter(ctx, data, indices, updates, reduction)
 
 
+@onnx_op("TensorScatter", since=24, inputs=(2, 3), attrs=("axis", "mode"))
+def tensor_scatter(ctx: NodeContext) -> Tensor:
+    """A KV cache update: past_cache with ``update``'s entries along ``axis`` (not the batch dim 0) written from
+    position write_indices[b] of each batch entry b (0 without them; modulo the cache's length with ``mode``
+    circular): a scatter_nd at the coordinates of every dim up to ``axis``."""
+    cache, update = _data(ctx), ctx.input(1)
+    shape, ushape = shape_of(cache), shape_of(update)
+    rank = len(shape)
+    axis = _axis(ctx, ctx.attr("axis", INT, -2), rank)
+    mode = ctx.attr("mode", STRING, b"linear").decode("utf-8", "replace")
+    if mode not in ("linear", "circular"):
+        raise ctx.error(f"attribute 'mode' must be linear or circular, got '{mode}'")
+    if axis == 0 or dtype_of(update) != dtype_of(cache) or len(ushape) != rank or any(
+            u != s for d, (u, s) in enumerate(zip(ushape, shape)) if d != axis) or ushape[axis] > shape[axis]:
+        raise ctx.error(f"update {fmt_shape(ushape)} must be past_cache {fmt_shape(shape)} but on axis {axis} (not "
+                        "0), no longer there")
+    lead = ushape[:axis + 1]  # the coordinates: every dim up to the sequence dim
+    grid = np.stack(np.meshgrid(*[np.arange(n) for n in lead], indexing="ij"), axis=-1).astype(np.int64)
+    steps = grid[..., axis]
+    writes = ctx.optional_input(2)
+    if writes is None:
+        position: Tensor = ctx.const(steps, name=f"{ctx.label}.steps")
+    elif isinstance(writes, Const):
+        position = ctx.const(writes.array.astype(np.int64).reshape([-1] + [1] * axis) + steps,
+                             name=f"{ctx.label}.steps")
+    else:
+        if shape_of(writes) != [shape[0]]:
+            raise ctx.error(f"write_indices {fmt_shape(shape_of(writes))} must hold one index per batch entry")
+        start = _expand(ctx, _reshape(ctx, _i64(ctx.value(writes)), [shape[0]] + [1] * axis), lead)
+        position = gg.add(start, ctx.value(ctx.const(steps, name=f"{ctx.label}.steps")))
+    if mode == "circular":
+        if isinstance(position, Const):
+            position = ctx.const(position.array % shape[axis], name=f"{ctx.label}.positions")
+        else:
+            position = gg.mod(ctx.value(position), gg.splat(value=shape[axis], result_types=[position.type]),
+                              fmod=0)
+    fixed = ctx.const(grid[..., :axis], name=f"{ctx.label}.coordinates")
+    coordinates = _concat_all(ctx, [fixed, _reshape(ctx, position, [*lead, 1])], axis=axis + 1)
+    return _scatter(ctx, cache, coordinates, update, "none")
+
+
 @onnx_op("Scatter", since=9, inputs=(3, 3), attrs=("axis",))
 @onnx_op("ScatterElements", since=11, inputs=(3, 3), attrs=("axis",))
 @onnx_op("ScatterElements", since=16, inputs=(3, 3), attrs=("axis", "reduction"))
