@@ -381,6 +381,22 @@ def test_col2im(image: list[int], block: list[int], attrs: dict) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(("k", "past", "bias", "activation"), [(4, True, True, "silu"), (4, False, False, "none"),
+                                                            (3, True, False, "swish"), (2, False, True, "none")])
+def test_causal_conv_with_state(k: int, past: bool, bias: bool, activation: str) -> None:
+    x, w = rand(2, 3, 5), rand(3, 1, k)
+    feeds = {"x": x} | ({"past": rand(2, 3, k - 1)} if past else {})
+    inputs = ["x", "w", "b" if bias else "", "past" if past else ""]
+    graph = helper.make_graph([helper.make_node("CausalConvWithState", inputs, ["y", "state"], activation=activation)],
+                              "ccs", [helper.make_tensor_value_info(n, TensorProto.FLOAT, v.shape) for n, v in feeds.items()],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "state")],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(rand(3), "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
+    got = glow.compile(model, cache=False).run(feeds)
+    for name, want in zip(("y", "state"), ReferenceEvaluator(model).run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
 def legacy_family() -> Builder:
     b = Builder({"x": (1, 4, 5, 5)})
     b.add("clip_attrs", "Clip", ["x"], min=-0.3, max=0.4)
