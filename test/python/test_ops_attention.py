@@ -111,3 +111,55 @@ def test_rotary_embedding(shape: list[int], attrs: dict, positions: bool) -> Non
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
     model.ir_version = 10
     check(model, feeds)
+
+
+# --------------------------------------------------------------------------- LinearAttention
+
+
+@pytest.mark.parametrize(("rule", "t", "heads", "decay_last", "beta_last", "past", "scale"), [
+    ("linear", 3, (2, 2), None, None, False, None),
+    ("gated", 6, (2, 2), "dim", None, True, None),  # 6 tokens: a loop in the graph
+    ("gated", 2, (2, 2), "head", None, False, 0.5),
+    ("delta", 5, (2, 2), None, "head", True, None),
+    ("gated_delta", 7, (4, 2), "head", "one", True, None),  # grouped query heads, a loop
+    ("gated_delta", 1, (4, 1), "dim", "head", True, None),  # a decode step, one KV head
+], ids=["linear", "gated-loop", "gated-per-head", "delta-loop", "gated-delta-gqa-loop", "decode-mqa"])
+def test_linear_attention(rule: str, t: int, heads: tuple[int, int], decay_last: str | None, beta_last: str | None,
+                          past: bool, scale: float | None) -> None:
+    (hq, hkv), b, dk, dv = heads, 2, 4, 3
+    feeds = {"q": RNG.standard_normal((b, t, hq * dk)).astype(np.float32),
+             "k": (RNG.standard_normal((b, t, hkv * dk)) * 0.5).astype(np.float32),
+             "v": RNG.standard_normal((b, t, hkv * dv)).astype(np.float32)}
+    names = ["q", "k", "v", "", "", ""]
+    if past:
+        feeds["past"], names[3] = RNG.standard_normal((b, hkv, dk, dv)).astype(np.float32), "past"
+    if decay_last:
+        width = hkv if decay_last == "head" else hkv * dk
+        feeds["g"], names[4] = (-RNG.uniform(0.05, 0.5, (b, t, width))).astype(np.float32), "g"
+    if beta_last:
+        width = hkv if beta_last == "head" else 1
+        feeds["beta"], names[5] = RNG.uniform(0.1, 0.9, (b, t, width)).astype(np.float32), "beta"
+    while names[-1] == "":
+        names.pop()
+    attrs = {"q_num_heads": hq, "kv_num_heads": hkv, "update_rule": rule} | ({"scale": scale} if scale else {})
+    graph = helper.make_graph([helper.make_node("LinearAttention", names, ["y", "state"], **attrs)], "la",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, x.shape) for n, x in feeds.items()],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "state")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
+    compiled = glow.compile(model, cache=False)
+    assert ("scf.for" in compiled.stage("import").text) == (t > 4)  # a loop beyond a few tokens, one body
+    got = compiled.run(feeds)
+    for name, want in zip(("y", "state"), ReferenceEvaluator(model).run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_linear_attention_rule_and_inputs_must_agree() -> None:
+    feeds = {n: np.zeros((1, 2, 8), np.float32) for n in ("q", "k", "v")}
+    graph = helper.make_graph([helper.make_node("LinearAttention", ["q", "k", "v"], ["y"], name="la", q_num_heads=2,
+                                                kv_num_heads=2)], "la",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 2, 8]) for n in feeds],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
+    with pytest.raises(ModelError, match=r"node 'la' \(LinearAttention\): update rule 'gated_delta' takes decay and "
+                                         r"takes beta"):
+        glow.compile(model, cache=False)

@@ -1,4 +1,4 @@
-"""Attention (opsets 23 to 25) and RotaryEmbedding, composed from existing nodes. Attention is batch matmuls, a
+"""Attention (opsets 23 to 25), RotaryEmbedding and LinearAttention (opset 27), composed from existing nodes. Attention is batch matmuls, a
 softmax and the masks as one additive bias.
 
 Q, K and V are [batch, heads, sequence, head_size], or [batch, sequence, heads x head_size] with the numbers of heads
@@ -29,10 +29,11 @@ from onnx import AttributeProto, TensorProto
 from ...dialects import glowgraph as gg
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import _concat_all, _expand, _reshape, _splat, _transpose
+from .control import UNROLL_MAX, _for_loop
+from .core import _concat_all, _expand, _reshape, _splat, _transpose, matmul_of
 from .datamove import _box
 
-FLOAT, INT = AttributeProto.FLOAT, AttributeProto.INT
+FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
 _F32 = np.dtype(np.float32)
 _ATTRS = ("is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale", "softcap",
           "softmax_precision")
@@ -259,3 +260,105 @@ def rotary_embedding(ctx: NodeContext) -> Tensor:
     if len(shape) == 3:
         return _reshape(ctx, rotated, shape)
     return _transpose(ctx, rotated, [0, 2, 1, 3])
+
+
+# --------------------------------------------------------------------------- LinearAttention
+
+_RULES = ("linear", "gated", "delta", "gated_delta")
+
+
+def _heads_first(ctx: NodeContext, x: Tensor, heads: int, what: str) -> Tensor:
+    """[B, T, H D] as [T, B, H, D] (time first: a loop reads one step at a time)."""
+    b, t, hd = shape_of(x)
+    if hd % heads:
+        raise ctx.error(f"{what}'s last dim {hd} is not a multiple of its {heads} heads")
+    return _transpose(ctx, _reshape(ctx, x, [b, t, heads, hd // heads]), [1, 0, 2, 3])
+
+
+@onnx_op("LinearAttention", since=27, inputs=(3, 6), outputs=(1, 2),
+         attrs=("chunk_size", "kv_num_heads", "q_num_heads", "scale", "update_rule"))
+def linear_attention(ctx: NodeContext) -> list[Tensor]:
+    """The recurrent state S [B, H_kv, d_k, d_v] (past_state, else zeros) updated token by token,
+    S = exp(g_t) S (gated rules; decay g per head or per key dim) + k_t (beta_t (v_t - (exp(g_t) S)^T k_t)) (delta
+    rules; v_t itself otherwise), and o_t = scale q_t^T S read by each query head from its KV head's state (grouped
+    query heads share one). A loop over the tokens in the graph (unrolled up to a few); ``chunk_size`` is a hint
+    for chunked GPU kernels that does not change the result."""
+    query, key, value = (ctx.input(i) for i in range(3))
+    for x, what in ((query, "query"), (key, "key"), (value, "value")):
+        ctx.check_element_type(x, what, (_F32,))
+        if len(shape_of(x)) != 3:
+            raise ctx.error(f"{what} must be [B, T, H D], got {fmt_shape(shape_of(x))}")
+    hq, hkv = ctx.attr("q_num_heads", INT, 0), ctx.attr("kv_num_heads", INT, 0)
+    if hq <= 0 or hkv <= 0 or hq % hkv:
+        raise ctx.error(f"q_num_heads ({hq}) must be a positive multiple of kv_num_heads ({hkv})")
+    rule = ctx.attr("update_rule", STRING, b"gated_delta").decode(errors="replace")
+    if rule not in _RULES:
+        raise ctx.error(f"attribute 'update_rule' must be one of {', '.join(_RULES)}, got '{rule}'")
+    gating, delta = rule in ("gated", "gated_delta"), rule in ("delta", "gated_delta")
+    past, decay, beta = (ctx.optional_input(i) for i in (3, 4, 5))
+    if gating != (decay is not None) or delta != (beta is not None):
+        raise ctx.error(f"update rule '{rule}' {'takes' if gating else 'takes no'} decay and "
+                        f"{'takes' if delta else 'takes no'} beta")
+    b, t, _ = shape_of(query)
+    q, k, v = _heads_first(ctx, query, hq, "query"), _heads_first(ctx, key, hkv, "key"), \
+        _heads_first(ctx, value, hkv, "value")
+    dk, dv = shape_of(q)[-1], shape_of(v)[-1]
+    if shape_of(k)[-1] != dk or shape_of(k)[:2] != [t, b] or shape_of(v)[:2] != [t, b]:
+        raise ctx.error(f"query, key and value {[fmt_shape(shape_of(x)) for x in (query, key, value)]} must share "
+                        "B and T and the key size")
+    state_shape = [b, hkv, dk, dv]
+    scale = ctx.attr("scale", FLOAT, 0.0) or 1.0 / float(np.sqrt(dk))
+    streams = [q, k, v]
+    if gating:
+        last = shape_of(decay)[-1] if len(shape_of(decay)) == 3 else -1
+        if shape_of(decay)[:2] != [b, t] or last not in (hkv, hkv * dk):
+            raise ctx.error(f"decay {fmt_shape(shape_of(decay))} must be [B, T, H_kv] or [B, T, H_kv d_k]")
+        streams.append(gg.exp(ctx.value(_heads_first(ctx, decay, hkv, "decay"))))  # [T, B, H_kv, 1 or d_k]
+    if delta:
+        last = shape_of(beta)[-1] if len(shape_of(beta)) == 3 else -1
+        if shape_of(beta)[:2] != [b, t] or last not in (hkv, 1):
+            raise ctx.error(f"beta {fmt_shape(shape_of(beta))} must be [B, T, H_kv] or [B, T, 1]")
+        rate = _transpose(ctx, _reshape(ctx, beta, [b, t, last, 1]), [1, 0, 2, 3])
+        streams.append(_expand(ctx, rate, [t, b, hkv, 1]))
+    if past is not None and shape_of(past) != state_shape:
+        raise ctx.error(f"past_state {fmt_shape(shape_of(past))} must be {fmt_shape(state_shape)}")
+    state = ctx.value(past if past is not None else ctx.const(np.zeros(state_shape, np.float32),
+                                                              name=f"{ctx.label}.state"))
+    group = hq // hkv
+
+    def token(s: ir.Value, x: list[ir.Value]) -> tuple[ir.Value, ir.Value]:
+        """One token's (new state, output [B, H_q, d_v]) from its q, k, v (and exp(g), beta) slices."""
+        q_t, k_t, v_t = x[0], x[1], x[2]
+        rest = x[3:]
+        if gating:
+            growth = rest.pop(0)
+            s = gg.mul(s, _expand(ctx, _reshape(ctx, growth, [b, hkv, shape_of(growth)[-1], 1]), state_shape))
+        if delta:
+            rate = rest.pop(0)  # [B, H_kv, 1]
+            retrieved = _reshape(ctx, matmul_of(ctx, _reshape(ctx, k_t, [b, hkv, 1, dk]), s), [b, hkv, dv])
+            v_t = gg.mul(ctx.value(_expand(ctx, rate, [b, hkv, dv])), gg.sub(v_t, ctx.value(retrieved)))
+        outer = gg.mul(_expand(ctx, _reshape(ctx, k_t, [b, hkv, dk, 1]), state_shape),
+                       _expand(ctx, _reshape(ctx, v_t, [b, hkv, 1, dv]), state_shape))
+        s = gg.add(s, outer)
+        read = s if group == 1 else ctx.value(_reshape(ctx, _expand(ctx, _reshape(ctx, s, [b, hkv, 1, dk, dv]),
+                                                                     [b, hkv, group, dk, dv]), [b, hq, dk, dv]))
+        o_t = _reshape(ctx, matmul_of(ctx, _reshape(ctx, q_t, [b, hq, 1, dk]), read), [b, hq, dv])
+        return s, gg.mul(ctx.value(o_t), _splat(ctx.value(o_t), scale))
+
+    fronts = [ctx.value(x) for x in streams]
+    if t <= UNROLL_MAX:
+        outputs = []
+        for i in range(t):
+            sliced = [ctx.value(_reshape(ctx, _box(ctx, x, [i, 0, 0, 0], [1, *shape_of(x)[1:]]), shape_of(x)[1:]))
+                      for x in fronts]
+            state, o_t = token(state, sliced)
+            outputs.append(_reshape(ctx, o_t, [1, b, hq, dv]))
+        stacked = _concat_all(ctx, outputs, axis=0)
+    else:
+        def step(i: ir.Value, args: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value]]:
+            new, o_t = token(args[0], [gg.step_slice(x, i) for x in fronts])
+            return [new], [ctx.value(o_t)]
+
+        (state,), (stacked,) = _for_loop(ctx, t, [state], step, [False])
+    output = _reshape(ctx, _transpose(ctx, stacked, [1, 0, 2, 3]), [b, t, hq * dv])
+    return [output, state]
