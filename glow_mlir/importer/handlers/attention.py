@@ -267,7 +267,7 @@ def rotary_embedding(ctx: NodeContext) -> Tensor:
 _RULES = ("linear", "gated", "delta", "gated_delta")
 
 
-def _heads_first(ctx: NodeContext, x: Tensor, heads: int, what: str) -> Tensor:
+def _time_first(ctx: NodeContext, x: Tensor, heads: int, what: str) -> Tensor:
     """[B, T, H D] as [T, B, H, D] (time first: a loop reads one step at a time)."""
     b, t, hd = shape_of(x)
     if hd % heads:
@@ -300,8 +300,8 @@ def linear_attention(ctx: NodeContext) -> list[Tensor]:
         raise ctx.error(f"update rule '{rule}' {'takes' if gating else 'takes no'} decay and "
                         f"{'takes' if delta else 'takes no'} beta")
     b, t, _ = shape_of(query)
-    q, k, v = _heads_first(ctx, query, hq, "query"), _heads_first(ctx, key, hkv, "key"), \
-        _heads_first(ctx, value, hkv, "value")
+    q, k, v = _time_first(ctx, query, hq, "query"), _time_first(ctx, key, hkv, "key"), \
+        _time_first(ctx, value, hkv, "value")
     dk, dv = shape_of(q)[-1], shape_of(v)[-1]
     if shape_of(k)[-1] != dk or shape_of(k)[:2] != [t, b] or shape_of(v)[:2] != [t, b]:
         raise ctx.error(f"query, key and value {[fmt_shape(shape_of(x)) for x in (query, key, value)]} must share "
@@ -313,7 +313,7 @@ def linear_attention(ctx: NodeContext) -> list[Tensor]:
         last = shape_of(decay)[-1] if len(shape_of(decay)) == 3 else -1
         if shape_of(decay)[:2] != [b, t] or last not in (hkv, hkv * dk):
             raise ctx.error(f"decay {fmt_shape(shape_of(decay))} must be [B, T, H_kv] or [B, T, H_kv d_k]")
-        streams.append(gg.exp(ctx.value(_heads_first(ctx, decay, hkv, "decay"))))  # [T, B, H_kv, 1 or d_k]
+        streams.append(gg.exp(ctx.value(_time_first(ctx, decay, hkv, "decay"))))  # [T, B, H_kv, 1 or d_k]
     if delta:
         last = shape_of(beta)[-1] if len(shape_of(beta)) == 3 else -1
         if shape_of(beta)[:2] != [b, t] or last not in (hkv, 1):

@@ -1,4 +1,5 @@
-"""Recurrent layers: LSTM, GRU and RNN, as a loop over their time steps.
+"""Recurrent layers: LSTM, GRU and RNN, as a loop over their time steps; and CausalConvWithState, the stateful
+causal convolution of state-space models (its carry in and out, no loop).
 
 Where the recurrence lives: each node becomes, per direction, one fully_connected that projects the inputs of every
 time step at once ([T x B, I] x [I, gates x H], both biases folded in: the GEMM that carries most of the work), then
@@ -29,6 +30,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, onnx_op, shape_of
 from ..model import fmt_shape
+from .cnn import _float32
 from .core import _concat_all, _expand, _reshape, _splat, _transpose
 from .datamove import _box
 
@@ -401,3 +403,45 @@ def rnn(ctx: NodeContext) -> list[Tensor | None]:
 
 
 __all__ = ["Layer", "gru", "lstm", "rnn"]
+
+
+@onnx_op("CausalConvWithState", since=27, inputs=(2, 4), outputs=(1, 2), attrs=("activation",))
+def causal_conv_with_state(ctx: NodeContext) -> list[Tensor]:
+    """A causal depthwise 1-D convolution with its carry: the input [B, C, L] after past_state [B, C, k - 1] (zeros
+    without one) convolved with weight [C, 1, k] (valid), plus bias, then SiLU where ``activation`` says silu or
+    swish; present_state the last k - 1 positions of the joined input. The k taps are k multiply-adds of shifted
+    views (k is a handful: 4 in Mamba and Gated DeltaNet)."""
+    x, weight = ctx.input(0), ctx.input(1)
+    _float32(ctx, x, weight)
+    shape, wshape = shape_of(x), shape_of(weight)
+    if len(shape) != 3 or len(wshape) != 3 or wshape[:2] != [shape[1], 1]:
+        raise ctx.error(f"input {fmt_shape(shape)} and weight {fmt_shape(wshape)} must be [B, C, L] and [C, 1, k]")
+    activation = ctx.attr("activation", STRING, b"none").decode(errors="replace")
+    if activation not in ("none", "silu", "swish"):
+        raise ctx.error(f"attribute 'activation' must be none, silu or swish, got '{activation}'")
+    (b, c, length), k = shape, wshape[2]
+    past = ctx.optional_input(3)
+    if past is not None and shape_of(past) != [b, c, k - 1]:
+        raise ctx.error(f"past_state {fmt_shape(shape_of(past))} must be [B, C, k - 1] = {fmt_shape([b, c, k - 1])}")
+    if k > 1:
+        carry = past if past is not None else ctx.const(np.zeros([b, c, k - 1], np.float32), name=f"{ctx.label}.zeros")
+        joined = gg.concat(ctx.value(carry), ctx.value(x), axis=2)
+    else:
+        joined = ctx.value(x)
+    total = None
+    for j in range(k):
+        window = _box(ctx, joined, [0, 0, j], [b, c, length])
+        tap = gg.broadcast(ctx.value(_reshape(ctx, _box(ctx, weight, [0, 0, j], [c, 1, 1]), [1, c, 1])),
+                           shape=[b, c, length])
+        term = gg.mul(ctx.value(window), tap)
+        total = term if total is None else gg.add(total, term)
+    bias = ctx.optional_input(2)
+    if bias is not None:
+        if shape_of(bias) != [c]:
+            raise ctx.error(f"bias {fmt_shape(shape_of(bias))} must hold one value per channel ({c})")
+        total = gg.add(total, gg.broadcast(ctx.value(_reshape(ctx, bias, [1, c, 1])), shape=[b, c, length]))
+    if activation != "none":
+        total = gg.mul(total, gg.sigmoid(total))
+    present = _box(ctx, joined, [0, 0, length], [b, c, k - 1]) if k > 1 else \
+        ctx.const(np.zeros([b, c, 0], np.float32), name=ctx.label)
+    return [total, present]
