@@ -420,3 +420,4 @@ def constant(ctx: NodeContext) -> Tensor:
         kind, dtype = _CONSTANT_LISTS[name]
         array = np.array(ctx.attr(name, kind, None), dtype=dtype)
     return ctx.const(array, name=ctx.output_name)
+
