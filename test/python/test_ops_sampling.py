@@ -100,3 +100,35 @@ def test_cubic_grid_sample_of_a_volume_is_unsupported() -> None:
                    {"x": x, "grid": grid})
     with pytest.raises(UnsupportedError, match=r"node 'gs' \(GridSample\): cubic sampling of a 3-D input"):
         glow_mlir.compile(model, cache=False)
+
+
+@pytest.mark.parametrize(("mode", "transform", "ratio", "known"), [
+    ("avg", "half_pixel", 2, False), ("max", "output_half_pixel", 2, False), ("avg", "output_half_pixel", 0, True),
+    ("max", "half_pixel", 0, True), ("avg", "half_pixel", 3, True)])
+def test_roi_align(mode: str, transform: str, ratio: int, known: bool) -> None:
+    # two images, rois of several sizes (one partly off the map, one tiny) at spatial scale 0.5
+    x = RNG.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    rois = np.array([[0, 0, 14, 10], [4, 2, 21, 19], [-6, -4, 5, 3], [10, 8, 10.5, 9], [18, 12, 30, 24]], np.float32)
+    batch = np.array([0, 1, 1, 0, 1], np.int64)
+    attrs = {"mode": mode, "coordinate_transformation_mode": transform, "sampling_ratio": ratio,
+             "output_height": 3, "output_width": 4, "spatial_scale": 0.5}
+    node = helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], **attrs)
+    graph = helper.make_graph([node], "roi", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)] + (
+        [] if known else [helper.make_tensor_value_info("rois", TensorProto.FLOAT, rois.shape),
+                          helper.make_tensor_value_info("batch", TensorProto.INT64, batch.shape)]),
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(rois, "rois"), numpy_helper.from_array(batch, "batch")] if known else [])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    feeds = {"x": x} if known else {"x": x, "rois": rois, "batch": batch}
+    _check(model, feeds)
+
+
+def test_roi_align_with_adaptive_sampling_needs_known_rois() -> None:
+    node = helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], name="ra", sampling_ratio=0)
+    graph = helper.make_graph([node], "roi", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4]),
+                                              helper.make_tensor_value_info("rois", TensorProto.FLOAT, [2, 4]),
+                                              helper.make_tensor_value_info("batch", TensorProto.INT64, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    with pytest.raises(UnsupportedError, match=r"node 'ra' \(RoiAlign\): the rois input 'rois' must be a constant"):
+        glow_mlir.compile(model, cache=False)

@@ -1,4 +1,5 @@
-"""AffineGrid and GridSample: spatial transformers, sampling an image at positions a tensor gives.
+"""AffineGrid, GridSample and RoiAlign: sampling an image at positions a tensor gives (spatial transformers, the
+region features of detectors).
 
 AffineGrid (theta [N, r, r+1], the constant ``size`` [N, C, *spatial]) is a batched matmul of theta with the
 constant homogeneous grid of the output positions ([S, r+1]: x first, then y, z, then 1).
@@ -24,9 +25,9 @@ from mlir import ir
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
-from ..builder import NodeContext, Tensor, onnx_op, shape_of
+from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import INT, STRING, _expand, _reshape, _splat, _transpose, matmul_of
+from .core import FLOAT, INT, STRING, _expand, _reshape, _splat, _transpose, matmul_of
 from .datamove import _box
 
 F32, I64 = np.dtype(np.float32), np.dtype(np.int64)
@@ -208,3 +209,138 @@ def grid_sample(ctx: NodeContext) -> Tensor:
         total = value if total is None else gg.add(total, value)
     return total
 
+
+
+# --------------------------------------------------------------------------- RoiAlign
+
+
+def _roi_axis(ctx: NodeContext, start: ir.Value, size: ir.Value, bins: int, grid: ir.Value, samples: int,
+              n: int) -> tuple[list[tuple[ir.Value, ir.Value]], ir.Value]:
+    """Along one axis of the feature map (``n`` entries): for each roi, bin and sample ([R, bins, samples]) the two
+    taps (int64 index, weight) of the bilinear interpolation, as onnx.reference's pre-calculation gives them, and
+    whether the sample lies on the map (from -1 to n)."""
+    r = shape_of(start)[0]
+    shape = [r, bins, samples]
+
+    def spread(v: ir.Value) -> ir.Value:
+        return _expand(ctx, _reshape(ctx, v, [r, 1, 1]), shape)
+
+    step = gg.div(size, _f(size, bins))  # the bin's size
+    at_bin = ctx.value(_expand(ctx, ctx.const(np.arange(bins, dtype=np.float32).reshape(1, -1, 1),
+                                              name=f"{ctx.label}.bins"), shape))
+    at_sample = ctx.value(_expand(ctx, ctx.const((np.arange(samples, dtype=np.float32) + 0.5).reshape(1, 1, -1),
+                                                 name=f"{ctx.label}.samples"), shape))
+    position = gg.add(gg.add(spread(start), gg.mul(at_bin, spread(step))),
+                      gg.div(gg.mul(at_sample, spread(step)), spread(grid)))
+    on_map = gg.not_(_outside(position, -1.0, float(n)))
+    position = gg.max_(position, _f(position, 0.0))
+    low = gg.floor(position)
+    last = gg.cmp_lt(low, _f(low, n - 1.0))  # below the last entry: a second tap above
+    low = gg.select(last, low, _f(low, n - 1.0))
+    position = gg.select(last, position, low)
+    high = gg.select(last, gg.add(low, _f(low, 1.0)), low)
+    frac = gg.sub(position, low)
+    weights = [gg.sub(_f(frac, 1.0), frac), frac]
+    taps = [(gg.cast(p, to=mlir_type(I64)), w) for p, w in zip((low, high), weights)]
+    return taps, on_map
+
+
+@onnx_op("RoiAlign", since=10, inputs=(3, 3),
+         attrs=("mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"))
+@onnx_op("RoiAlign", since=16, inputs=(3, 3), attrs=("coordinate_transformation_mode", "mode", "output_height",
+                                                     "output_width", "sampling_ratio", "spatial_scale"))
+def roi_align(ctx: NodeContext) -> Tensor:
+    """Y[r, c] = the [output_height, output_width] bins of roi r (rois [R, 4] x1 y1 x2 y2 in the input's scale, of
+    image batch_indices[r]), each the average (``mode`` avg) or the maximum (max: the largest of each sample's four
+    weighted corners, as onnx.reference and onnxruntime have it) of a grid of bilinear samples: sampling_ratio^2 of
+    them, or ceil(roi size / bins) per axis with sampling_ratio 0, which needs known rois (every roi's grid is then
+    padded to the largest, the padding masked). Samples off the map count as 0. Gathers of X viewed flat."""
+    x, rois, batch = ctx.input(0), ctx.input(1), ctx.input(2)
+    ctx.check_element_type(x, "X", (F32,))
+    ctx.check_element_type(rois, "rois", (F32,))
+    ctx.check_element_type(batch, "batch_indices", (I64, np.dtype(np.int32)))
+    shape = shape_of(x)
+    r = shape_of(rois)[0] if len(shape_of(rois)) == 2 else -1
+    if len(shape) != 4 or shape_of(rois) != [r, 4] or shape_of(batch) != [r]:
+        raise ctx.error(f"X {fmt_shape(shape)}, rois {fmt_shape(shape_of(rois))} and batch_indices "
+                        f"{fmt_shape(shape_of(batch))} must be [N, C, H, W], [R, 4] and [R]")
+    mode = ctx.attr("mode", STRING, b"avg").decode(errors="replace")
+    transform = ctx.attr("coordinate_transformation_mode", STRING,
+                         b"half_pixel" if ctx.opset >= 16 else b"output_half_pixel").decode(errors="replace")
+    if mode not in ("avg", "max") or transform not in ("half_pixel", "output_half_pixel"):
+        raise ctx.error(f"mode '{mode}' must be avg or max and coordinate_transformation_mode '{transform}' "
+                        "half_pixel or output_half_pixel")
+    ph, pw = ctx.attr("output_height", INT, 1), ctx.attr("output_width", INT, 1)
+    ratio = ctx.attr("sampling_ratio", INT, 0)
+    scale = ctx.attr("spatial_scale", FLOAT, 1.0)
+    if ph < 1 or pw < 1 or ratio < 0:
+        raise ctx.error(f"output_height {ph} and output_width {pw} must be positive, sampling_ratio {ratio} not "
+                        "negative")
+    n, c, height, width = shape
+    half = transform == "half_pixel"
+    box = ctx.value(rois)
+    corners = [_reshape(ctx, _box(ctx, box, [0, j], [r, 1]), [r]) for j in range(4)]
+    x1, y1, x2, y2 = (gg.sub(gg.mul(ctx.value(v), _f(ctx.value(v), scale)), _f(ctx.value(v), 0.5 if half else 0.0))
+                      for v in corners)
+    sizes = [gg.sub(y2, y1), gg.sub(x2, x1)]
+    if not half:  # malformed rois forced to 1 x 1
+        sizes = [gg.max_(s, _f(s, 1.0)) for s in sizes]
+    if ratio > 0:
+        grids = [np.full(r, ratio, np.float32)] * 2
+    else:  # adaptive: ceil(roi size / bins) samples per axis, from known rois
+        known = ctx.constant_input(1, "rois").astype(np.float32) * np.float32(scale) - np.float32(0.5 if half else 0)
+        extent = [known[:, 3] - known[:, 1], known[:, 2] - known[:, 0]]
+        if not half:
+            extent = [np.maximum(e, 1.0) for e in extent]
+        grids = [np.ceil(e / bins).astype(np.int64).clip(min=1).astype(np.float32) for e, bins in zip(extent, (ph, pw))]
+    counts = [int(g.max()) for g in grids]
+    grid_values = [ctx.value(ctx.const(g, name=f"{ctx.label}.grid{k}")) for k, g in enumerate(grids)]
+    (ytaps, yon), (xtaps, xon) = (_roi_axis(ctx, start, size, bins, grid, samples, extent)
+                                  for start, size, bins, grid, samples, extent in
+                                  ((y1, sizes[0], ph, grid_values[0], counts[0], height),
+                                   (x1, sizes[1], pw, grid_values[1], counts[1], width)))
+    # a sample: [R, PH, Gh] x [R, PW, Gw] -> [R, PH, Gh, PW, Gw]; used where on the map and within its roi's grid
+    full = [r, ph, counts[0], pw, counts[1]]
+
+    def rows(v: ir.Value) -> ir.Value:
+        return _expand(ctx, _reshape(ctx, v, [r, ph, counts[0], 1, 1]), full)
+
+    def cols(v: ir.Value) -> ir.Value:
+        return _expand(ctx, _reshape(ctx, v, [r, 1, 1, pw, counts[1]]), full)
+
+    used = gg.and_(rows(yon), cols(xon))
+    if ratio == 0:
+        within = [(np.arange(m)[None] < g[:, None]) for g, m in zip(grids, counts)]
+        mask = within[0][:, None, :, None, None] & within[1][:, None, None, None, :]
+        used = gg.and_(used, _expand(ctx, ctx.const(np.broadcast_to(mask, full).copy(), name=f"{ctx.label}.within"),
+                                     full))
+    weight_mask = gg.cast(used, to=mlir_type(F32))
+    index64 = ctx.value(batch) if dtype_of(batch) == I64 else gg.cast(ctx.value(batch), to=mlir_type(I64))
+    image = _expand(ctx, _reshape(ctx, index64, [r, 1, 1, 1, 1, 1]), [r, c, *full[1:]])
+    base = gg.mul(image, gg.splat(value=c * height * width, result_types=[image.type]))
+    base = gg.add(base, ctx.value(_expand(ctx, ctx.const((np.arange(c, dtype=np.int64) * height * width)
+                                                                .reshape(1, -1, 1, 1, 1, 1), name=f"{ctx.label}.c"),
+                                          [r, c, *full[1:]])))
+    flat = ctx.value(_reshape(ctx, x, [n * c * height * width]))
+    out = [r, c, *full[1:]]
+    values = []
+    for (yi, yw), (xi, xw) in itertools.product(ytaps, xtaps):
+        spatial = gg.add(gg.mul(rows(yi), gg.splat(value=width, result_types=[rows(yi).type])), cols(xi))
+        index = gg.add(base, _expand(ctx, _reshape(ctx, spatial, [r, 1, *full[1:]]), out))
+        weight = _expand(ctx, _reshape(ctx, gg.mul(gg.mul(rows(yw), cols(xw)), weight_mask), [r, 1, *full[1:]]), out)
+        values.append(gg.mul(gg.gather(flat, index, axis=0), weight))
+    if mode == "avg":
+        total = values[0]
+        for v in values[1:]:
+            total = gg.add(total, v)
+        summed = gg.reduce_sum(total, axes=[3, 5])
+        count = (grids[0] * grids[1]).reshape(-1, 1, 1, 1).astype(np.float32)
+        return gg.div(summed, _expand(ctx, ctx.const(count, name=f"{ctx.label}.count"), [r, c, ph, pw]))
+    best = values[0]
+    for v in values[1:]:
+        best = gg.max_(best, v)
+    if ratio == 0:  # the padding of a smaller grid never wins
+        lowest = _expand(ctx, ctx.const(np.where(np.broadcast_to(mask, full), 0.0, -np.inf).astype(np.float32)
+                                        .reshape(r, 1, *full[1:]), name=f"{ctx.label}.pad"), out)
+        best = gg.add(best, lowest)
+    return gg.reduce_max(best, axes=[3, 5])
