@@ -29,36 +29,16 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 from .api import CompiledModel, compile
 from .errors import InputError, NonConstantInputError, UnsupportedError
 from .importer import check_model
+from .importer.folding import nested_nodes, reads
 
 #: An input signature: (name, shape, dtype) per input, then (name, value bytes) per bound input.
 _Key = tuple[tuple[tuple[str, tuple[int, ...], str], ...], tuple[tuple[str, bytes], ...]]
 
 
-def _nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
-    """The nodes of ``graph`` and of the subgraphs of its If, Loop and Scan nodes, all depths."""
-    found = []
-    for node in graph.node:
-        found.append(node)
-        for attr in node.attribute:
-            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                found.extend(_nodes(sub))
-    return found
-
-
-def _reads(node: onnx.NodeProto) -> list[str]:
-    """The values ``node`` reads: its inputs and, for a node with subgraphs, every name its subgraphs' nodes read
-    (the outer-scope values among them)."""
-    names = [n for n in node.input if n]
-    for attr in node.attribute:
-        for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-            names.extend(n for inner in _nodes(sub) for n in inner.input if n)
-    return names
-
-
 def _feeding_inputs(graph: onnx.GraphProto, value: str, inputs: Sequence[str]) -> set[str]:
     """The graph ``inputs`` that ``value`` (of the graph or of a subgraph) is computed from, walking back through
     the nodes that make it (not through Shape and Size: their outputs are known from a shape alone)."""
-    producer = {out: node for node in _nodes(graph) for out in node.output if out}
+    producer = {out: node for node in nested_nodes(graph) for out in node.output if out}
     found, seen, todo = set(), set(), [value]
     while todo:
         name = todo.pop()
@@ -69,7 +49,7 @@ def _feeding_inputs(graph: onnx.GraphProto, value: str, inputs: Sequence[str]) -
             found.add(name)
         node = producer.get(name)
         if node is not None and node.op_type not in ("Shape", "Size"):
-            todo.extend(_reads(node))
+            todo.extend(reads(node))
     return found
 
 

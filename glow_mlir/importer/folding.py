@@ -54,8 +54,30 @@ class FoldPlan:
     #: positions of the static nodes that must be evaluated: no handler can build them (the import walk does not even
     #: try), or an evaluated node needs their value
     required: frozenset[int]
-    #: how many nodes read each value (graph outputs not counted)
+    #: how many nodes read each value, in their subgraphs included (graph outputs not counted)
     readers: dict[str, int]
+
+
+def subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    """The graphs a node holds (If's branches, Loop's and Scan's bodies)."""
+    return [g for a in node.attribute for g in ([a.g] if a.HasField("g") else []) + list(a.graphs)]
+
+
+def nested_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes of ``graph`` and of all the subgraphs in it, all depths."""
+    found = []
+    for node in graph.node:
+        found.append(node)
+        for sub in subgraphs(node):
+            found.extend(nested_nodes(sub))
+    return found
+
+
+def reads(node: onnx.NodeProto) -> list[str]:
+    """The values ``node`` reads: its inputs and every name its subgraphs' nodes read (the enclosing graph's values
+    among them)."""
+    return [n for n in node.input if n] + [n for sub in subgraphs(node) for inner in nested_nodes(sub)
+                                           for n in inner.input if n]
 
 
 def _has_subgraph(node: onnx.NodeProto) -> bool:
@@ -92,9 +114,8 @@ def plan_folding(
     producer: dict[str, int] = {}
     readers: dict[str, int] = {}
     for position, (_, node) in enumerate(nodes):
-        for name in node.input:
-            if name:
-                readers[name] = readers.get(name, 0) + 1
+        for name in reads(node):  # a value a subgraph reads is read by its node
+            readers[name] = readers.get(name, 0) + 1
         inputs_known = all(not name or name in known for name in node.input)
         if node.domain in _DEFAULT_DOMAINS and node.op_type == "Constant":
             # A value, not a computation: its handler says which attributes give a supported tensor.

@@ -97,6 +97,21 @@ def test_known_values_a_folded_if_gives_feed_shape_inputs() -> None:
     assert compiled.outputs[0].shape == (3, 2)
 
 
+def test_a_shape_computed_outside_and_read_only_inside_a_branch_is_known() -> None:
+    # Expand's shape [2, 3] made from x's shape by nodes of the main graph that only the branches read (readers in
+    # subgraphs count: the shape is evaluated at import); the condition is given at run time
+    then = helper.make_graph([helper.make_node("Expand", ["v", "shape"], ["t"])], "then", [], [vi("t", F32, [2, 3])])
+    other = helper.make_graph([helper.make_node("Expand", ["w", "shape"], ["e"])], "else", [], [vi("e", F32, [2, 3])])
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Mul", ["s", "one"], ["shape"]),
+             helper.make_node("If", ["c"], ["z"], then_branch=then, else_branch=other)]
+    inits = [numpy_helper.from_array(np.array(1, np.int64), "one"),
+             numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "v"),
+             numpy_helper.from_array(np.array([[5.0], [6.0]], np.float32), "w")]
+    m = model(nodes, [vi("x", F32, [2, 3]), vi("c", BOOL, [])], [vi("z", F32, [2, 3])], inits)
+    for flag in (True, False):
+        check(m, {"x": np.zeros((2, 3), np.float32), "c": np.array(flag)})
+
+
 @pytest.mark.parametrize("cond_shape", [[], [1]])
 def test_if_on_a_runtime_condition_runs_the_branch_it_picks(cond_shape: list[int]) -> None:
     then, other = branches()

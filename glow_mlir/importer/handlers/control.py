@@ -30,7 +30,7 @@ from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import numpy_dtype
-from ...errors import ModelError, UnsupportedError
+from ...errors import ModelError, NonConstantInputError, UnsupportedError
 from ..builder import Const, NodeContext, Tensor, dtype_of, materialize, onnx_op, shape_of
 from ..model import fmt_shape
 from .core import _concat_all, _reshape, _transpose
@@ -196,9 +196,10 @@ def _declared_length(ctx: NodeContext, carried: int, scans: int) -> int:
                for dims in [ctx.known_dims(name)] if dims and dims[0] is not None}
     if len(lengths) > 1:
         raise ctx.error(f"the scan outputs are declared with different lengths {sorted(lengths)}")
-    if not lengths:
-        raise ctx.unsupported("scan outputs of a loop whose trip count is computed at run time need a bound: a "
-                              "static length declared for them (their length is otherwise dynamic)")
+    if not lengths:  # a caller that knows the trip count's value (the ONNX backend) may bind it and compile again
+        raise NonConstantInputError(f"{ctx.where}: scan outputs of a loop whose trip count is computed at run time "
+                                    "need a bound: a static length declared for them (their length is otherwise "
+                                    "dynamic)", ctx.node.input[0])
     return lengths.pop()
 
 
