@@ -67,7 +67,7 @@ C_TYPES = {"float32": "float", "float64": "double", "float16": "uint16_t", "bflo
            "int4": "int8_t", "uint4": "uint8_t", "int2": "int8_t", "uint2": "uint8_t",
            # the 8-bit floats as their bits, a 4-bit one in the low bits of its byte
            "float8_e4m3fn": "uint8_t", "float8_e4m3fnuz": "uint8_t", "float8_e5m2": "uint8_t",
-           "float8_e5m2fnuz": "uint8_t", "float4_e2m1fn": "uint8_t"}
+           "float8_e5m2fnuz": "uint8_t", "float4_e2m1fn": "uint8_t", "float8_e8m0fnu": "uint8_t"}
 #: one region argument of a lowered program, a memref<Nxi8> descriptor as the LLVM lowering expands it (``{index}``:
 #: i64, or i32 on a target with 32-bit pointers)
 _REGION_ARGS = ("!llvm.ptr", "!llvm.ptr", "{index}", "{index}", "{index}")

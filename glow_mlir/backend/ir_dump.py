@@ -43,7 +43,7 @@ from ..passes.conversion.ir_to_linalg import scratch_types
 #: MLIR element type -> Glow's element kind name
 _ELEMENT_NAMES = {"f32": "float", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
                   "f8E4M3FN": "float8e4m3fn", "f8E4M3FNUZ": "float8e4m3fnuz", "f8E5M2": "float8e5m2",
-                  "f8E5M2FNUZ": "float8e5m2fnuz", "f4E2M1FN": "float4e2m1",
+                  "f8E5M2FNUZ": "float8e5m2fnuz", "f4E2M1FN": "float4e2m1", "f8E8M0FNU": "float8e8m0",
                   "i64": "index64", "i32": "int32", "i8": "int8", "i1": "bool"}
 
 #: glowir ops that declare a buffer in the code section: their users are listed, as Glow does

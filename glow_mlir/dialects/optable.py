@@ -418,6 +418,7 @@ _NP_TO_MLIR = {
     np.dtype(ml_dtypes.float8_e5m2): lambda: ir.Float8E5M2Type.get(),
     np.dtype(ml_dtypes.float8_e5m2fnuz): lambda: ir.Float8E5M2FNUZType.get(),
     np.dtype(ml_dtypes.float4_e2m1fn): lambda: ir.Float4E2M1FNType.get(),
+    np.dtype(ml_dtypes.float8_e8m0fnu): lambda: ir.Float8E8M0FNUType.get(),
     np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
     np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
@@ -448,7 +449,8 @@ def numpy_dtype(t: ir.Type) -> np.dtype:
     table = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64, "i32": np.int32, "i1": np.bool_,
              "i16": np.int16, "i8": np.int8, "bf16": ml_dtypes.bfloat16, "f8E4M3FN": ml_dtypes.float8_e4m3fn,
              "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2": ml_dtypes.float8_e5m2,
-             "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz, "f4E2M1FN": ml_dtypes.float4_e2m1fn}
+             "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz, "f4E2M1FN": ml_dtypes.float4_e2m1fn,
+             "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
     if s not in table:
         raise TypeError(f"unsupported element type {s}")
     return np.dtype(table[s])

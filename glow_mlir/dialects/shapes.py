@@ -339,7 +339,7 @@ def clip(info: OpInfo) -> list[ir.Type]:
 #: f64, f16, bf16 and the 8- and 4-bit floats are storage types: a model's tensors of those types are computed in f32 and
 #: cast at its boundary (and where it stores them, to round them)
 _CAST_TYPES = ("f32", "i32", "i64", "i1", "f64", "f16", "bf16", "i16", "i8", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2",
-               "f8E5M2FNUZ", "f4E2M1FN")
+               "f8E5M2FNUZ", "f4E2M1FN", "f8E8M0FNU")
 
 
 def _is_bool(t: ir.Type) -> bool:
@@ -453,7 +453,7 @@ def cast(info: OpInfo) -> list[ir.Type]:
 
 #: the element types a bitcast reinterprets (i1 has no bits to reinterpret; the 4-bit float is stored in a byte)
 _BITCAST_TYPES = ("f32", "i32", "f64", "i64", "f16", "bf16", "i16", "i8", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2",
-                  "f8E5M2FNUZ")
+                  "f8E5M2FNUZ", "f8E8M0FNU")
 
 
 def bitcast(info: OpInfo) -> list[ir.Type]:

@@ -43,6 +43,7 @@ STORAGE_TYPES: dict[int, np.dtype] = {
     TensorProto.FLOAT8E5M2: np.dtype(ml_dtypes.float8_e5m2),
     TensorProto.FLOAT8E5M2FNUZ: np.dtype(ml_dtypes.float8_e5m2fnuz),
     TensorProto.FLOAT4E2M1: np.dtype(ml_dtypes.float4_e2m1fn),
+    TensorProto.FLOAT8E8M0: np.dtype(ml_dtypes.float8_e8m0fnu),
 }
 #: the 8-bit float storage types (saturated by Cast and QuantizeLinear where they say so)
 FLOAT8_TYPES = tuple(STORAGE_TYPES[t] for t in (TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ,

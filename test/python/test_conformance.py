@@ -242,8 +242,8 @@ def test_compare():
 def test_supported_set_follows_the_handlers_and_element_types():
     assert _relu_case().in_supported_set
     assert not _unsupported_case().in_supported_set
-    x = np.array([1], ml_dtypes.float8_e8m0fnu)
-    m = _model(helper.make_node("Relu", ["x"], ["y"]), [_vi("x", [1], TensorProto.FLOAT8E8M0)], [_vi("y", [1])])
+    x = np.array([1], ml_dtypes.float6_e2m3fn)
+    m = _model(helper.make_node("Relu", ["x"], ["y"]), [_vi("x", [1], TensorProto.FLOAT6E2M3)], [_vi("y", [1])])
     assert not conformance.in_supported_set(m, [x], [x])
     x = np.array([1], ml_dtypes.float8_e4m3fn)  # an 8-bit float storage type, computed in float32
     m = _model(helper.make_node("Relu", ["x"], ["y"]), [_vi("x", [1], TensorProto.FLOAT8E4M3FN)], [_vi("y", [1])])

@@ -349,3 +349,27 @@ def test_bitcast_refusals(src: int, to: int, pattern: str) -> None:
     model.opset_import[0].version = 26
     with pytest.raises(glow_mlir.GlowError, match=r"BitCast#0' \(BitCast\): " + pattern):
         glow_mlir.compile(model, threads=1, cache=False)
+
+
+@pytest.mark.parametrize("saturate", [1, 0])
+@pytest.mark.parametrize("mode", ["up", "down", "nearest"])
+def test_float8_e8m0_casts_round_by_the_round_mode(mode: str, saturate: int) -> None:
+    # powers of two and a hair either side, midpoints, the largest exponents, tiny and subnormal floats, zeros,
+    # negatives (the sign is not read), NaN and infinities: the codes bit for bit as onnx's reference rounds them;
+    # every code back to float32 exactly
+    powers = np.ldexp(np.float32(1), np.arange(-126, 128)).astype(np.float32)
+    x = np.concatenate([powers, np.nextafter(powers, np.float32(np.inf)), np.nextafter(powers, np.float32(0)),
+                        powers * np.float32(1.5), powers * np.float32(1.25), -powers[100:110],
+                        np.array([0.0, -0.0, 1e-40, 3.4e38, np.inf, -np.inf, np.nan], np.float32)])
+    codes = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu)
+    nodes = [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0, round_mode=mode, saturate=saturate),
+             helper.make_node("Cast", ["q"], ["wide"], to=TensorProto.FLOAT)]
+    model = _model(nodes, {"x": (TensorProto.FLOAT, [x.size]), "q": (TensorProto.FLOAT8E8M0, [256])},
+                   {"y": (TensorProto.FLOAT8E8M0, [x.size]), "wide": (TensorProto.FLOAT, [256])})
+    model.opset_import[0].version = 25
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x, "q": codes})
+    want = numpy_helper.to_float8e8m0(x, bool(saturate), mode)
+    np.testing.assert_array_equal(got["y"].view(np.uint8), want.view(np.uint8))
+    wide = got["wide"]
+    np.testing.assert_array_equal(np.isnan(wide), np.arange(256) == 255)
+    np.testing.assert_array_equal(wide[:255], np.ldexp(np.float32(1), np.arange(255) - 127).astype(np.float32))

@@ -705,25 +705,25 @@ def test_constant_node_data_too_long(ctx):
 
 def test_unsupported_initializer_element_type(ctx):
     m = model(
-        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(ml_dtypes.float8_e8m0fnu))]
+        [node("Add", ["x", "w"], ["y"], "e")], [vi("x", [4])], [vi("y", None)], [init("w", BIAS.astype(ml_dtypes.float6_e2m3fn))]
     )
-    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type FLOAT8E8M0$"):
+    with pytest.raises(UnsupportedError, match=r"^g: initializer 'w': unsupported element type FLOAT6E2M3$"):
         import_model(m, ctx)
 
 
 def test_unsupported_constant_element_type(ctx):
-    m = model([node("Constant", [], ["c"], "k", value=init("v", BIAS.astype(ml_dtypes.float8_e8m0fnu)))], [], [vi("c", None, 0)])
+    m = model([node("Constant", [], ["c"], "k", value=init("v", BIAS.astype(ml_dtypes.float6_e2m3fn)))], [], [vi("c", None, 0)])
     with pytest.raises(
         UnsupportedError,
         match=r"^g: node 'k' \(Constant\): attribute 'value': unsupported element "
-        r"type FLOAT8E8M0$",
+        r"type FLOAT6E2M3$",
     ):
         import_model(m, ctx)
 
 
 def test_unsupported_input_element_type(ctx):
-    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", [2], TensorProto.FLOAT8E8M0)], [vi("y", None)])
-    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has unsupported element type FLOAT8E8M0$"):
+    m = model([node("Relu", ["x"], ["y"], "r")], [vi("x", [2], TensorProto.FLOAT6E2M3)], [vi("y", None)])
+    with pytest.raises(UnsupportedError, match=r"^g: graph input 'x' has unsupported element type FLOAT6E2M3$"):
         import_model(m, ctx)
 
 

@@ -397,6 +397,19 @@ def test_causal_conv_with_state(k: int, past: bool, bias: bool, activation: str)
         np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-5, err_msg=name)
 
 
+@pytest.mark.parametrize(("shape", "p"), [([2, 3, 4, 5], 2), ([1, 2, 3, 4, 2], 3), ([1, 4, 7], 1)])
+def test_global_lp_pool(shape: list[int], p: int) -> None:
+    x = rand(*shape)
+    graph = helper.make_graph([helper.make_node("GlobalLpPool", ["x"], ["y"], p=p)], "glp",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = glow.compile(model, cache=False).run({"x": x})["y"]
+    # onnx.reference has no GlobalLpPool: numpy in float64 is the oracle
+    want = (np.abs(x.astype(np.float64)) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True) ** (1 / p)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def legacy_family() -> Builder:
     b = Builder({"x": (1, 4, 5, 5)})
     b.add("clip_attrs", "Clip", ["x"], min=-0.3, max=0.4)

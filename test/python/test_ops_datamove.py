@@ -440,26 +440,26 @@ def test_dropout_in_training_mode_with_ratio_0_keeps_everything():
 
 def test_known_tensor_of_an_unsupported_type_entering_a_node():
     # a double known at import can take part in folding, but cannot become an operand of the graph
-    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E8M0), node("Concat", ["x", "d"], axis=0)],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT6E2M3), node("Concat", ["x", "d"], axis=0)],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
-    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type float8_e8m0fnu for "
+    with pytest.raises(UnsupportedError, match=r"node 'y_Concat' \(Concat\): unsupported element type float6_e2m3fn for "
                                                r"the #1 input \(supported: float32, int64, int32, bool\)$"):
         imported(m)
 
 
 def test_known_tensor_of_an_unsupported_type_as_an_operand():
-    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT8E8M0), node("Add", ["x", "d"])],
+    m = make([node("Cast", ["w"], "d", to=TensorProto.FLOAT6E2M3), node("Add", ["x", "d"])],
              [vi("x", [2])], ["y"], [const("w", np.ones(2, np.float32))])
     with pytest.raises(UnsupportedError, match=r"node 'y_Add' \(Add\): tensor 'd', known at import, has "
-                                               r"unsupported element type float8_e8m0fnu$"):
+                                               r"unsupported element type float6_e2m3fn$"):
         imported(m)
 
 
 def test_constant_of_shape_of_an_unsupported_type():
-    fill = numpy_helper.from_array(np.array([1], ml_dtypes.float8_e8m0fnu))
+    fill = numpy_helper.from_array(np.array([1], ml_dtypes.float6_e2m3fn))
     m = make([node("ConstantOfShape", ["s"], value=fill)], [], ["y"], [const("s", [2])])
     with pytest.raises(UnsupportedError, match=r"\(ConstantOfShape\): attribute 'value': unsupported element type "
-                                               r"FLOAT8E8M0$"):
+                                               r"FLOAT6E2M3$"):
         imported(m)
 
 
@@ -509,16 +509,17 @@ def test_mod_and_cast_chain_folds_at_import():
 
 
 def unsupported_op_model() -> onnx.ModelProto:
-    """Compress (no handler) twice: on known tensors (foldable), and on the input (live)."""
+    """DeformConv (no handler) twice: on known tensors (foldable), and on the input (live)."""
     return make(
         [
-            node("Compress", ["w", "keep"], "picked", axis=0),
+            node("DeformConv", ["w", "k", "offset"], "picked", kernel_shape=[1, 1]),
             node("Add", ["x", "picked"], "added"),
-            node("Compress", ["added", "keep2"], axis=0),
+            node("DeformConv", ["added", "k", "offset"], kernel_shape=[1, 1]),
         ],
-        [vi("x", [2])], ["y"],
-        [const("w", np.array([1.0, 2.0, 3.0], np.float32)), const("keep", [True, False, True]),
-         const("keep2", [True, False])],
+        [vi("x", [1, 1, 2, 2])], ["y"],
+        [const("w", np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)), const("k", np.ones((1, 1, 1, 1), np.float32)),
+         const("offset", np.zeros((1, 2, 2, 2), np.float32))],
+        opset=19,
     )
 
 
@@ -526,7 +527,7 @@ def test_unsupported_op_on_a_foldable_path_is_not_reported():
     m = unsupported_op_model()
     with pytest.raises(UnsupportedError) as info:
         imported(m)
-    assert str(info.value) == "g: 1 unsupported ONNX op at opset 17: Compress (node y_Compress)"
+    assert str(info.value) == "g: 1 unsupported ONNX op at opset 19: DeformConv (node y_DeformConv)"
 
 
 def test_unsupported_op_on_a_foldable_path_is_evaluated():

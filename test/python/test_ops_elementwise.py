@@ -422,10 +422,10 @@ _IX = {"x": np.zeros((2, 2), np.int64)}
     ([node("Cast", ["x"], "c", to=TensorProto.STRING)], _FX, UnsupportedError,
      (r"node 'c' \(Cast\): unsupported element type STRING for attribute 'to' "
       r"\(supported: FLOAT, INT64, INT32, BOOL, DOUBLE, FLOAT16, BFLOAT16, "
-      r"FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1, INT8, UINT8, INT16, UINT16, UINT32, "
-      r"INT4, UINT4, INT2, UINT2, UINT64\)$")),
-    ([node("Cast", ["x"], "c", to=TensorProto.FLOAT8E8M0)], _FX, UnsupportedError,
-     r"node 'c' \(Cast\): unsupported element type FLOAT8E8M0"),
+      r"FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT8E8M0, INT8, UINT8, INT16, "
+      r"UINT16, UINT32, INT4, UINT4, INT2, UINT2, UINT64\)$")),
+    ([node("Cast", ["x"], "c", to=TensorProto.FLOAT6E2M3)], _FX, UnsupportedError,
+     r"node 'c' \(Cast\): unsupported element type FLOAT6E2M3"),
     ([node("Cast", ["x"], "c")], _FX, ModelError, r"node 'c' \(Cast\): attribute 'to' is required$"),
     ([node("Gelu", ["x"], "g", approximate="fast")], _FX, ModelError,
      r"node 'g' \(Gelu\): attribute 'approximate' must be 'none' or 'tanh', got 'fast'$"),

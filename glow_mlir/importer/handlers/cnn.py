@@ -503,6 +503,24 @@ def global_max_pool(ctx: NodeContext) -> Tensor:
     return gg.cast(ctx.value(_global_pool(ctx, "max", _via_float32(ctx, x))), to=mlir_type(dtype_of(x)))
 
 
+@onnx_op("GlobalLpPool", since=2, inputs=(1, 1), attrs=("p",))
+def global_lp_pool(ctx: NodeContext) -> Tensor:
+    """(the sum of |x|^p over all spatial positions)^(1/p): N x C x 1 x 1 (x 1), as the average pool of |x|^p
+    times the positions' count."""
+    x = ctx.input(0)
+    _float32(ctx, x)
+    p = ctx.attr("p", INT, 2)
+    if p < 1:
+        raise ctx.error(f"attribute 'p' must be 1 or more, got {p}")
+    v = gg.abs_(ctx.value(x))
+    powered = v if p == 1 else gg.mul(v, v) if p == 2 else gg.pow_(v, _splat(v, float(p)))
+    mean = ctx.value(_global_pool(ctx, "avg", powered))
+    sums = gg.mul(mean, _splat(mean, float(math.prod(shape_of(x)[2:]))))
+    if p == 1:
+        return sums
+    return gg.sqrt(sums) if p == 2 else gg.pow_(sums, _splat(sums, 1.0 / p))
+
+
 @onnx_op("GlobalAveragePool", since=1, inputs=(1, 1))
 def global_average_pool(ctx: NodeContext) -> Tensor:
     """The average over all spatial positions: N x C x 1 x 1 (x 1)."""

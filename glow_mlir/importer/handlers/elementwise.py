@@ -28,7 +28,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 from mlir import ir
-from onnx import AttributeProto, TensorProto
+from onnx import AttributeProto, TensorProto, numpy_helper
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
@@ -343,6 +343,57 @@ def saturated_float8(ctx: NodeContext, x: Tensor, stored: np.dtype) -> Tensor:
     return gg.clip(ctx.value(x), min=-largest, max=largest)
 
 
+E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+_ROUND_MODES = ("up", "down", "nearest")
+
+
+def e8m0_rounded(ctx: NodeContext, x: Tensor, saturate: bool) -> Tensor:
+    """Float32 ``x`` rounded to a power of two, float8 e8m0's values, by the node's ``round_mode`` (default up: any
+    fraction goes to the next power; down drops it; nearest as onnx.reference has it) on its exponent field (the sign
+    is not read); NaN and the infinities NaN; with ``saturate`` the largest exponent is never rounded past, without
+    it to NaN. In the graph on the float's bits (bitcast to int32)."""
+    mode = ctx.attr("round_mode", STRING, b"up").decode("utf-8", "replace")
+    if mode not in _ROUND_MODES:
+        raise ctx.error(f"attribute 'round_mode' must be one of {', '.join(_ROUND_MODES)}, got '{mode}'")
+    if isinstance(x, Const):
+        return ctx.const(numpy_helper.to_float8e8m0(x.array, saturate, mode).astype(np.float32))
+    i32 = mlir_type(np.dtype(np.int32))
+    bits = gg.bitcast(ctx.value(x), to=i32)
+
+    def k(value: int) -> ir.Value:
+        return gg.splat(value=value, result_types=[bits.type])
+
+    def nonzero(mask: int) -> ir.Value:
+        return gg.not_(gg.cmp_eq(gg.and_(bits, k(mask)), k(0)))
+
+    exponent = gg.shift_right(gg.and_(bits, k(0x7FFFFFFF)), k(23))
+    special = gg.cmp_eq(exponent, k(255))
+    if mode == "up":
+        rounds = nonzero(0x7FFFFF)
+    elif mode == "nearest":
+        rounds = gg.and_(nonzero(0x400000), gg.or_(gg.or_(nonzero(0x200000), nonzero(0x1FFFFF)),
+                                                   gg.cmp_lt(k(0), exponent)))
+    else:
+        rounds = None
+    if rounds is not None:
+        rounds = gg.and_(rounds, gg.not_(special))
+        if saturate:
+            rounds = gg.and_(rounds, gg.not_(gg.cmp_eq(exponent, k(254))))
+        exponent = gg.add(exponent, gg.cast(rounds, to=i32))
+    value = gg.select(gg.cmp_eq(exponent, k(0)), k(0x00400000), gg.shift_left(exponent, k(23)))
+    value = gg.select(gg.cmp_eq(exponent, k(255)), k(0x7FC00000), value)
+    return gg.bitcast(value, to=mlir_type(np.dtype(np.float32)))
+
+
+def _saturated_or_rounded(ctx: NodeContext, x: Tensor, stored: np.dtype | None) -> Tensor:
+    """What a cast to ``stored`` gives before the importer stores it: clipped to an 8-bit float's range (saturate,
+    default 1), rounded to a power of two for float8 e8m0, else ``x``."""
+    saturate = bool(ctx.attr("saturate", INT, 1))
+    if stored == E8M0:
+        return e8m0_rounded(ctx, x, saturate)
+    return saturated_float8(ctx, x, stored) if saturate else x
+
+
 @onnx_op("Cast", since=6, inputs=(1, 1), attrs=("to",))
 @onnx_op("Cast", since=19, inputs=(1, 1), attrs=("to", "saturate"))
 @onnx_op("Cast", since=24, inputs=(1, 1), attrs=("to", "saturate", "round_mode"))
@@ -350,10 +401,10 @@ def cast(ctx: NodeContext) -> Tensor:
     """Convert to element type ``to`` among FLOAT, INT64, INT32 and BOOL, and the storage types DOUBLE and FLOAT16
     (computed in float32: to FLOAT16 the importer rounds the value as it does every float16 the model stores), BFLOAT16
     and the 8-bit floats likewise (to these, ``saturate`` 1, the default, first clips to the type's largest finite
-    magnitude; 0 lets a magnitude beyond it become infinity or NaN), and the integer storage types
-    (model.INTEGER_STORAGE_TYPES: computed in a wider integer, wrapped into the type's range by the importer as every
-    such value the model stores; UINT64 not from a float): float to integer truncates toward zero, to BOOL is != 0.
-    ``round_mode`` concerns FLOAT8E8M0 only, which is not supported."""
+    magnitude; 0 lets a magnitude beyond it become infinity or NaN; to FLOAT8E8M0 ``round_mode`` rounds to a power
+    of two first, :func:`e8m0_rounded`), and the integer storage types (model.INTEGER_STORAGE_TYPES: computed in a
+    wider integer, wrapped into the type's range by the importer as every such value the model stores; UINT64 not
+    from a float): float to integer truncates toward zero, to BOOL is != 0."""
     to = ctx.attr("to", INT, None)
     if to is None:
         raise ctx.error("attribute 'to' is required")
@@ -364,8 +415,7 @@ def cast(ctx: NodeContext) -> Tensor:
     if dtype is None:
         supported = ", ".join(type_name(t) for t in (*ELEMENT_TYPES, *STORAGE_TYPES, *INTEGER_STORAGE_TYPES))
         raise ctx.unsupported(f"unsupported element type {type_name(to)} for attribute 'to' (supported: {supported})")
-    converted = _convert(ctx, ctx.input(0), dtype)
-    return saturated_float8(ctx, converted, STORAGE_TYPES.get(to)) if ctx.attr("saturate", INT, 1) else converted
+    return _saturated_or_rounded(ctx, _convert(ctx, ctx.input(0), dtype), STORAGE_TYPES.get(to))
 
 
 @onnx_op("BitCast", since=26, inputs=(1, 1), attrs=("to",))
@@ -430,8 +480,7 @@ def cast_like(ctx: NodeContext) -> Tensor:
     storage type makes the result one, which the importer rounds or wraps as it does every such value the model
     stores; to an 8-bit float ``saturate`` as :func:`cast` has it."""
     converted = _convert(ctx, ctx.input(0), dtype_of(ctx.input(1)))
-    stored = ctx.stored.get(ctx.node.output[0])
-    return saturated_float8(ctx, converted, stored) if ctx.attr("saturate", INT, 1) else converted
+    return _saturated_or_rounded(ctx, converted, ctx.stored.get(ctx.node.output[0]))
 
 
 # --------------------------------------------------------------------------- activations

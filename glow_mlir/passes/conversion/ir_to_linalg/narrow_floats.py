@@ -1,5 +1,5 @@
 """Floats narrower than float32 that no target need have instructions for: bfloat16 and the 8- and 4-bit floats of
-ONNX (float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz; float4 e2m1), converted to and from float32 one element at a time in
+ONNX (float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0; float4 e2m1), converted to and from float32 one element at a time in
 integer ops.
 
 A value of one of these types is computed in float32; these conversions run at a program's boundary and where the
@@ -69,17 +69,26 @@ def minifloat_format(t: ir.Type) -> MiniFloat | None:
 
 def is_narrow(t: ir.Type) -> bool:
     """Whether ``t`` is converted here (bfloat16, an 8- or a 4-bit float)."""
-    return isinstance(t, ir.BF16Type) or minifloat_format(t) is not None
+    return isinstance(t, (ir.BF16Type, ir.Float8E8M0FNUType)) or minifloat_format(t) is not None
 
 
 def widened(x: ir.Value, t: ir.Type) -> ir.Value:
     """A value of type ``t`` (bfloat16, an 8- or a 4-bit float) as the float32 it is (exact)."""
-    return _from_bf16(x) if isinstance(t, ir.BF16Type) else _from_minifloat(x, minifloat_format(t))
+    if isinstance(t, ir.BF16Type):
+        return _from_bf16(x)
+    if isinstance(t, ir.Float8E8M0FNUType):
+        return _from_e8m0(x)
+    return _from_minifloat(x, minifloat_format(t))
 
 
 def narrowed(x: ir.Value, t: ir.Type) -> ir.Value:
-    """A float32 as the nearest value of type ``t`` (bfloat16, an 8- or a 4-bit float)."""
-    return _to_bf16(x) if isinstance(t, ir.BF16Type) else _to_minifloat(x, t, minifloat_format(t))
+    """A float32 as the nearest value of type ``t`` (bfloat16, an 8- or a 4-bit float; float8 e8m0 takes the
+    exponent: the importer rounds to a power of two first, by the Cast's round_mode)."""
+    if isinstance(t, ir.BF16Type):
+        return _to_bf16(x)
+    if isinstance(t, ir.Float8E8M0FNUType):
+        return _to_e8m0(x)
+    return _to_minifloat(x, t, minifloat_format(t))
 
 
 def _i32(value: int) -> ir.Value:
@@ -173,3 +182,20 @@ def _to_minifloat(x: ir.Value, t: ir.Type, fmt: MiniFloat) -> ir.Value:
     if fmt.width < 8:  # stored in a byte (common.storage_type)
         return arith.trunci(ir.IntegerType.get_signless(8), code)
     return arith.bitcast(t, arith.trunci(narrow, code))
+
+
+def _from_e8m0(x: ir.Value) -> ir.Value:
+    """float8 e8m0 (a biased exponent, no sign, no mantissa): 2^(code - 127), 0xFF NaN; code 0 is float32's
+    subnormal 2^-127."""
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    code = arith.extui(i32, arith.bitcast(i8, x))
+    bits = arith.select(arith.cmpi(_IntPred.eq, code, _i32(0)), _i32(0x00400000), arith.shli(code, _i32(23)))
+    return arith.select(arith.cmpi(_IntPred.eq, code, _i32(0xFF)), _f32(float("nan")), _as_f32(bits))
+
+
+def _to_e8m0(x: ir.Value) -> ir.Value:
+    """float32's exponent field (the sign dropped) as the e8m0 code: exact for a power of two (and 2^-127); NaN and
+    the infinities 0xFF."""
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    exponent = arith.shrui(arith.andi(arith.bitcast(i32, x), _i32(0x7FFFFFFF)), _i32(23))
+    return arith.bitcast(ir.Float8E8M0FNUType.get(), arith.trunci(i8, exponent))
