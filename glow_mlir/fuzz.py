@@ -33,7 +33,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 17
 UNARY = ("Relu", "Sigmoid", "Tanh", "Abs", "Neg", "Softsign", "Sin", "Cos", "Floor", "Ceil", "Elu", "Selu",
-         "HardSigmoid", "LeakyRelu", "Softplus", "Erf")
+         "HardSigmoid", "LeakyRelu", "Softplus", "Erf", "Shrink")
 BINARY = ("Add", "Sub", "Mul", "Max", "Min")
 
 
@@ -73,7 +73,10 @@ def _step(g: _Graph) -> None:
     x, shape = g.values[-1]
     rank = len(shape)
     choices = ["unary", "binary", "softmax", "reduce", "transpose", "reshape", "concat", "slice", "clip", "pad",
-               "gather", "flatten", "unsqueeze", "where", "pow", "layernorm", "tile", "cumsum", "argmax", "exp"]
+               "gather", "flatten", "unsqueeze", "where", "pow", "layernorm", "tile", "cumsum", "argmax", "exp",
+               "compress"]
+    if rank >= 2:
+        choices += ["reversesequence"]
     if rank == 2:
         choices += ["matmul", "gemm"]
     if rank == 4:
@@ -82,6 +85,8 @@ def _step(g: _Graph) -> None:
     if kind == "unary":
         op = rng.choice(UNARY)
         attrs = {"alpha": round(rng.uniform(0.05, 0.5), 3)} if op in ("LeakyRelu", "Elu") else {}
+        if op == "Shrink":
+            attrs = {"lambd": round(rng.uniform(0.0, 1.0), 3), "bias": round(rng.uniform(-0.5, 0.5), 3)}
         g.add(op, [x], shape, **attrs)
     elif kind == "binary":
         earlier = [v for v in g.values[:-1] if v[1] == shape]
@@ -157,6 +162,18 @@ def _step(g: _Graph) -> None:
         g.add("Pow", [x, _const_f32(g, float(rng.choice((2, 3))))], shape)
     elif kind == "exp":
         g.add("Exp", [x], shape)
+    elif kind == "compress":
+        axis = rng.randrange(rank)
+        keep = [rng.random() < 0.6 for _ in range(rng.randint(1, shape[axis]))]
+        keep[0] = True  # never empty
+        name = f"c{len(g.weights)}"
+        g.weights.append(numpy_helper.from_array(np.array(keep, np.bool_), name))
+        g.add("Compress", [x, name], shape[:axis] + [sum(keep)] + shape[axis + 1:], axis=axis)
+    elif kind == "reversesequence":
+        batch_axis = rng.randint(0, 1)
+        time_axis = 1 - batch_axis
+        lens = [rng.randint(0, shape[time_axis]) for _ in range(shape[batch_axis])]
+        g.add("ReverseSequence", [x, _const_i64(g, lens)], shape, batch_axis=batch_axis, time_axis=time_axis)
     elif kind == "layernorm":
         axis = rng.randrange(-rank, 0)
         norm = shape[axis:]

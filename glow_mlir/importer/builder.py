@@ -538,6 +538,9 @@ class _Importer:
         static = position in self.plan.static or (
             can_evaluate(node, self.loaded.opset)
             and all(x is None or isinstance(x, Const) for x in (ctx.optional_input(i) for i in range(len(node.input)))))
+        if static and handler is not None:  # an input the op needs but the node leaves out: the handler's error
+            for i in range(handler.inputs[0]):
+                ctx.input(i)
         evaluates = static and self._evaluates(ctx, handler, required)
         results = self._evaluate(ctx, handler, required) if evaluates else None
         if results is None:

@@ -156,7 +156,8 @@ def evaluate(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: i
         if implementation is None:
             raise NotImplementedError(f"onnx.reference has no {node.op_type} at opset {opset}")
         results = list(implementation(node, _run_params(opset)).run(*inputs))
-    except (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError, RuntimeError) as e:
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError, ArithmeticError, NotImplementedError,
+            RuntimeError) as e:  # an input left out that the op needs reaches the reference as None: AttributeError
         message = " ".join(str(e).split()) or type(e).__name__
         raise ValueError(f"cannot evaluate it at import: {message}") from None
     given = [(name, value) for name, value in zip(node.output, results + [None] * len(node.output)) if name]
