@@ -132,3 +132,29 @@ def test_roi_align_with_adaptive_sampling_needs_known_rois() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     with pytest.raises(UnsupportedError, match=r"node 'ra' \(RoiAlign\): the rois input 'rois' must be a constant"):
         glow_mlir.compile(model, cache=False)
+
+
+@pytest.mark.parametrize(("attrs", "channels", "filters", "mask", "bias"), [
+    ({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, 2, 3, False, True),
+    ({"kernel_shape": [2, 2], "strides": [2, 1], "dilations": [1, 2], "group": 2, "offset_group": 2}, 4, 4, True,
+     False),
+    ({"kernel_shape": [3, 2], "pads": [0, 1, 2, 0], "offset_group": 2}, 4, 2, True, True),
+], ids=["padded-3x3", "groups-strides-dilations-mask", "offset-groups"])
+def test_deform_conv(attrs: dict, channels: int, filters: int, mask: bool, bias: bool) -> None:
+    # offsets of up to 2 pixels (taps off the image read zeros), on a batch of 2
+    kh, kw = attrs["kernel_shape"]
+    group, offset_group = attrs.get("group", 1), attrs.get("offset_group", 1)
+    strides, dilations = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    h, w = 6, 7
+    oh = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (w + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    feeds = {"x": RNG.standard_normal((2, channels, h, w)).astype(np.float32),
+             "offset": RNG.uniform(-2, 2, (2, offset_group * kh * kw * 2, oh, ow)).astype(np.float32)}
+    if mask:
+        feeds["mask"] = RNG.uniform(0, 1, (2, offset_group * kh * kw, oh, ow)).astype(np.float32)
+    inits = {"w": RNG.standard_normal((filters, channels // group, kh, kw)).astype(np.float32),
+             "b": RNG.standard_normal(filters).astype(np.float32)}
+    inputs = ["x", "w", "offset", "b" if bias else "", "mask" if mask else ""]
+    node = helper.make_node("DeformConv", inputs, ["y"], **attrs)
+    _check(_model([node], feeds, opset=19, inits=inits), feeds)

@@ -1,5 +1,5 @@
-"""AffineGrid, GridSample and RoiAlign: sampling an image at positions a tensor gives (spatial transformers, the
-region features of detectors).
+"""AffineGrid, GridSample, RoiAlign and DeformConv: sampling an image at positions a tensor gives (spatial
+transformers, the region features of detectors, deformable convolutions).
 
 AffineGrid (theta [N, r, r+1], the constant ``size`` [N, C, *spatial]) is a batched matmul of theta with the
 constant homogeneous grid of the output positions ([S, r+1]: x first, then y, z, then 1).
@@ -27,7 +27,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import FLOAT, INT, STRING, _expand, _reshape, _splat, _transpose, matmul_of
+from .core import FLOAT, INT, INTS, STRING, _concat_all, _expand, _reshape, _splat, _transpose, matmul_of
 from .datamove import _box
 
 F32, I64 = np.dtype(np.float32), np.dtype(np.int64)
@@ -344,3 +344,99 @@ def roi_align(ctx: NodeContext) -> Tensor:
                                         .reshape(r, 1, *full[1:]), name=f"{ctx.label}.pad"), out)
         best = gg.add(best, lowest)
     return gg.reduce_max(best, axes=[3, 5])
+
+
+# --------------------------------------------------------------------------- DeformConv
+
+
+def _bilinear_taps(ctx: NodeContext, position: ir.Value, n: int) -> list[tuple[ir.Value, ir.Value]]:
+    """The two taps (int64 index, weight) of a bilinear sample at pixel ``position`` along a dim of ``n``
+    entries, a tap outside the dim weighted 0 (GridSample's zeros padding, align_corners 1)."""
+    first = gg.floor(position)
+    t = gg.sub(position, first)
+    taps = []
+    for tap, weight in ((first, gg.sub(_f(t, 1.0), t)), (gg.add(first, _f(first, 1.0)), t)):
+        inside = gg.cast(gg.not_(_outside(tap, 0.0, n - 1.0)), to=mlir_type(F32))
+        taps.append((gg.cast(gg.clip(tap, min=0.0, max=float(n - 1)), to=mlir_type(I64)), gg.mul(weight, inside)))
+    return taps
+
+
+@onnx_op("DeformConv", since=19, inputs=(3, 5),
+         attrs=("dilations", "group", "kernel_shape", "offset_group", "pads", "strides"))
+def deform_conv(ctx: NodeContext) -> Tensor:
+    """A 2-D convolution whose every tap reads X at its place plus a learned offset (offset [N, offset_group kH kW
+    2, oH, oW], y then x per tap), bilinearly (outside X: 0), times the optional mask: the sampled columns
+    [N, C kH kW, oH oW] (gathers of X viewed flat, each offset group's channels at its own positions) times the
+    filter per group (matmuls), plus the bias."""
+    x, w, offset = ctx.input(0), ctx.input(1), ctx.input(2)
+    for value, what in ((x, "X"), (w, "W"), (offset, "offset")):
+        ctx.check_element_type(value, what, (F32,))
+    shape, wshape, oshape = shape_of(x), shape_of(w), shape_of(offset)
+    if len(shape) != 4 or len(wshape) != 4 or len(oshape) != 4:
+        raise ctx.unsupported(f"only 2-D deformable convolutions are supported (X {fmt_shape(shape)})")
+    n, c, height, width = shape
+    oc, cg, kh, kw = wshape
+    group, offset_group = ctx.attr("group", INT, 1), ctx.attr("offset_group", INT, 1)
+    kernel = [int(v) for v in ctx.attr("kernel_shape", INTS, [kh, kw])]
+    strides = [int(v) for v in ctx.attr("strides", INTS, [1, 1])]
+    dilations = [int(v) for v in ctx.attr("dilations", INTS, [1, 1])]
+    pads = [int(v) for v in ctx.attr("pads", INTS, [0, 0, 0, 0])]
+    oh, ow = oshape[2:]
+    if (group < 1 or offset_group < 1 or c != cg * group or oc % group or c % offset_group or kernel != [kh, kw]
+            or oshape[:2] != [n, offset_group * kh * kw * 2]
+            or oh != (height + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+            or ow != (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1):
+        raise ctx.error(f"X {fmt_shape(shape)}, W {fmt_shape(wshape)}, offset {fmt_shape(oshape)}, group {group} "
+                        f"and offset_group {offset_group} do not agree with the kernel, strides, pads and dilations")
+    taps = [offset_group, kh, kw]
+    full = [n, *taps, oh, ow]
+    parts = _reshape(ctx, offset, [n, *taps, 2, oh, ow])
+
+    def component(k: int) -> ir.Value:
+        return ctx.value(_reshape(ctx, _box(ctx, parts, [0, 0, 0, 0, k, 0, 0], [n, *taps, 1, oh, ow]), full))
+
+    def base(axis: int) -> ir.Value:  # where each tap of each output position reads without an offset
+        out, k = (oh, kh) if axis == 0 else (ow, kw)
+        at = (np.arange(out) * strides[axis] - pads[axis])[None, :] + (np.arange(k) * dilations[axis])[:, None]
+        shaped = at.reshape([1, 1, k, 1, out, 1] if axis == 0 else [1, 1, 1, k, 1, out]).astype(np.float32)
+        return ctx.value(_expand(ctx, ctx.const(shaped, name=f"{ctx.label}.base{axis}"), full))
+
+    ys = _bilinear_taps(ctx, gg.add(base(0), component(0)), height)
+    xs = _bilinear_taps(ctx, gg.add(base(1), component(1)), width)
+    mask = ctx.optional_input(4)
+    if mask is not None:
+        if shape_of(mask) != [n, offset_group * kh * kw, oh, ow]:
+            raise ctx.error(f"mask {fmt_shape(shape_of(mask))} must be "
+                            f"{fmt_shape([n, offset_group * kh * kw, oh, ow])}")
+        mask = ctx.value(_reshape(ctx, mask, full))
+    per_group = c // offset_group
+    spread = [n, offset_group, per_group, kh, kw, oh, ow]
+
+    def channels(v: ir.Value) -> ir.Value:  # [N, G, kH, kW, oH, oW] for every channel of its offset group
+        return _reshape(ctx, _expand(ctx, _reshape(ctx, v, [n, offset_group, 1, kh, kw, oh, ow]), spread),
+                        [n, c, kh, kw, oh, ow])
+
+    origin = ctx.const((np.arange(n * c, dtype=np.int64) * height * width).reshape(n, c, 1, 1, 1, 1),
+                       name=f"{ctx.label}.origin")
+    flat = ctx.value(_reshape(ctx, x, [n * c * height * width]))
+    sampled = None
+    for (yi, yw), (xi, xw) in itertools.product(ys, xs):
+        index = gg.add(gg.mul(yi, gg.splat(value=width, result_types=[yi.type])), xi)
+        weight = gg.mul(yw, xw) if mask is None else gg.mul(gg.mul(yw, xw), mask)
+        at = gg.add(ctx.value(channels(index)), ctx.value(_expand(ctx, origin, [n, c, kh, kw, oh, ow])))
+        value = gg.mul(gg.gather(flat, at, axis=0), ctx.value(channels(weight)))
+        sampled = value if sampled is None else gg.add(sampled, value)
+    columns = _reshape(ctx, sampled, [n, c * kh * kw, oh * ow])
+    filters = _reshape(ctx, w, [oc, cg * kh * kw])
+    outputs = []
+    for g in range(group):  # each group's filters times its channels' columns
+        rows = _box(ctx, filters, [g * (oc // group), 0], [oc // group, cg * kh * kw])
+        block = _box(ctx, columns, [0, g * cg * kh * kw, 0], [n, cg * kh * kw, oh * ow])
+        outputs.append(matmul_of(ctx, rows, block))
+    y = _reshape(ctx, _concat_all(ctx, outputs, axis=1), [n, oc, oh, ow])
+    bias = ctx.optional_input(3)
+    if bias is not None:
+        if shape_of(bias) != [oc]:
+            raise ctx.error(f"B {fmt_shape(shape_of(bias))} must hold one value per output channel ({oc})")
+        y = gg.add(ctx.value(y), ctx.value(_expand(ctx, _reshape(ctx, bias, [1, oc, 1, 1]), [n, oc, oh, ow])))
+    return y
