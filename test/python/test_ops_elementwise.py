@@ -239,6 +239,21 @@ def test_shrink_swish_swiglu() -> None:
     check_case(compile_case(GATED))
 
 
+@pytest.mark.parametrize(("base", "exponent"), [(np.int32, np.int32), (np.int64, np.int64), (np.int32, np.int64),
+                                               (np.int64, np.float32)])
+@pytest.mark.parametrize("known", [True, False], ids=["known-exponent", "run-time-exponent"])
+def test_pow_of_an_integer_base(base: type, exponent: type, known: bool) -> None:
+    # products that overflow wrap as numpy's integer power does; a float exponent truncates the float power
+    x = np.array([[2, -3, 7, 0, 1], [5, -1, 3, 11, -2]], base)
+    y = np.array([3, 4, 0, 25, 1], exponent) if np.dtype(exponent).kind == "i" else \
+        np.array([0.5, 2.0, 1.5, 3.0, 0.0], exponent)
+    case = Case("pow_int", [node("Pow", ["x", "y"], "p")], {"x": x} | ({} if known else {"y": y}),
+                {"y": y} if known else {})
+    got = api.compile(case.model()).run(case.inputs)["p"]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got, ReferenceEvaluator(case.model()).run(None, case.inputs)[0])
+
+
 def test_swiglu_gate_and_value_must_have_one_shape() -> None:
     case = Case("bad", [node("SwiGLU", ["a", "b"], "g")], {"a": floats(2, 4), "b": floats(1, 4)}, opset=28)
     with pytest.raises(ModelError, match=r"node 'g' \(SwiGLU\): the gate 2x4 and the value 1x4 must have one "
@@ -435,13 +450,11 @@ _IX = {"x": np.zeros((2, 2), np.int64)}
      r"node 'm' \(Mod\): fmod=0 is defined for integer inputs only; float32 inputs need fmod=1$"),
     ([node("LeakyRelu", ["x"], "l", alpha=2)], _FX, ModelError,
      r"node 'l' \(LeakyRelu\): attribute 'alpha' must be FLOAT, got INT$"),
-    ([node("Pow", ["x", "x"], "p")], _IX, UnsupportedError,
-     r"node 'p' \(Pow\): Pow of an integer base \(int64\) is not supported$"),
     ([node("Reciprocal", ["x"], "r")], _IX, ModelError, r"node 'r' \(Reciprocal\): input #0 must be a float tensor"),
     ([node("Mean", ["x", "x"], "m")], _IX, ModelError,
      r"node 'm' \(Mean\): input #0 must be a float tensor, got int64$"),
 ], ids=["exp_int", "not_float", "where_float_cond", "less_bool", "cast_f16", "cast_f64", "cast_without_to",
-        "gelu_mode", "fmod_2", "float_mod_0", "alpha_int", "pow_int", "reciprocal_int", "mean_int"])
+        "gelu_mode", "fmod_2", "float_mod_0", "alpha_int", "reciprocal_int", "mean_int"])
 def test_bad_types_and_attributes(nodes: list[onnx.NodeProto], inputs: dict[str, np.ndarray], kind: type,
                                   pattern: str) -> None:
     _import_error(nodes, inputs, opset=20)(kind, pattern)

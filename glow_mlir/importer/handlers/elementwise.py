@@ -169,16 +169,44 @@ def reciprocal(ctx: NodeContext) -> Tensor:
 
 @onnx_op("Pow", since=7, inputs=(2, 2))
 def pow_(ctx: NodeContext) -> Tensor:
-    """X ** Y for a float X, numpy broadcasting; an integer Y is converted to X's type first."""
+    """X ** Y, numpy broadcasting. A float X: an integer Y is converted to X's type first. An integer X: to an
+    integer Y, exact products by squaring (wrapping as the type does; a negative Y, an error in numpy, gives 1), one
+    round per bit of the largest known exponent or of the type; to a float Y, X ** Y in float32 truncated toward
+    zero (numpy computes it in float64: equal while the result fits float32's 24 bits)."""
     x, y = ctx.input(0), ctx.input(1)
     if dtype_of(x).kind != "f":
-        raise ctx.unsupported(f"Pow of an integer base ({dtype_of(x)}) is not supported")
+        if dtype_of(x) == np.bool_ or dtype_of(y) == np.bool_:
+            raise ctx.error("the base and the exponent must be numbers, got bool")
+        shape = _broadcast_shape(ctx, shape_of(x), shape_of(y))
+        if dtype_of(y).kind == "f":
+            base = _convert(ctx, x, dtype_of(y))
+            return _convert(ctx, gg.pow_(_expand(ctx, base, shape), _expand(ctx, y, shape)), dtype_of(x))
+        return _integer_power(ctx, x, _convert(ctx, y, dtype_of(x)), shape)
     if dtype_of(y) != dtype_of(x):
         if dtype_of(y) == np.bool_:
             raise ctx.error("the exponent must be a number, got bool")
         y = _convert(ctx, y, dtype_of(x))
     shape = _broadcast_shape(ctx, shape_of(x), shape_of(y))
     return gg.pow_(_expand(ctx, x, shape), _expand(ctx, y, shape))
+
+
+def _integer_power(ctx: NodeContext, x: Tensor, y: Tensor, shape: list[int]) -> Tensor:
+    """x ** y of integers by squaring: for each bit of y, the product so far times x ** (2 ** bit) where the bit is
+    set; y below 0 counts as 0."""
+    rounds = 8 * dtype_of(x).itemsize - 1
+    if isinstance(y, Const):
+        rounds = max(int(np.max(y.array, initial=0)).bit_length(), 1) if y.array.size else 1
+    base = _expand(ctx, x, shape)
+    exponent = gg.max_(_expand(ctx, y, shape), _splat(_expand(ctx, y, shape), 0))
+    result = _splat(base, 1)
+    square = base
+    for bit in range(rounds):
+        set_ = gg.cmp_eq(gg.and_(gg.shift_right(exponent, _splat(exponent, bit)), _splat(exponent, 1)),
+                         _splat(exponent, 1))
+        result = gg.select(set_, gg.mul(result, square), result)
+        if bit + 1 < rounds:
+            square = gg.mul(square, square)
+    return result
 
 
 @onnx_op("Mod", since=10, inputs=(2, 2), attrs=("fmod",))
