@@ -176,28 +176,51 @@ def matmul_of(ctx: NodeContext, a: Tensor, b: Tensor) -> Tensor:
 
 
 def _einsum_terms(ctx: NodeContext, equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
-    """The input terms and the output term of an Einsum ``equation`` on inputs of ``ranks``: letters only, one per
-    dim, none twice in a term; the implicit output is the letters found once, sorted."""
+    """The input terms and the output term of an Einsum ``equation`` on inputs of ``ranks``, one letter per dim: an
+    ellipsis stands for the dims no letter names, right-aligned across the terms, as letters the equation does not
+    use; the implicit output is the ellipsis's letters (first, as numpy puts them), then the letters found once,
+    sorted."""
     text = equation.replace(" ", "")
     lhs, arrow, out = text.partition("->")
     terms = lhs.split(",")
-    if "." in text:
-        raise ctx.unsupported(f"Einsum '{equation}': ellipsis (broadcast dims) is not supported")
     if len(terms) != len(ranks):
         raise ctx.error(f"equation '{equation}' has {len(terms)} input terms for {len(ranks)} inputs")
     if len(ranks) > 2:
         raise ctx.unsupported(f"Einsum '{equation}' of {len(ranks)} operands is not supported (one or two)")
+    spare = [c for c in string.ascii_letters if c not in text]
+    broadcast = max((rank - len(term.replace("...", "")) for term, rank in zip(terms, ranks) if "..." in term),
+                    default=0)
+    if broadcast > len(spare) or any(t.count("...") > 1 for t in [*terms, out]):
+        raise ctx.error(f"equation '{equation}': an ellipsis may appear once per term and stand for free letters")
+    filler = "".join(spare[:broadcast])
+    terms = [t.replace("...", filler[broadcast - (rank - len(t.replace("...", ""))):]) if "..." in t else t
+             for t, rank in zip(terms, ranks)]
     if not arrow:
         letters = "".join(terms)
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        out = filler + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in filler))
+    out = out.replace("...", filler)
     for term, rank in zip(terms, ranks):
         if not set(term) <= set(string.ascii_letters) or len(term) != rank:
             raise ctx.error(f"equation '{equation}': term '{term}' must name each of the {rank} dims with a letter")
-        if len(set(term)) != len(term):
-            raise ctx.unsupported(f"Einsum '{equation}': a letter repeated in one term (a diagonal) is not supported")
     if len(set(out)) != len(out) or not set(out) <= set("".join(terms)):
         raise ctx.error(f"equation '{equation}': the output term '{out}' must name distinct letters of the inputs")
     return terms, out
+
+
+def _diagonal(ctx: NodeContext, x: Tensor, term: str) -> tuple[Tensor, str]:
+    """``x`` (dims named by ``term``) with each letter named twice taken on its diagonal: the two dims moved last,
+    flattened, and gathered at i (n + 1); the term with the letter once, last."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        first, second = term.index(c), term.index(c, term.index(c) + 1)
+        rest = [d for d in range(len(term)) if d not in (first, second)]
+        shape = shape_of(x)
+        n = shape[first]
+        moved = _reshape(ctx, _transpose(ctx, x, [*rest, first, second]), [*(shape[d] for d in rest), n * n])
+        index = ctx.const(np.arange(n, dtype=np.int64) * (n + 1), name=f"{ctx.label}.diagonal")
+        x = gg.gather(ctx.value(moved), ctx.value(index), axis=len(rest))
+        term = "".join(term[d] for d in rest) + c
+    return x, term
 
 
 def _sum_out(x: ir.Value, term: str, keep: str) -> tuple[ir.Value, str]:
@@ -210,14 +233,17 @@ def _sum_out(x: ir.Value, term: str, keep: str) -> tuple[ir.Value, str]:
 
 @onnx_op("Einsum", since=12, inputs=(1, None), attrs=("equation",))
 def einsum(ctx: NodeContext) -> Tensor:
-    """Einstein summation of one or two operands, with letters only (no ellipsis, no letter twice in a term). One
-    operand: a sum over the letters the output drops, then a transpose. Two (float32): the letters of one operand
+    """Einstein summation of one or two operands (an ellipsis for the dims no letter names; a letter twice in a term
+    takes that diagonal first). One operand: a sum over the letters the output drops, then a transpose. Two (float32): the letters of one operand
     only that the output drops are summed first; then the letters of both and of the output are the batch, those of
     both only are contracted, and the product is one (batch) matmul of the operands transposed to [batch, kept,
     contracted] and [batch, contracted, kept], reshaped to the letters and transposed to the output's order."""
     equation = ctx.attr("equation", STRING, b"").decode("utf-8", "replace")
     xs = [ctx.input(i) for i in range(len(ctx.node.input))]
     terms, out = _einsum_terms(ctx, equation, [len(shape_of(x)) for x in xs])
+    for i, (x, term) in enumerate(zip(xs, terms)):
+        if len(set(term)) != len(term):
+            xs[i], terms[i] = _diagonal(ctx, x, term)
     size: dict[str, int] = {}
     allowed = [np.dtype(np.float32)] if len(xs) == 2 else [np.dtype(t) for t in (np.float32, np.int64, np.int32)]
     for x, term in zip(xs, terms):
@@ -225,8 +251,12 @@ def einsum(ctx: NodeContext) -> Tensor:
             raise ctx.unsupported(f"Einsum '{equation}' of {len(xs)} {dtype_of(x)} operand(s) is not supported "
                                   f"(supported: {', '.join(map(str, allowed))})")
         for c, n in zip(term, shape_of(x)):
-            if size.setdefault(c, n) != n:
+            if size.setdefault(c, n) != n and 1 not in (size[c], n):
                 raise ctx.error(f"equation '{equation}': letter '{c}' names dims of sizes {size[c]} and {n}")
+            size[c] = max(size[c], n)
+    # a dim of 1 where the other operand's is larger broadcasts (numpy's rule, for the ellipsis's dims)
+    xs = [x if shape_of(x) == [size[c] for c in t] else _expand(ctx, x, [size[c] for c in t])
+          for x, t in zip(xs, terms)]
     out_shape = [size[c] for c in out]
     if any(0 in shape_of(x) for x in xs):  # an empty sum is 0
         return ctx.const(np.zeros(out_shape, dtype_of(xs[0])))
