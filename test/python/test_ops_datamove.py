@@ -509,16 +509,18 @@ def test_mod_and_cast_chain_folds_at_import():
 
 
 def unsupported_op_model() -> onnx.ModelProto:
-    """HannWindow (no handler) twice: of a known size (foldable), and of a size computed from the input (live)."""
+    """TfIdfVectorizer (no handler) twice: of known tokens (foldable), and of tokens computed from the input (live)."""
+    counts = {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0, "ngram_counts": [0],
+              "ngram_indexes": [0, 1], "pool_int64s": [2, 3]}
     return make(
         [
-            node("HannWindow", ["size"], "picked"),
+            node("TfIdfVectorizer", ["tokens"], "picked", **counts),
             node("Add", ["x", "picked"], "added"),
-            node("ArgMax", ["added"], "index", keepdims=0),
-            node("HannWindow", ["index"]),
+            node("ArgMax", ["added"], "index", keepdims=1),
+            node("TfIdfVectorizer", ["index"], **counts),
         ],
-        [vi("x", [4])], ["y"],
-        [const("size", np.array(4, np.int64))],
+        [vi("x", [2])], ["y"],
+        [const("tokens", np.array([1, 2, 3, 3], np.int64))],
     )
 
 
@@ -526,7 +528,7 @@ def test_unsupported_op_on_a_foldable_path_is_not_reported():
     m = unsupported_op_model()
     with pytest.raises(UnsupportedError) as info:
         imported(m)
-    assert str(info.value) == "g: 1 unsupported ONNX op at opset 17: HannWindow (node y_HannWindow)"
+    assert str(info.value) == "g: 1 unsupported ONNX op at opset 17: TfIdfVectorizer (node y_TfIdfVectorizer)"
 
 
 def test_unsupported_op_on_a_foldable_path_is_evaluated():

@@ -92,3 +92,39 @@ def test_dft_along_the_component_dim_is_an_error() -> None:
     with pytest.raises(ModelError, match=r"node 'd' \(DFT\): axis 2 must name a signal dim of the input 2x4x1, not "
                                          r"its last one"):
         glow_mlir.compile(model, cache=False)
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+@pytest.mark.parametrize("periodic", [1, 0])
+def test_window_functions_of_a_known_size(op: str, periodic: int) -> None:
+    x = np.ones(10, np.float32)
+    nodes = [helper.make_node(op, ["size"], ["w"], periodic=periodic), helper.make_node("Mul", ["x", "w"], ["y"])]
+    graph = helper.make_graph(nodes, "window", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.array(10, np.int64), "size")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = glow_mlir.compile(model, cache=False).run({"x": x})["y"]
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x})[0], rtol=1e-6, atol=1e-7)
+
+
+def test_a_window_of_a_run_time_size_is_unsupported() -> None:
+    graph = helper.make_graph([helper.make_node("HannWindow", ["size"], ["y"], name="w")], "window",
+                              [helper.make_tensor_value_info("size", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(glow_mlir.errors.NonConstantInputError, match=r"node 'w' \(HannWindow\): the #0 input 'size' "
+                                                                     r"must be a constant"):
+        glow_mlir.compile(model, cache=False)
+
+
+def test_mel_weight_matrix_of_known_parameters() -> None:
+    params = {"bins": np.array(8, np.int64), "dft": np.array(64, np.int64), "rate": np.array(16000, np.int64),
+              "low": np.array(20.0, np.float32), "high": np.array(7600.0, np.float32)}
+    spectrum = RNG.standard_normal((3, 33)).astype(np.float32)
+    nodes = [helper.make_node("MelWeightMatrix", list(params), ["m"]), helper.make_node("MatMul", ["s", "m"], ["y"])]
+    graph = helper.make_graph(nodes, "mel", [helper.make_tensor_value_info("s", TensorProto.FLOAT, [3, 33])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(v, k) for k, v in params.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = glow_mlir.compile(model, cache=False).run({"s": spectrum})["y"]
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"s": spectrum})[0], rtol=1e-5, atol=1e-5)

@@ -1,4 +1,5 @@
-"""DFT and STFT as matmuls with constant matrices of cosines and sines.
+"""DFT and STFT as matmuls with constant matrices of cosines and sines; the window functions and MelWeightMatrix of
+known parameters, computed at import.
 
 A signal is [..., n, ..., 1] (real) or [..., n, ..., 2] (complex: real and imaginary parts in the last dim); the
 transform runs along one of the other dims. With the signal dim moved last, each part of the output is the real part
@@ -22,10 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 from onnx import AttributeProto
+from onnx.helper import np_dtype_to_tensor_dtype
 
 from ...dialects import glowgraph as gg
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import fmt_shape
+from ..folding import evaluate
+from ..model import compute_dtype, fmt_shape
 from .core import _concat_all, _expand, _reshape, _transpose, matmul_of
 from .datamove import _box
 
@@ -178,3 +181,32 @@ def stft(ctx: NodeContext) -> Tensor:
         raise ctx.error("onesided is for a real signal (last dim 1)")
     real, imag, perm = _parts(ctx, framed, 2)
     return _joined(ctx, _transform(ctx, real, imag, length, False, onesided), perm)
+
+
+def _evaluated(ctx: NodeContext) -> Tensor:
+    """The node's output computed at import by onnx.reference from its inputs, which must all be known (their values
+    make the output's shape): a window of ``size`` samples, a mel filter bank."""
+    arrays = [ctx.constant_input(i, f"#{i}") if name else None for i, name in enumerate(ctx.node.input)]
+    try:
+        (value,) = evaluate(ctx.node, arrays, ctx.opset)
+    except ValueError as e:
+        raise ctx.error(str(e)) from None
+    value = np.asarray(value)
+    stored = compute_dtype(np_dtype_to_tensor_dtype(value.dtype))
+    if stored is None:
+        raise ctx.unsupported(f"its output of type {value.dtype} is not supported")
+    return ctx.const(value.astype(stored), name=ctx.output_name)
+
+
+@onnx_op("HannWindow", since=17, inputs=(1, 1), attrs=("output_datatype", "periodic"), folds=True)
+@onnx_op("HammingWindow", since=17, inputs=(1, 1), attrs=("output_datatype", "periodic"), folds=True)
+@onnx_op("BlackmanWindow", since=17, inputs=(1, 1), attrs=("output_datatype", "periodic"), folds=True)
+def window(ctx: NodeContext) -> Tensor:
+    """A window function of a known ``size``: computed at import (:func:`_evaluated`)."""
+    return _evaluated(ctx)
+
+
+@onnx_op("MelWeightMatrix", since=17, inputs=(5, 5), attrs=("output_datatype",), folds=True)
+def mel_weight_matrix(ctx: NodeContext) -> Tensor:
+    """The [dft_length / 2 + 1, num_mel_bins] mel filter bank of known parameters: computed at import."""
+    return _evaluated(ctx)
