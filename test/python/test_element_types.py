@@ -373,3 +373,18 @@ def test_float8_e8m0_casts_round_by_the_round_mode(mode: str, saturate: int) -> 
     wide = got["wide"]
     np.testing.assert_array_equal(np.isnan(wide), np.arange(256) == 255)
     np.testing.assert_array_equal(wide[:255], np.ldexp(np.float32(1), np.arange(255) - 127).astype(np.float32))
+
+
+def test_uint64_shifts_right_logically_and_top_k_orders_as_unsigned() -> None:
+    # values above 2^63 (negative as int64): a logical right shift by 0..63; TopK's largest and smallest
+    x = np.array([2**64 - 1, 2**63, 2**63 + 12345, 7, 0, 2**62 + 3], np.uint64)
+    s = np.array([0, 1, 63, 2, 5, 17], np.uint64)
+    k = numpy_helper.from_array(np.array([3], np.int64), "k")
+    nodes = [helper.make_node("BitShift", ["x", "s"], ["right"], direction="RIGHT"),
+             helper.make_node("BitShift", ["x", "s"], ["left"], direction="LEFT"),
+             helper.make_node("TopK", ["x", "k"], ["top", "top_i"]),
+             helper.make_node("TopK", ["x", "k"], ["low", "low_i"], largest=0)]
+    outputs = {"right": (TensorProto.UINT64, [6]), "left": (TensorProto.UINT64, [6]), "top": (TensorProto.UINT64, [3]),
+               "top_i": (TensorProto.INT64, [3]), "low": (TensorProto.UINT64, [3]), "low_i": (TensorProto.INT64, [3])}
+    model = _model(nodes, {"x": (TensorProto.UINT64, [6]), "s": (TensorProto.UINT64, [6])}, outputs, [k])
+    _exact(model, {"x": x, "s": s})

@@ -328,15 +328,25 @@ def bitwise_not(ctx: NodeContext) -> Tensor:
 def bit_shift(ctx: NodeContext) -> Tensor:
     """X shifted left or right (``direction``) by Y bits, numpy broadcasting, on int32 and int64 (the signed types
     of opset 28) and the unsigned types (computed in a wider signed integer, model.INTEGER_STORAGE_TYPES: their
-    values are never negative there, and a left shift is wrapped back into the type's range): the right shift is
-    arithmetic, the left one wraps, and a shift by a negative amount or by the width or more leaves the sign
-    extension alone (-1 for a right shift of a negative X, else 0)."""
+    values are never negative there, and a left shift is wrapped back into the type's range; uint64, held in int64,
+    shifts right logically): the right shift is arithmetic, the left one wraps, and a shift by a negative amount or
+    by the width or more leaves the sign extension alone (-1 for a right shift of a negative X, else 0)."""
     direction = ctx.attr("direction", STRING, None)
     if direction not in (b"LEFT", b"RIGHT"):
         raise ctx.error(f"attribute 'direction' must be 'LEFT' or 'RIGHT', got {direction!r}")
     for i in (0, 1):
         ctx.check_element_type(ctx.input(i), f"input #{i}", (np.int32, np.int64))
+    if direction == b"RIGHT" and ctx.stored.get(ctx.node.input[0]) == np.dtype(np.uint64):
+        return _binary(ctx, _logical_shift_right)
     return _binary(ctx, gg.shift_left if direction == b"LEFT" else gg.shift_right)
+
+
+def _logical_shift_right(x: ir.Value, s: ir.Value) -> ir.Value:
+    """x >> s on the bits of a uint64 held in int64: one logical step (the top bit cleared), then an arithmetic
+    shift by s - 1 of the non-negative result; by 0 it is x."""
+    half = gg.and_(gg.shift_right(x, _splat(x, 1)), _splat(x, (1 << 63) - 1))
+    rest = gg.shift_right(half, gg.sub(s, _splat(s, 1)))
+    return gg.select(gg.cmp_eq(s, _splat(s, 0)), x, rest)
 
 
 @onnx_op("Where", since=9, inputs=(3, 3))

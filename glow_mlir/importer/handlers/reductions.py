@@ -248,6 +248,9 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
     largest = _flag(ctx, "largest", 1)
     _flag(ctx, "sorted", 1)  # sorted or not, the elements come out in order
     v = ctx.value(x)
+    unsigned = ctx.stored.get(ctx.node.input[0]) == np.dtype(np.uint64)
+    if unsigned:  # uint64 held in int64: its sign bit flipped, the signed order is the unsigned one
+        v = gg.xor(v, _splat(v, -(1 << 63)))
     work = v if largest else _order_reversed(v)
     lowest = float("-inf") if dtype_of(v).kind == "f" else int(np.iinfo(dtype_of(v)).min)
     kept = [1 if i == axis else d for i, d in enumerate(shape)]
@@ -263,8 +266,11 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
         work = gg.select(gg.cmp_eq(_expand(ctx, index, shape), positions), floor, work)
 
     top = ctx.value(_concat_all(ctx, values, axis))
-    # smallest: the reversal undone (it is its own inverse)
-    return [top if largest else _order_reversed(top), _concat_all(ctx, indices, axis)]
+    # smallest: the reversal undone (it is its own inverse); uint64's sign bit flipped back
+    top = top if largest else _order_reversed(top)
+    if unsigned:
+        top = gg.xor(top, _splat(top, -(1 << 63)))
+    return [top, _concat_all(ctx, indices, axis)]
 
 
 @onnx_op("TopK", since=1, inputs=(1, 1), outputs=(2, 2), attrs=("axis", "k"))
