@@ -174,11 +174,10 @@ def test_uint64_keeps_its_values_above_2_to_the_63() -> None:
     _exact(model, {"a": a, "b": b})
 
 
-@pytest.mark.parametrize("op", ["Div", "ReduceMax", "ArgMax"])
+@pytest.mark.parametrize("op", ["Sign", "ReduceMax", "ArgMax"])
 def test_ops_that_would_read_a_uint64_as_signed_are_unsupported(op: str) -> None:
-    inputs = ["a", "a"] if op == "Div" else ["a"]
-    model = _model([helper.make_node(op, inputs, ["y"], name="n")], {"a": (TensorProto.UINT64, [3])},
-                   {"y": (TensorProto.UINT64 if op == "Div" else TensorProto.INT64, None)})
+    model = _model([helper.make_node(op, ["a"], ["y"], name="n")], {"a": (TensorProto.UINT64, [3])},
+                   {"y": (TensorProto.UINT64 if op == "Sign" else TensorProto.INT64, None)})
     with pytest.raises(glow_mlir.UnsupportedError, match=rf"node 'n' \({op}\): input 'a' is uint64, which {op} is not "
                                                          r"supported on \(uint64 is held in int64"):
         glow_mlir.compile(model, cache=False)
@@ -373,6 +372,19 @@ def test_float8_e8m0_casts_round_by_the_round_mode(mode: str, saturate: int) -> 
     wide = got["wide"]
     np.testing.assert_array_equal(np.isnan(wide), np.arange(256) == 255)
     np.testing.assert_array_equal(wide[:255], np.ldexp(np.float32(1), np.arange(255) - 127).astype(np.float32))
+
+
+def test_uint64_division_and_remainder_are_unsigned() -> None:
+    # dividends and divisors on both sides of 2^63 (negative as int64), a divisor of 1 and one equal to the dividend
+    x = np.array([2**64 - 1, 2**63 + 5, 2**64 - 2, 100, 2**63, 12345678901234567890, 7, 2**64 - 1], np.uint64)
+    y = np.array([3, 2**63, 2**63 + 1, 7, 1, 2**62 + 12345, 2**64 - 1, 2**64 - 1], np.uint64)
+    nodes = [helper.make_node("Div", ["x", "y"], ["q"]), helper.make_node("Mod", ["x", "y"], ["r"])]
+    model = _model(nodes, {"x": (TensorProto.UINT64, [8]), "y": (TensorProto.UINT64, [8])},
+                   {"q": (TensorProto.UINT64, [8]), "r": (TensorProto.UINT64, [8])})
+    _exact(model, {"x": x, "y": y})
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x, "y": y})
+    np.testing.assert_array_equal(got["q"], x // y)  # numpy's own unsigned arithmetic agrees
+    np.testing.assert_array_equal(got["r"], x % y)
 
 
 def test_uint64_shifts_right_logically_and_top_k_orders_as_unsigned() -> None:

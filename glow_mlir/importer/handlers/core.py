@@ -339,8 +339,32 @@ def mul(ctx: NodeContext) -> Tensor:
 
 @onnx_op("Div", since=7, inputs=(2, 2))
 def div(ctx: NodeContext) -> Tensor:
-    """A / B, numpy broadcasting."""
+    """A / B, numpy broadcasting; of uint64 (held in int64) the unsigned quotient (:func:`unsigned_divide`)."""
+    if ctx.stored.get(ctx.node.input[0]) == np.dtype(np.uint64):
+        return _binary(ctx, lambda a, b: unsigned_divide(a, b)[0])
     return _binary(ctx, gg.div)
+
+
+def _unsigned_less(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a < b on the bits of uint64 values held in int64: signed with both sign bits flipped."""
+    top = _splat(a, -(1 << 63))
+    return gg.cmp_lt(gg.xor(a, top), gg.xor(b, top))
+
+
+def unsigned_divide(a: ir.Value, b: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(a // b, a % b) of uint64 values held in int64, with signed operations (Hacker's Delight's divlu): a divisor
+    of 2^63 or more goes once or not at all; a smaller one divides a / 2 (non-negative: the signed division is the
+    unsigned one), the quotient doubled and corrected by one where the remainder is still at least b. A divisor of 0
+    gives what the signed division gives (ONNX leaves it undefined)."""
+    one, zero = _splat(a, 1), _splat(a, 0)
+    big = gg.cmp_lt(b, zero)  # b >= 2^63
+    q_big = gg.select(_unsigned_less(a, b), zero, one)
+    half = gg.and_(gg.shift_right(a, one), _splat(a, (1 << 63) - 1))
+    q = gg.shift_left(gg.div(half, b), one)
+    r = gg.sub(a, gg.mul(q, b))
+    q = gg.select(_unsigned_less(r, b), q, gg.add(q, one))
+    quotient = gg.select(big, q_big, q)
+    return quotient, gg.sub(a, gg.mul(quotient, b))
 
 
 @onnx_op("Relu", since=1, inputs=(1, 1), attrs=("consumed_inputs",))

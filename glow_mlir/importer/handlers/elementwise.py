@@ -42,7 +42,7 @@ from ..model import (
     fmt_shape,
     type_name,
 )
-from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat
+from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat, unsigned_divide
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
 
@@ -217,6 +217,8 @@ def mod(ctx: NodeContext) -> Tensor:
     fmod = ctx.attr("fmod", INT, 0)
     if fmod not in (0, 1):
         raise ctx.error(f"attribute 'fmod' must be 0 or 1, got {fmod}")
+    if ctx.stored.get(ctx.node.input[0]) == np.dtype(np.uint64):  # no sign: both fmods are the unsigned remainder
+        return _binary(ctx, lambda a, b: unsigned_divide(a, b)[1])
     if fmod == 0 and dtype_of(ctx.input(0)).kind == "f":
         if ctx.opset < 28:
             raise ctx.error(f"fmod=0 is defined for integer inputs only; {dtype_of(ctx.input(0))} inputs need fmod=1")
