@@ -54,7 +54,7 @@ UINT64_READERS = frozenset({
     "Add", "Sub", "Mul", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Equal", "Less", "LessOrEqual",
     "Greater", "GreaterOrEqual", "Max", "Min", "Where", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
     "Transpose", "Concat", "Slice", "Gather", "Split", "Expand", "Tile", "Shape", "Size", "BitCast", "BitShift",
-    "TopK", "Div", "Mod"})
+    "TopK", "Div", "Mod", "Pow"})
 #: the storage types narrower than float32: a value the model stores in one is rounded to it
 ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), *FLOAT8_TYPES, np.dtype(ml_dtypes.float4_e2m1fn),
                  np.dtype(ml_dtypes.float8_e8m0fnu))

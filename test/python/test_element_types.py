@@ -387,6 +387,15 @@ def test_uint64_division_and_remainder_are_unsigned() -> None:
     np.testing.assert_array_equal(got["r"], x % y)
 
 
+def test_pow_of_a_float_base_takes_a_uint64_exponent_above_2_to_the_63() -> None:
+    x = np.array([2.0, 0.5, 1.0, -1.0], np.float32)
+    y = np.array([3, 2**63 + 8, 2**64 - 1, 2**63 + 2], np.uint64)
+    model = _model([helper.make_node("Pow", ["x", "y"], ["z"])],
+                   {"x": (TensorProto.FLOAT, [4]), "y": (TensorProto.UINT64, [4])}, {"z": (TensorProto.FLOAT, [4])})
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x, "y": y})["z"]
+    np.testing.assert_array_equal(got, np.array([8.0, 0.0, 1.0, 1.0], np.float32))
+
+
 def test_uint64_shifts_right_logically_and_top_k_orders_as_unsigned() -> None:
     # values above 2^63 (negative as int64): a logical right shift by 0..63; TopK's largest and smallest
     x = np.array([2**64 - 1, 2**63, 2**63 + 12345, 7, 0, 2**62 + 3], np.uint64)

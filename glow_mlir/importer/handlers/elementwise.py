@@ -174,6 +174,15 @@ def pow_(ctx: NodeContext) -> Tensor:
     round per bit of the largest known exponent or of the type; to a float Y, X ** Y in float32 truncated toward
     zero (numpy computes it in float64: equal while the result fits float32's 24 bits)."""
     x, y = ctx.input(0), ctx.input(1)
+    uint64 = np.dtype(np.uint64)
+    if uint64 in (ctx.stored.get(ctx.node.input[0]), ctx.stored.get(ctx.node.input[1])) and dtype_of(x).kind != "f":
+        raise ctx.unsupported("Pow of an integer base with uint64 operands is not supported (uint64 is held in "
+                              "int64)")
+    if ctx.stored.get(ctx.node.input[1]) == uint64 and dtype_of(x).kind == "f":
+        # a uint64 exponent of 2^63 or more is negative as int64: 2^64 more as a float
+        wide = _convert(ctx, y, dtype_of(x))
+        y = gg.select(gg.cmp_lt(ctx.value(y), _splat(ctx.value(y), 0)),
+                      gg.add(ctx.value(wide), _splat(ctx.value(wide), 2.0 ** 64)), ctx.value(wide))
     if dtype_of(x).kind != "f":
         if dtype_of(x) == np.bool_ or dtype_of(y) == np.bool_:
             raise ctx.error("the base and the exponent must be numbers, got bool")
