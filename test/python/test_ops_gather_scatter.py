@@ -300,3 +300,17 @@ def test_tensor_scatter_writes_the_update_from_each_batch_entrys_index(mode: str
     if writes is not None:
         inputs["writes"] = np.array(writes, np.int64)
     check("TensorScatter", inputs, known=["writes"] if known else [], opset=24, mode=mode, axis=axis)
+
+
+@pytest.mark.parametrize(("mode", "lengths", "skips", "shape", "weights"), [
+    ("TF", (1, 3), 2, [2, 9], False), ("IDF", (2, 2), 1, [10], True), ("TFIDF", (1, 2), 0, [3, 7], True),
+    ("TF", (1, 3), 3, [11], False)])  # (onnx.reference needs weights for TFIDF and IDF)
+def test_tf_idf_vectorizer(mode: str, lengths: tuple[int, int], skips: int, shape: list[int], weights: bool) -> None:
+    # a pool of 3 unigrams, 3 bigrams and 2 trigrams over the tokens 1..4; two n-grams share an output column
+    pool = [1, 2, 4, 1, 2, 2, 3, 4, 4, 1, 2, 3, 4, 4, 1]
+    attrs = {"mode": mode, "min_gram_length": lengths[0], "max_gram_length": lengths[1], "max_skip_count": skips,
+             "ngram_counts": [0, 3, 9], "ngram_indexes": [0, 1, 2, 3, 4, 5, 2, 6], "pool_int64s": pool}
+    if weights:
+        attrs["weights"] = [0.5, 1.5, 2.0, 0.25, 3.0, 1.0, 0.75]
+    x = RNG.integers(1, 5, shape).astype(np.int64)
+    check("TfIdfVectorizer", {"x": x}, opset=9, **attrs)

@@ -1,5 +1,5 @@
-"""Indexed data movement: GatherElements, GatherND, ReverseSequence, ScatterND, ScatterElements and Scatter; NonZero
-and Unique of a known input.
+"""Indexed data movement: GatherElements, GatherND, ReverseSequence, ScatterND, ScatterElements, Scatter and
+TensorScatter; NonZero, Unique and NonMaxSuppression of a known input; TfIdfVectorizer's n-gram counts.
 
 The gathers have no node of their own: each element they read is one element of the data, so they become one
 ``gather`` (axis 0) on the data viewed flat, at a flat index computed from the indices:
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from mlir import ir
+from onnx import AttributeProto
 
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
@@ -33,10 +34,11 @@ from ...errors import NonConstantInputError
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..folding import evaluate
 from ..model import fmt_shape
-from .core import INT, STRING, _concat_all, _expand, _reshape
-from .datamove import INDEX, _axis, _data, _empty
+from .core import FLOATS, INT, INTS, STRING, _concat_all, _expand, _reshape, _splat
+from .datamove import INDEX, _axis, _box, _data, _empty
 
 I64 = np.dtype(np.int64)
+STRINGS = AttributeProto.STRINGS
 
 # --------------------------------------------------------------------------- helpers
 
@@ -386,3 +388,74 @@ def unique(ctx: NodeContext) -> list[Tensor | None]:
         first, inverse, counts = first[order], rank[inverse], counts[order]
     results = [values.astype(x.dtype), *(a.astype(np.int64) for a in (first, inverse, counts))]
     return [ctx.const(r, name=name) if name else None for r, name in zip(results, ctx.node.output)]
+
+
+@onnx_op("TfIdfVectorizer", since=9, inputs=(1, 1),
+         attrs=("max_gram_length", "max_skip_count", "min_gram_length", "mode", "ngram_counts", "ngram_indexes",
+                "pool_int64s", "pool_strings", "weights"))
+def tf_idf_vectorizer(ctx: NodeContext) -> Tensor:
+    """The counts of the pool's n-grams (lengths min_gram_length to max_gram_length) in each row of an integer
+    input [C] or [B, C], an n-gram's items ``d`` apart for d = 1 .. max_skip_count + 1 (unigrams once), as TF, IDF
+    (weight where the count is not 0) or TFIDF (count times weight), float32 [B?, max(ngram_indexes) + 1]. Per n-gram
+    length and skip: the input's n shifted views compared with every pool n-gram's items at once, the matches summed;
+    the counts then go to their output columns by a matmul with a constant 0/1 matrix."""
+    x = ctx.input(0)
+    ctx.check_element_type(x, "input", INDEX)
+    if ctx.attr("pool_strings", STRINGS, None):
+        raise ctx.unsupported("string n-grams (pool_strings) are not supported (string tensors are not)")
+    shape = shape_of(x)
+    if len(shape) not in (1, 2) or 0 in shape:
+        raise ctx.error(f"the input must be [C] or [B, C] with elements, got {fmt_shape(shape)}")
+    rows, length = (1, shape[0]) if len(shape) == 1 else shape
+    lo, hi = ctx.attr("min_gram_length", INT, 0), ctx.attr("max_gram_length", INT, 0)
+    skips = ctx.attr("max_skip_count", INT, 0)
+    mode = ctx.attr("mode", STRING, b"").decode("utf-8", "replace")
+    starts = [int(v) for v in ctx.attr("ngram_counts", INTS, [])]
+    indexes = [int(v) for v in ctx.attr("ngram_indexes", INTS, [])]
+    pool = np.array(ctx.attr("pool_int64s", INTS, []), np.int64)
+    weights = ctx.attr("weights", FLOATS, None)
+    if not 1 <= lo <= hi or skips < 0 or mode not in ("TF", "IDF", "TFIDF") or len(starts) < hi or not indexes:
+        raise ctx.error(f"min_gram_length {lo}, max_gram_length {hi}, max_skip_count {skips}, mode '{mode}' and "
+                        "ngram_counts / ngram_indexes do not describe n-grams to count")
+    width = max(indexes) + 1
+    if weights is not None and len(weights) != width:
+        raise ctx.error(f"weights hold {len(weights)} values for {width} outputs")
+    data = _reshape(ctx, x, [rows, length])
+    total = None
+    first = 0  # the position, among the pool's n-grams, of the first one of this length
+    for n in range(1, len(starts) + 1):
+        end = starts[n] if n < len(starts) else len(pool)
+        grams = pool[starts[n - 1]:end].reshape(-1, n)
+        count = len(grams)
+        if lo <= n <= hi and count:
+            counts = None
+            for d in range(1, (skips + 2) if n > 1 else 2):
+                steps = length - (n - 1) * d
+                if steps <= 0:
+                    break
+                match = None
+                for i in range(n):
+                    view = _expand(ctx, _reshape(ctx, _box(ctx, data, [0, i * d], [rows, steps]), [rows, 1, steps]),
+                                   [rows, count, steps])
+                    items = _expand(ctx, ctx.const(grams[:, i].reshape(1, count, 1).astype(dtype_of(x)),
+                                                   name=f"{ctx.label}.gram{n}_{i}"), [rows, count, steps])
+                    equal = gg.cmp_eq(view, items)
+                    match = equal if match is None else gg.and_(match, equal)
+                found = gg.reduce_sum(gg.cast(match, to=mlir_type(np.dtype(np.float32))), axes=[2])
+                counts = found if counts is None else gg.add(counts, found)
+            if counts is not None:
+                columns = np.zeros((count, width), np.float32)
+                columns[np.arange(count), indexes[first:first + count]] = 1.0
+                placed = gg.matmul(counts, ctx.value(ctx.const(columns, name=f"{ctx.label}.columns{n}")))
+                total = placed if total is None else gg.add(total, placed)
+        first += count
+    if total is None:
+        total = ctx.value(ctx.const(np.zeros((rows, width), np.float32), name=f"{ctx.label}.zeros"))
+    w = ctx.const(np.asarray(weights if weights is not None else np.ones(width), np.float32).reshape(1, width),
+                  name=f"{ctx.label}.weights")
+    if mode == "IDF":
+        total = gg.mul(gg.cast(gg.cmp_lt(_splat(total, 0.0), total), to=mlir_type(np.dtype(np.float32))),
+                       ctx.value(_expand(ctx, w, [rows, width])))
+    elif mode == "TFIDF":
+        total = gg.mul(total, ctx.value(_expand(ctx, w, [rows, width])))
+    return _reshape(ctx, total, [width] if len(shape) == 1 else [rows, width])
