@@ -90,13 +90,17 @@ def test_bit_shift_of_unsigned_types_wraps_as_they_do(dtype: type, direction: st
           direction=direction)
 
 
-def test_bit_shift_of_uint64_is_unsupported() -> None:
-    node = helper.make_node("BitShift", ["x", "y"], ["z"], direction="LEFT")
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.UINT64, [3]) for n in "xy"],
-                              [helper.make_tensor_value_info("z", TensorProto.UINT64, [3])])
-    with pytest.raises(UnsupportedError, match=r"node 'BitShift#0' \(BitShift\): input 'x' is uint64, which BitShift is "
-                                               r"not supported on"):
-        glow.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]))
+def test_bit_shift_of_uint64_against_onnx_reference() -> None:
+    # uint64 is held in int64: the left shift is the same bits, the right one logical (values above 2^63 included)
+    for direction in ("LEFT", "RIGHT"):
+        node = helper.make_node("BitShift", ["x", "y"], ["z"], direction=direction)
+        graph = helper.make_graph([node], "g",
+                                  [helper.make_tensor_value_info(n, TensorProto.UINT64, [3]) for n in "xy"],
+                                  [helper.make_tensor_value_info("z", TensorProto.UINT64, [3])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+        feeds = {"x": np.array([2**64 - 1, 2**63 + 6, 5], np.uint64), "y": np.array([4, 63, 0], np.uint64)}
+        got = glow.compile(model).run(feeds)["z"]
+        np.testing.assert_array_equal(got, ReferenceEvaluator(model).run(None, feeds)[0], err_msg=direction)
 
 
 # --------------------------------------------------------------------------- Mish
