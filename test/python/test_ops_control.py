@@ -441,3 +441,14 @@ def test_a_scan_output_that_is_the_incoming_state_is_stacked(steps: int) -> None
     m = model([node], [vi("s0", F32, [2]), vi("xs", F32, [steps, 2])], [vi("s", F32, [2]), vi("ys", F32, [steps, 2])],
               opset=11)
     check(m, {"s0": RNG.standard_normal(2).astype(np.float32), "xs": RNG.standard_normal((steps, 2)).astype(np.float32)})
+
+
+def test_optional_get_element_and_has_element_of_plain_tensors() -> None:
+    # opset 18 lets both take a tensor: its element is the tensor itself, and it has one; a left-out input has none
+    nodes = [helper.make_node("OptionalGetElement", ["x"], ["y"]), helper.make_node("OptionalHasElement", ["x"], ["h"]),
+             helper.make_node("OptionalHasElement", [], ["none"])]
+    m = model(nodes, [vi("x", F32, [2, 3])], [vi("y", F32, [2, 3]), vi("h", BOOL, []), vi("none", BOOL, [])], opset=18)
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    got = glow.compile(m, cache=False).run({"x": x})
+    np.testing.assert_array_equal(got["y"], x)
+    assert bool(got["h"]) is True and bool(got["none"]) is False

@@ -449,6 +449,19 @@ def identity(ctx: NodeContext) -> Tensor:
     return ctx.input(0)
 
 
+@onnx_op("OptionalGetElement", since=18, inputs=(1, 1), folds=True)
+def optional_get_element(ctx: NodeContext) -> Tensor:
+    """The element of an optional value; of a plain tensor (which opset 18 allows), the tensor itself. Optional and
+    sequence types themselves are not supported: such an input is refused as the graph's or a node's type."""
+    return ctx.input(0)
+
+
+@onnx_op("OptionalHasElement", since=18, inputs=(0, 1), folds=True)
+def optional_has_element(ctx: NodeContext) -> Tensor:
+    """Whether the input holds an element: a scalar bool, true for a tensor given, false for none."""
+    return ctx.const(np.array(ctx.optional_input(0) is not None), name=ctx.output_name)
+
+
 # --------------------------------------------------------------------------- constants
 
 #: Constant's scalar and list attributes: attribute type and numpy dtype.
