@@ -159,7 +159,8 @@ NARROW_FLOAT_RTOL = {np.dtype(np.float16): 2.0 ** -9, np.dtype(ml_dtypes.bfloat1
 SUMMED_ATOL = {"DFT": 2.0 ** -20, "STFT": 2.0 ** -20}
 
 
-def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: float, scaled_atol: float = 0.0) -> str | None:
+def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: float,
+            scaled_atol: float = 0.0) -> str | None:
     """None when ``got`` matches ``expected`` as onnx's backend test runner checks (count, shape, dtype, then
     ``allclose`` with NaNs equal; the absolute tolerance at least ``scaled_atol`` times the output's largest finite
     magnitude), else a one-line description of the first difference."""

@@ -60,6 +60,14 @@ ROUNDED_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), *FLOAT8_TYP
                  np.dtype(ml_dtypes.float8_e8m0fnu))
 
 
+def computed(a: np.ndarray) -> np.ndarray:
+    """A value evaluated at import in the type it is computed in: a storage type's as float32 or a wider integer
+    (rounded or wrapped by the caller where the model stores it), any other as it is."""
+    if a.dtype in (np.float64, *ROUNDED_TYPES):
+        return a.astype(COMPUTE_DTYPE)
+    return a.astype(integer_compute_dtype(a.dtype)) if a.dtype in INTEGER_STORAGE_TYPES.values() else a
+
+
 class DeclaredShapeWarning(UserWarning):
     """A value's shape as the model declares it differs from the one its inputs give (the computed one is used)."""
 
@@ -645,11 +653,7 @@ class _Importer:
                 arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
-        # values the model stores in a storage type are computed in float32 or a wider integer (rounded or wrapped
-        # by the caller)
-        arrays = [a.astype(COMPUTE_DTYPE) if a.dtype in (np.float64, *ROUNDED_TYPES) else
-                  a.astype(integer_compute_dtype(a.dtype)) if a.dtype in INTEGER_STORAGE_TYPES.values() else a
-                  for a in arrays]
+        arrays = [computed(a) for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
         if too_large and handler is not None and not required:
             return None

@@ -1,5 +1,5 @@
-"""Attention (opsets 23 to 25), RotaryEmbedding and LinearAttention (opset 27), composed from existing nodes. Attention is batch matmuls, a
-softmax and the masks as one additive bias.
+"""Attention (opsets 23 to 25), RotaryEmbedding and LinearAttention (opset 27), composed from existing nodes.
+Attention is batch matmuls, a softmax and the masks as one additive bias.
 
 Q, K and V are [batch, heads, sequence, head_size], or [batch, sequence, heads x head_size] with the numbers of heads
 given as attributes. The scores are (Q sqrt(scale)) (K sqrt(scale))^T (the spec's order of the scaling), softcapped

@@ -461,16 +461,30 @@ def average_pool(ctx: NodeContext) -> Tensor:
 @onnx_op("LpPool", since=18, inputs=(1, 1), attrs=(*_POOL_ATTRS, "p", "ceil_mode", "dilations"))
 def lp_pool(ctx: NodeContext) -> Tensor:
     """(the sum of |x|^p over each window)^(1/p), the pads counting as zeros."""
+    x, p = _lp_input(ctx)
+    if _flag(ctx, "ceil_mode", 0):
+        raise ctx.unsupported("ceil_mode=1 is not supported (a window past the padded input would sum fewer terms)")
+    return _root(ctx.value(_pool(ctx, "sum", _powered(ctx.value(x), p))), p)
+
+
+def _lp_input(ctx: NodeContext) -> tuple[Tensor, int]:
+    """The float32 input of an Lp pool and its ``p`` (at least 1)."""
     x = ctx.input(0)
     _float32(ctx, x)
     p = ctx.attr("p", INT, 2)
     if p < 1:
         raise ctx.error(f"attribute 'p' must be 1 or more, got {p}")
-    if _flag(ctx, "ceil_mode", 0):
-        raise ctx.unsupported("ceil_mode=1 is not supported (a window past the padded input would sum fewer terms)")
-    v = gg.abs_(ctx.value(x))
-    powered = v if p == 1 else gg.mul(v, v) if p == 2 else gg.pow_(v, _splat(v, float(p)))
-    sums = _pool(ctx, "sum", powered)
+    return x, p
+
+
+def _powered(x: ir.Value, p: int) -> ir.Value:
+    """|x|^p (a multiply for p = 2)."""
+    v = gg.abs_(x)
+    return v if p == 1 else gg.mul(v, v) if p == 2 else gg.pow_(v, _splat(v, float(p)))
+
+
+def _root(sums: ir.Value, p: int) -> ir.Value:
+    """sums^(1/p) (a square root for p = 2)."""
     if p == 1:
         return sums
     return gg.sqrt(sums) if p == 2 else gg.pow_(sums, _splat(sums, 1.0 / p))
@@ -507,18 +521,9 @@ def global_max_pool(ctx: NodeContext) -> Tensor:
 def global_lp_pool(ctx: NodeContext) -> Tensor:
     """(the sum of |x|^p over all spatial positions)^(1/p): N x C x 1 x 1 (x 1), as the average pool of |x|^p
     times the positions' count."""
-    x = ctx.input(0)
-    _float32(ctx, x)
-    p = ctx.attr("p", INT, 2)
-    if p < 1:
-        raise ctx.error(f"attribute 'p' must be 1 or more, got {p}")
-    v = gg.abs_(ctx.value(x))
-    powered = v if p == 1 else gg.mul(v, v) if p == 2 else gg.pow_(v, _splat(v, float(p)))
-    mean = ctx.value(_global_pool(ctx, "avg", powered))
-    sums = gg.mul(mean, _splat(mean, float(math.prod(shape_of(x)[2:]))))
-    if p == 1:
-        return sums
-    return gg.sqrt(sums) if p == 2 else gg.pow_(sums, _splat(sums, 1.0 / p))
+    x, p = _lp_input(ctx)
+    mean = ctx.value(_global_pool(ctx, "avg", _powered(ctx.value(x), p)))
+    return _root(gg.mul(mean, _splat(mean, float(math.prod(shape_of(x)[2:])))), p)
 
 
 @onnx_op("GlobalAveragePool", since=1, inputs=(1, 1))
@@ -784,4 +789,3 @@ def center_crop_pad(ctx: NodeContext) -> Tensor:
         front = grow // 2 if grow >= 0 else -((-grow) // 2)
         pads[a], pads[rank + a] = front, grow - front
     return _padded(ctx, x, pads, 0.0)
-

@@ -234,10 +234,11 @@ def _sum_out(x: ir.Value, term: str, keep: str) -> tuple[ir.Value, str]:
 @onnx_op("Einsum", since=12, inputs=(1, None), attrs=("equation",))
 def einsum(ctx: NodeContext) -> Tensor:
     """Einstein summation of one or two operands (an ellipsis for the dims no letter names; a letter twice in a term
-    takes that diagonal first). One operand: a sum over the letters the output drops, then a transpose. Two (float32): the letters of one operand
-    only that the output drops are summed first; then the letters of both and of the output are the batch, those of
-    both only are contracted, and the product is one (batch) matmul of the operands transposed to [batch, kept,
-    contracted] and [batch, contracted, kept], reshaped to the letters and transposed to the output's order."""
+    takes that diagonal first). One operand: a sum over the letters the output drops, then a transpose. Two
+    (float32): the letters of one operand only that the output drops are summed first; then the letters of both and
+    of the output are the batch, those of both only are contracted, and the product is one (batch) matmul of the
+    operands transposed to [batch, kept, contracted] and [batch, contracted, kept], reshaped to the letters and
+    transposed to the output's order."""
     equation = ctx.attr("equation", STRING, b"").decode("utf-8", "replace")
     xs = [ctx.input(i) for i in range(len(ctx.node.input))]
     terms, out = _einsum_terms(ctx, equation, [len(shape_of(x)) for x in xs])
@@ -345,10 +346,20 @@ def div(ctx: NodeContext) -> Tensor:
     return _binary(ctx, gg.div)
 
 
+def sign_flipped(x: ir.Value) -> ir.Value:
+    """A uint64 held in int64 with its sign bit flipped: the signed order of such values is the unsigned one (its
+    own inverse)."""
+    return gg.xor(x, _splat(x, -(1 << 63)))
+
+
+def unsigned_half(x: ir.Value) -> ir.Value:
+    """x >> 1 of a uint64 held in int64, logically: the top bit cleared, so the result is non-negative."""
+    return gg.and_(gg.shift_right(x, _splat(x, 1)), _splat(x, (1 << 63) - 1))
+
+
 def _unsigned_less(a: ir.Value, b: ir.Value) -> ir.Value:
-    """a < b on the bits of uint64 values held in int64: signed with both sign bits flipped."""
-    top = _splat(a, -(1 << 63))
-    return gg.cmp_lt(gg.xor(a, top), gg.xor(b, top))
+    """a < b on the bits of uint64 values held in int64."""
+    return gg.cmp_lt(sign_flipped(a), sign_flipped(b))
 
 
 def unsigned_divide(a: ir.Value, b: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -359,8 +370,7 @@ def unsigned_divide(a: ir.Value, b: ir.Value) -> tuple[ir.Value, ir.Value]:
     one, zero = _splat(a, 1), _splat(a, 0)
     big = gg.cmp_lt(b, zero)  # b >= 2^63
     q_big = gg.select(_unsigned_less(a, b), zero, one)
-    half = gg.and_(gg.shift_right(a, one), _splat(a, (1 << 63) - 1))
-    q = gg.shift_left(gg.div(half, b), one)
+    q = gg.shift_left(gg.div(unsigned_half(a), b), one)
     r = gg.sub(a, gg.mul(q, b))
     q = gg.select(_unsigned_less(r, b), q, gg.add(q, one))
     quotient = gg.select(big, q_big, q)
@@ -487,4 +497,3 @@ def constant(ctx: NodeContext) -> Tensor:
         kind, dtype = _CONSTANT_LISTS[name]
         array = np.array(ctx.attr(name, kind, None), dtype=dtype)
     return ctx.const(array, name=ctx.output_name)
-

@@ -42,7 +42,17 @@ from ..model import (
     fmt_shape,
     type_name,
 )
-from .core import _binary, _broadcast_shape, _expand, _legacy_binary, _scale, _splat, unsigned_divide
+from .core import (
+    _binary,
+    _broadcast_shape,
+    _expand,
+    _legacy_binary,
+    _scale,
+    _splat,
+    sign_flipped,
+    unsigned_divide,
+    unsigned_half,
+)
 
 FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
 
@@ -257,11 +267,9 @@ def _ordered(ctx: NodeContext, build: Callable[[ir.Value, ir.Value], ir.Value],
     comparison orders them as unsigned; ``back`` flips the result's again (Max, Min)."""
     if ctx.stored.get(ctx.node.input[0]) != np.dtype(np.uint64):
         return build
-
-    def flip(v: ir.Value) -> ir.Value:
-        return gg.xor(v, gg.splat(value=-(1 << 63), result_types=[v.type]))
-
-    return lambda a, b: flip(build(flip(a), flip(b))) if back else build(flip(a), flip(b))
+    if back:
+        return lambda a, b: sign_flipped(build(sign_flipped(a), sign_flipped(b)))
+    return lambda a, b: build(sign_flipped(a), sign_flipped(b))
 
 
 @onnx_op("Less", since=7, inputs=(2, 2))
@@ -355,8 +363,7 @@ def bit_shift(ctx: NodeContext) -> Tensor:
 def _logical_shift_right(x: ir.Value, s: ir.Value) -> ir.Value:
     """x >> s on the bits of a uint64 held in int64: one logical step (the top bit cleared), then an arithmetic
     shift by s - 1 of the non-negative result; by 0 it is x."""
-    half = gg.and_(gg.shift_right(x, _splat(x, 1)), _splat(x, (1 << 63) - 1))
-    rest = gg.shift_right(half, gg.sub(s, _splat(s, 1)))
+    rest = gg.shift_right(unsigned_half(x), gg.sub(s, _splat(s, 1)))
     return gg.select(gg.cmp_eq(s, _splat(s, 0)), x, rest)
 
 

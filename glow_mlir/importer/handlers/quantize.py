@@ -125,7 +125,8 @@ def quantize_linear(ctx: NodeContext) -> Tensor:
             q = gg.add(q, ctx.value(_per_axis(ctx, zero, x, "y_zero_point")))
         return saturated_float8(ctx, q, dtype) if ctx.attr("saturate", INT, 1) else q
     if dtype not in RANGES:
-        raise ctx.unsupported(f"quantizing to {dtype} is not supported ({_RANGE_NAMES} and the 8- and 4-bit floats are)")
+        raise ctx.unsupported(f"quantizing to {dtype} is not supported ({_RANGE_NAMES} and the 8- and 4-bit floats "
+                              "are)")
     scale = _per_axis(ctx, ctx.input(1), x, "y_scale")
     q = gg.round(gg.div(ctx.value(x), ctx.value(scale)))
     zero = ctx.optional_input(2)

@@ -28,7 +28,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .core import FLOAT, INT, INTS, _broadcast_shape, _concat_all, _expand, _reshape, _splat
+from .core import FLOAT, INT, INTS, _broadcast_shape, _concat_all, _expand, _reshape, _splat, sign_flipped
 
 _FLOAT = (np.dtype(np.float32),)
 _NUMERIC = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.int32))
@@ -250,7 +250,7 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
     v = ctx.value(x)
     unsigned = ctx.stored.get(ctx.node.input[0]) == np.dtype(np.uint64)
     if unsigned:  # uint64 held in int64: its sign bit flipped, the signed order is the unsigned one
-        v = gg.xor(v, _splat(v, -(1 << 63)))
+        v = sign_flipped(v)
     work = v if largest else _order_reversed(v)
     lowest = float("-inf") if dtype_of(v).kind == "f" else int(np.iinfo(dtype_of(v)).min)
     kept = [1 if i == axis else d for i, d in enumerate(shape)]
@@ -269,7 +269,7 @@ def _top_k(ctx: NodeContext, k: int) -> list[Tensor]:
     # smallest: the reversal undone (it is its own inverse); uint64's sign bit flipped back
     top = top if largest else _order_reversed(top)
     if unsigned:
-        top = gg.xor(top, _splat(top, -(1 << 63)))
+        top = sign_flipped(top)
     return [top, _concat_all(ctx, indices, axis)]
 
 

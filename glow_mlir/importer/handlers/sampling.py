@@ -130,6 +130,14 @@ def _axis_taps(ctx: NodeContext, coordinate: ir.Value, n: int, mode: str, paddin
         x = gg.select(_outside(x, low, high), gg.clip(x, min=0.0, max=float(n - 1)), x)
     elif padding == "reflection":
         x = gg.select(_outside(x, low, high), _reflect(x, low, high), x)
+    return _pixel_taps(x, n, mode, padding, low, high)
+
+
+def _pixel_taps(x: ir.Value, n: int, mode: str, padding: str, low: float,
+                high: float) -> list[tuple[ir.Value, ir.Value | None]]:
+    """(index as int64, weight or None for 1) of each tap of a sample at pixel position ``x`` along a dim of ``n``
+    entries; a tap outside reads 0 (``zeros``: its weight masked), the edge (``border``) or its reflection about
+    ``low`` and ``high`` (``reflection``)."""
     if mode == "nearest":
         positions: list[tuple[ir.Value, ir.Value | None]] = [(x, None)]
     else:
@@ -208,7 +216,6 @@ def grid_sample(ctx: NodeContext) -> Tensor:
             value = gg.mul(value, _expand(ctx, _reshape(ctx, weight, [n, 1, *out]), full))
         total = value if total is None else gg.add(total, value)
     return total
-
 
 
 # --------------------------------------------------------------------------- RoiAlign
@@ -349,18 +356,6 @@ def roi_align(ctx: NodeContext) -> Tensor:
 # --------------------------------------------------------------------------- DeformConv
 
 
-def _bilinear_taps(ctx: NodeContext, position: ir.Value, n: int) -> list[tuple[ir.Value, ir.Value]]:
-    """The two taps (int64 index, weight) of a bilinear sample at pixel ``position`` along a dim of ``n``
-    entries, a tap outside the dim weighted 0 (GridSample's zeros padding, align_corners 1)."""
-    first = gg.floor(position)
-    t = gg.sub(position, first)
-    taps = []
-    for tap, weight in ((first, gg.sub(_f(t, 1.0), t)), (gg.add(first, _f(first, 1.0)), t)):
-        inside = gg.cast(gg.not_(_outside(tap, 0.0, n - 1.0)), to=mlir_type(F32))
-        taps.append((gg.cast(gg.clip(tap, min=0.0, max=float(n - 1)), to=mlir_type(I64)), gg.mul(weight, inside)))
-    return taps
-
-
 @onnx_op("DeformConv", since=19, inputs=(3, 5),
          attrs=("dilations", "group", "kernel_shape", "offset_group", "pads", "strides"))
 def deform_conv(ctx: NodeContext) -> Tensor:
@@ -401,8 +396,9 @@ def deform_conv(ctx: NodeContext) -> Tensor:
         shaped = at.reshape([1, 1, k, 1, out, 1] if axis == 0 else [1, 1, 1, k, 1, out]).astype(np.float32)
         return ctx.value(_expand(ctx, ctx.const(shaped, name=f"{ctx.label}.base{axis}"), full))
 
-    ys = _bilinear_taps(ctx, gg.add(base(0), component(0)), height)
-    xs = _bilinear_taps(ctx, gg.add(base(1), component(1)), width)
+    # bilinear, a tap off X reading 0 (GridSample's linear mode, zeros padding, align_corners 1)
+    ys = _pixel_taps(gg.add(base(0), component(0)), height, "linear", "zeros", 0.0, height - 1.0)
+    xs = _pixel_taps(gg.add(base(1), component(1)), width, "linear", "zeros", 0.0, width - 1.0)
     mask = ctx.optional_input(4)
     if mask is not None:
         if shape_of(mask) != [n, offset_group * kh * kw, oh, ow]:

@@ -23,21 +23,20 @@ from __future__ import annotations
 
 import numpy as np
 from onnx import AttributeProto
-from onnx.helper import np_dtype_to_tensor_dtype
 
 from ...dialects import glowgraph as gg
-from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
+from ..builder import NodeContext, Tensor, computed, dtype_of, onnx_op, shape_of
 from ..folding import evaluate
-from ..model import compute_dtype, fmt_shape
+from ..model import fmt_shape
 from .core import _concat_all, _expand, _reshape, _transpose, matmul_of
-from .datamove import _box
+from .datamove import _box, _ints
 
 INT = AttributeProto.INT
 F32 = np.dtype(np.float32)
 
 
-def _matrices(n: int, length: int, inverse: bool, onesided: bool) -> tuple[np.ndarray, np.ndarray, int]:
-    """(C, S, K) for an input of ``n`` entries along the signal dim and K entries out: the weighted cosines and sines
+def _matrices(n: int, length: int, inverse: bool, onesided: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(C, S) for an input of ``n`` entries along the signal dim and K entries out: the weighted cosines and sines
     of the angles 2 pi k t / L ([n, K], zero where t lies beyond L or k beyond an irfft's L / 2), which
     :func:`_transform` combines with the real and imaginary parts."""
     if inverse and onesided:
@@ -52,33 +51,28 @@ def _matrices(n: int, length: int, inverse: bool, onesided: bool) -> tuple[np.nd
         k = np.arange(count)[None, :]
         weight = np.where(t < length, 1.0 / length if inverse else 1.0, 0.0)
     angle = 2 * np.pi * ((k * t) % length) / length
-    return (weight * np.cos(angle)).astype(F32), (weight * np.sin(angle)).astype(F32), count
+    return (weight * np.cos(angle)).astype(F32), (weight * np.sin(angle)).astype(F32)
 
 
 def _transform(ctx: NodeContext, real: Tensor, imag: Tensor | None, length: int, inverse: bool,
                onesided: bool) -> list[Tensor]:
     """The transform of the signal along the last dim of ``real`` (and ``imag``, None for a real signal): its real
     part and, but for irfft, its imaginary part, each [..., K]."""
-    n = shape_of(real)[-1]
-    cos, sin, _ = _matrices(n, length, inverse, onesided)
+    cos, sin = _matrices(shape_of(real)[-1], length, inverse, onesided)
     c, s = ctx.const(cos, name=f"{ctx.label}.cos"), ctx.const(sin, name=f"{ctx.label}.sin")
     sign = 1.0 if inverse else -1.0  # e^(sign i theta) = cos theta + sign i sin theta
-
-    def product(x: Tensor, m: Tensor) -> Tensor:
-        return matmul_of(ctx, x, m)
-
-    out_real = product(real, c)
+    out_real = matmul_of(ctx, real, c)
     if imag is not None:  # (xr + i xi)(cos + sign i sin): real part xr cos - sign xi sin
-        term = product(imag, s)
+        term = matmul_of(ctx, imag, s)
         out_real = gg.add(ctx.value(out_real), ctx.value(term)) if sign < 0 else \
             gg.sub(ctx.value(out_real), ctx.value(term))
     if inverse and onesided:
         return [out_real]
-    out_imag = product(real, s)  # imaginary part: sign xr sin + xi cos
+    out_imag = matmul_of(ctx, real, s)  # imaginary part: sign xr sin + xi cos
     if sign < 0:
         out_imag = gg.neg(ctx.value(out_imag))
     if imag is not None:
-        out_imag = gg.add(ctx.value(out_imag), ctx.value(product(imag, c)))
+        out_imag = gg.add(ctx.value(out_imag), ctx.value(matmul_of(ctx, imag, c)))
     return [out_real, out_imag]
 
 
@@ -112,12 +106,13 @@ def _signal(ctx: NodeContext) -> Tensor:
 
 
 def _constant_int(ctx: NodeContext, i: int, what: str) -> int | None:
+    """The one integer of known input ``i``, None when the node leaves it out."""
     if ctx.optional_input(i) is None:
         return None
-    value = ctx.constant_input(i, what)
-    if value.size != 1 or value.dtype.kind not in "iu":
-        raise ctx.error(f"{what} must be one integer, got {value.tolist()}")
-    return int(value.reshape(-1)[0])
+    values = _ints(ctx, i, what)
+    if len(values) != 1:
+        raise ctx.error(f"{what} must be one integer, got {values}")
+    return values[0]
 
 
 @onnx_op("DFT", since=17, inputs=(1, 2), attrs=("axis", "inverse", "onesided"))
@@ -191,11 +186,7 @@ def _evaluated(ctx: NodeContext) -> Tensor:
         (value,) = evaluate(ctx.node, arrays, ctx.opset)
     except ValueError as e:
         raise ctx.error(str(e)) from None
-    value = np.asarray(value)
-    stored = compute_dtype(np_dtype_to_tensor_dtype(value.dtype))
-    if stored is None:
-        raise ctx.unsupported(f"its output of type {value.dtype} is not supported")
-    return ctx.const(value.astype(stored), name=ctx.output_name)
+    return ctx.const(computed(np.asarray(value)), name=ctx.output_name)
 
 
 @onnx_op("HannWindow", since=17, inputs=(1, 1), attrs=("output_datatype", "periodic"), folds=True)

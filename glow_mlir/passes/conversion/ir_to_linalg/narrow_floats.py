@@ -1,6 +1,6 @@
 """Floats narrower than float32 that no target need have instructions for: bfloat16 and the 8- and 4-bit floats of
-ONNX (float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0; float4 e2m1), converted to and from float32 one element at a time in
-integer ops.
+ONNX (float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0; float4 e2m1), converted to and from float32 one element at a
+time in integer ops.
 
 A value of one of these types is computed in float32; these conversions run at a program's boundary and where the
 model stores a value in the narrow type (the importer casts it there and back, so the value is rounded). Narrowing
@@ -120,8 +120,9 @@ def _to_bf16(x: ir.Value) -> ir.Value:
 
 
 def _from_minifloat(x: ir.Value, fmt: MiniFloat) -> ir.Value:
-    """Decode (a float4 arrives as its stored byte): a normal number's exponent and mantissa moved into float32's fields and rebiased, a subnormal as its
-    mantissa times the smallest subnormal, then the sign and the special codes."""
+    """Decode (a float4 arrives as its stored byte): a normal number's exponent and mantissa moved into float32's
+    fields and rebiased, a subnormal as its mantissa times the smallest subnormal, then the sign and the special
+    codes."""
     narrow, i32 = ir.IntegerType.get_signless(fmt.width), ir.IntegerType.get_signless(32)
     code = arith.extui(i32, x if isinstance(x.type, ir.IntegerType) else arith.bitcast(narrow, x))
     magnitude = arith.andi(code, _i32(fmt.sign_bit - 1))
