@@ -286,10 +286,11 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
     return _loads_per_fma(rows, block, spec) < _loads_per_fma(tiles.owr, tiles.fr, spec)
 
 
-def make_matmul_islands(op: ir.Operation, spec: KernelSpec) -> None:
+def make_matmul_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None) -> None:
     """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
-    [N x H x W, F / B, B]."""
+    [N x H x W, F / B, B]. ``init_op``, the op right before it that writes dest (its bias broadcast), moves into the
+    islands where it can (:func:`.matmul.fusable_init`)."""
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
     blocks, _, _, _, b = ir.MemRefType(filt.type).shape
@@ -302,9 +303,12 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec) -> None:
                                      [[0, 1, 2], [3]])
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
                                  [], [n * h * w, blocks, b])
-        from .matmul import panel_islands
+        from .matmul import fusable_init, panel_islands
 
-        panel_islands(a, panels, c3, spec)
+        init = fusable_init(init_op, dest, a, panels, spec)
+        panel_islands(a, panels, c3, spec, init)
+    if init is not None:
+        init_op.erase()
     op.erase()
 
 

@@ -31,6 +31,7 @@ from mlir.dialects.transform import vector as transform_vector
 
 from ...dialects.cnn_numpy import pack_panels
 from ...passes.graph.patterns import attr, constant, known
+from ...passes.conversion.linalg_buffers import PURE_OPS
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
@@ -205,8 +206,8 @@ class TileKernels(TargetOptions, Pass):
             module.walk(visit)
             if not contractions and not convolutions and not packed:
                 return
-            for op in packed:  # its bias and activation stay in its kernel as vector loops
-                matmul.make_packed_islands(op, spec)
+            for op in packed:  # its init joins its islands; its activation stays in its kernel as a vector loop
+                matmul.make_packed_islands(op, spec, _op_before(op))
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None
@@ -215,8 +216,8 @@ class TileKernels(TargetOptions, Pass):
                 else:
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
-                if plan.as_matmul:  # its bias and epilogue stay in its kernel as vector loops
-                    conv.make_matmul_islands(op, spec)
+                if plan.as_matmul:  # its bias joins the islands; its epilogue stays in its kernel as vector loops
+                    conv.make_matmul_islands(op, spec, _op_before(op))
                     continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
@@ -285,6 +286,15 @@ class TileKernels(TargetOptions, Pass):
 
         module.walk(visit)
         return groups
+
+
+def _op_before(op: ir.Operation) -> ir.Operation | None:
+    """The op before ``op`` in its block with only pure view ops between (the init of a contraction), if any."""
+    ops = [o.operation for o in op.operation.block.operations]
+    for previous in reversed(ops[:ops.index(op.operation)]):
+        if previous.name not in PURE_OPS:
+            return previous
+    return None
 
 
 def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:

@@ -536,3 +536,87 @@ func.func @prepacked(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %c: memre
   }
   return
 }
+
+// -----
+
+// The bias broadcast right before a matmul on packed weights moves into its island: each register tile's
+// accumulators start from the bias row (read once per tile), with no pass over the whole output first.
+// CHECK-LABEL: func.func @prepacked_bias(
+// CHECK-NOT:   linalg.broadcast
+// CHECK:       scf.for
+// CHECK:       %[[INIT:.+]] = vector.transfer_read {{.+}} : tensor<1x32xf32>, vector<8x1x32xf32>
+// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %[[INIT]]) -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// BUF-LABEL:   func.func @prepacked_bias(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     linalg.broadcast
+// BUF:         return
+// THREADS-LABEL: func.func @prepacked_bias(
+// THREADS:       scf.forall
+// THREADS:       memref.subview %arg2
+// THREADS-NOT:   linalg.broadcast
+// THREADS:       return
+func.func @prepacked_bias(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %b: memref<128xf32>, %c: memref<64x128xf32>) {
+  linalg.broadcast ins(%b : memref<128xf32>) outs(%c : memref<64x128xf32>) dimensions = [0]
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A zero fill before it: the accumulators start at zero.
+// CHECK-LABEL: func.func @prepacked_zero(
+// CHECK:       %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x1x32xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %[[ZERO]]) -> (vector<8x1x32xf32>)
+// BUF-LABEL:   func.func @prepacked_zero(
+// BUF-NOT:     linalg.fill
+// BUF:         return
+func.func @prepacked_zero(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %c: memref<64x128xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<64x128xf32>)
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A broadcast into another buffer is no init of the product: it stays where it is, and the island accumulates onto
+// what the output holds.
+// CHECK-LABEL: func.func @prepacked_other_broadcast(
+// CHECK:       linalg.broadcast ins(%{{.+}} : memref<128xf32>) outs(%{{.+}} : memref<64x128xf32>)
+// CHECK:       bufferization.to_tensor %{{.+}} restrict writable : memref<64x4x32xf32>
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+func.func @prepacked_other_broadcast(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %b: memref<128xf32>,
+                                     %c: memref<64x128xf32>, %d: memref<64x128xf32>) {
+  linalg.broadcast ins(%b : memref<128xf32>) outs(%d : memref<64x128xf32>) dimensions = [0]
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
