@@ -325,10 +325,6 @@ def bench_sgemm(n: int, runs: int, target_cpu: str = "") -> str:
 
 # --------------------------------------------------------------------------- the target and its peak
 
-#: FMA pipes per core: two on every x86 core since Haswell and Zen 2 and on Neoverse N1/V1 (the peak's assumption)
-FMA_PIPES = 2
-
-
 def named_target(cpu: str = ""):
     """The target description of ``cpu`` ("": the host)."""
     from .backend import target as targets
@@ -404,14 +400,21 @@ def _timed(fn: Callable[[], object]) -> float:
 
 
 def peak_gflops(target, threads: int = 1) -> float:
-    """The target ISA's f32 peak on ``threads`` cores of this machine: FMA pipes x lanes x 2 x clock."""
-    return FMA_PIPES * target.lanes * 2 * clock_ghz() * threads or float("nan")
+    """The target ISA's f32 peak on ``threads`` cores of this machine: FMA lanes per cycle (the target's FMA pipes
+    x their width, :attr:`.backend.target.Target.fma_lanes`) x 2 x clock."""
+    return target.fma_lanes * 2 * clock_ghz() * threads or float("nan")
 
 
 def peak_text(target) -> str:
     """How :func:`peak_gflops` was reckoned."""
     how = "measured" if platform.machine() in ("x86_64", "AMD64") else "/proc/cpuinfo"
-    return f"{FMA_PIPES} FMA pipes x {target.lanes} lanes x 2 x {clock_ghz():.2f} GHz ({how}) per core"
+    if not target.fma:
+        shape = f"{target.lanes} lanes (a multiply and an add, no FMA)"
+    elif target.fma_lanes == 2 * target.lanes:
+        shape = f"2 FMA pipes x {target.lanes} lanes"
+    else:
+        shape = f"{target.fma_lanes} FMA lanes per cycle ({target.cpu}'s FMA pipes are narrower than its vectors)"
+    return f"{shape} x 2 x {clock_ghz():.2f} GHz ({how}) per core"
 
 
 # --------------------------------------------------------------------------- command line

@@ -31,6 +31,11 @@ SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", 
 #: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
 DEFAULT_L1_WAYS = 8
+#: cores whose FMA datapaths are narrower than their widest vectors, and their f32 FMA lanes per cycle: Zen 4 runs
+#: a 512-bit FMA on its two 256-bit pipes, the client cores with AVX-512 have one 512-bit FMA port, Zen 1 splits a
+#: 256-bit FMA over its two 128-bit pipes
+NARROW_FMA_LANES = {"znver4": 16, "icelake-client": 16, "tigerlake": 16, "cannonlake": 16, "rocketlake": 16,
+                    "znver1": 8}
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,15 @@ class Target:
         if self.triple.startswith("thumb"):  # M-profile: Helium (8 q registers) where the CPU has it, else scalar
             return "mve" if self.vector_bits >= 128 else "scalar"
         return "neon" if self.vector_bits >= 128 else "scalar"
+
+    @property
+    def fma_lanes(self) -> int:
+        """f32 lanes one core multiplies and adds per cycle: two FMA pipes of the full vector width on x86 since
+        Haswell and Zen 2 and on Neoverse, fewer where :data:`NARROW_FMA_LANES` says so; one pipe's worth (a multiply
+        and an add) without FMA. The peak the benchmarks measure kernels against is ``2 x fma_lanes x clock``."""
+        if not self.fma:
+            return self.lanes
+        return NARROW_FMA_LANES.get(self.cpu, 2 * self.lanes)
 
     def key(self) -> dict[str, str]:
         """What the compile cache keys on."""

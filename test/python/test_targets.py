@@ -39,6 +39,17 @@ def test_named_cpus_are_described_by_llvm() -> None:
     assert "avx2" in haswell.describe() and "16 x 256-bit" in haswell.describe()
 
 
+@pytest.mark.parametrize("cpu, triple, lanes", [
+    ("haswell", "x86_64-unknown-linux-gnu", 16),  # two 8-lane FMA pipes
+    ("skylake-avx512", "x86_64-unknown-linux-gnu", 32),  # two 16-lane pipes
+    ("znver4", "x86_64-unknown-linux-gnu", 16),  # 16-lane vectors on two 8-lane pipes
+    ("tigerlake", "x86_64-unknown-linux-gnu", 16),  # one 512-bit FMA port
+    ("neoverse-n1", "aarch64-linux-gnu", 8),
+])
+def test_the_fma_lanes_per_cycle_behind_the_peak_follow_the_cpu(cpu: str, triple: str, lanes: int) -> None:
+    assert targets.named(cpu, triple).fma_lanes == lanes
+
+
 def test_an_unknown_cpu_says_where_the_names_come_from() -> None:
     with pytest.raises(CompileError, match=r"unknown target CPU 'pentium9'.*llc -mtriple=.* -mcpu=help"):
         targets.named("pentium9", "x86_64-unknown-linux-gnu")
