@@ -125,33 +125,44 @@ class Handler:
     attrs: frozenset[str]
     outputs: tuple[int, int | None] = (1, 1)
     folds: bool = False
+    #: the op's domain ("" the default one)
+    domain: str = ""
 
 
-#: op_type -> since_opset -> handler, filled by the @onnx_op decorators of the handlers package
+#: op_type (``domain:op_type`` outside the default domain) -> since_opset -> handler, filled by the @onnx_op
+#: decorators of the handlers package
 HANDLERS: dict[str, dict[int, Handler]] = {}
 
 
+def _key(op_type: str, domain: str) -> str:
+    """The registry's key of ``op_type`` in ``domain``: the op's name in the default domain, ``domain:op`` else."""
+    return op_type if domain in ("", "ai.onnx") else f"{domain}:{op_type}"
+
+
 def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int | None], attrs: Iterable[str] = (),
-            outputs: tuple[int, int | None] = (1, 1), folds: bool = False):
-    """Register the decorated function as the handler of ``op_type`` (default ONNX domain) for
-    opsets ``since`` and later, up to the next registered version. Stack decorators to register
-    one function for several versions (e.g. with different attribute sets)."""
+            outputs: tuple[int, int | None] = (1, 1), folds: bool = False, domain: str = ""):
+    """Register the decorated function as the handler of ``op_type`` for opsets ``since`` and later, up to the next
+    registered version. Stack decorators to register one function for several versions (e.g. with different
+    attribute sets). ``domain``: another domain than the default one (``ai.onnx.preview``, ``ai.onnx.ml``), whose
+    ops are looked up by name alone (:func:`lookup`)."""
 
     def register(fn: Callable[[NodeContext], Any]) -> Callable[[NodeContext], Any]:
-        versions = HANDLERS.setdefault(op_type, {})
+        versions = HANDLERS.setdefault(_key(op_type, domain), {})
         if since in versions:
             raise ValueError(f"two handlers for {op_type} since opset {since}")
-        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs, folds)
+        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs, folds, domain)
         return fn
 
     return register
 
 
 def lookup(op_type: str, domain: str, opset: int) -> Handler | None:
-    """The handler for ``op_type`` at ``opset``: the registered version with the highest ``since``
-    not above it. Ops of other domains have none."""
+    """The handler for ``op_type`` at ``opset`` (the default domain's): the registered version with the highest
+    ``since`` not above it. An op of another domain: the newest handler registered for it in that domain (the
+    domains it has handlers in have one version of each op), None where it has none."""
     if domain not in ("", "ai.onnx"):
-        return None
+        versions = HANDLERS.get(_key(op_type, domain), {})
+        return versions[max(versions)] if versions else None
     versions = [v for v in HANDLERS.get(op_type, {}) if v <= opset]
     return HANDLERS[op_type][max(versions)] if versions else None
 

@@ -225,10 +225,15 @@ def _check_structure(proto: onnx.ModelProto, label: str) -> int:
     if not opsets:
         nodes = proto.graph.node
         if nodes and all(n.domain not in _DEFAULT_DOMAINS for n in nodes):
-            # A valid model (ai.onnx.ml, training ops...) that needs no default opset: unsupported, not malformed.
-            ops = ", ".join(sorted({f"{n.domain}.{n.op_type}" for n in nodes}))
-            raise UnsupportedError(f"{label}: the model uses only ops of other domains than the default ONNX domain, "
-                                   f"which glow_mlir does not support: {ops}")
+            # A valid model (ai.onnx.ml, training ops...) that needs no default opset: the ops of other domains that
+            # have handlers import as any other; the rest is unsupported, not malformed.
+            from .builder import lookup
+
+            missing = sorted({f"{n.domain}.{n.op_type}" for n in nodes if lookup(n.op_type, n.domain, 0) is None})
+            if not missing:
+                return onnx.defs.onnx_opset_version()
+            raise UnsupportedError(f"{label}: the model uses only ops of other domains than the default ONNX domain; "
+                                   f"unsupported among them: {', '.join(missing)}")
         raise ModelError(f"{label}: the model imports no opset of the default ONNX domain")
     graph = proto.graph
     if not graph.output:

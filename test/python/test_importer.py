@@ -118,7 +118,14 @@ def test_registry_has_every_supported_op():
     assert expected <= set(HANDLERS)
     for op, versions in HANDLERS.items():
         for since, handler in versions.items():
-            assert (handler.op_type, handler.since) == (op, since)
+            name = handler.op_type if not handler.domain else f"{handler.domain}:{handler.op_type}"
+            assert (name, handler.since) == (op, since)
+
+
+def test_ops_of_other_domains_are_looked_up_in_their_domain():
+    assert lookup("FlexAttention", "ai.onnx.preview", 1).domain == "ai.onnx.preview"
+    assert lookup("FlexAttention", "", 26) is None  # not an op of the default domain
+    assert lookup("Relu", "ai.onnx.preview", 1) is None
 
 
 @pytest.mark.parametrize(("opset", "since"), [(5, 5), (13, 5), (14, 14), (21, 14)])

@@ -163,3 +163,66 @@ def test_linear_attention_rule_and_inputs_must_agree() -> None:
     with pytest.raises(ModelError, match=r"node 'la' \(LinearAttention\): update rule 'gated_delta' takes decay and "
                                          r"takes beta"):
         glow.compile(model, cache=False)
+
+
+# --------------------------------------------------------------------------- FlexAttention (ai.onnx.preview)
+
+
+def flex_model(q: list[int], k: list[int], v: list[int], **attrs) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A one-node FlexAttention model (ai.onnx.preview 1) and random feeds."""
+    node = helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain="ai.onnx.preview", **attrs)
+    shapes = {"Q": q, "K": k, "V": v}
+    graph = helper.make_graph([node], "flex", [helper.make_tensor_value_info(n, F32, s) for n, s in shapes.items()],
+                              [helper.make_tensor_value_info("Y", F32, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26),
+                                                    helper.make_opsetid("ai.onnx.preview", 1)])
+    model.ir_version = 10
+    return model, {n: RNG.standard_normal(s).astype(np.float32) for n, s in shapes.items()}
+
+
+def causal_mask() -> onnx.GraphProto:
+    """score_mod: -inf above the diagonal, from the scores' own shape (Shape, Gather and Range on it)."""
+    ints = {"zero": 0, "one": 1, "two": 2, "three": 3}
+    inits = [helper.make_tensor(n, I64, [], [v]) for n, v in ints.items()]
+    inits += [helper.make_tensor("q_shape", I64, [4], [1, 1, -1, 1]), helper.make_tensor("k_shape", I64, [4],
+                                                                                         [1, 1, 1, -1]),
+              helper.make_tensor("neg_inf", F32, [], [-np.inf])]
+    nodes = [helper.make_node("Shape", ["s"], ["shape"]),
+             helper.make_node("Gather", ["shape", "two"], ["L"], axis=0),
+             helper.make_node("Gather", ["shape", "three"], ["S"], axis=0),
+             helper.make_node("Range", ["zero", "L", "one"], ["qr"]),
+             helper.make_node("Reshape", ["qr", "q_shape"], ["qi"]),
+             helper.make_node("Range", ["zero", "S", "one"], ["kr"]),
+             helper.make_node("Reshape", ["kr", "k_shape"], ["ki"]),
+             helper.make_node("GreaterOrEqual", ["qi", "ki"], ["keep"]),
+             helper.make_node("Where", ["keep", "s", "neg_inf"], ["out"])]
+    return helper.make_graph(nodes, "causal", [helper.make_tensor_value_info("s", F32, None)],
+                             [helper.make_tensor_value_info("out", F32, None)], inits)
+
+
+def scaled_by(name: str, factor: float) -> onnx.GraphProto:
+    """A modifier subgraph multiplying its input by an outer-scope-free constant."""
+    return helper.make_graph([helper.make_node("Mul", ["p", "f"], ["out"])], name,
+                             [helper.make_tensor_value_info("p", F32, None)],
+                             [helper.make_tensor_value_info("out", F32, None)],
+                             [helper.make_tensor("f", F32, [], [factor])])
+
+
+@pytest.mark.parametrize("heads, attrs", [
+    ((4, 4), {}),
+    ((8, 2), {"scale": 0.2}),  # grouped-query: 4 query heads per K/V head
+    ((4, 2), {"score_mod": causal_mask(), "prob_mod": scaled_by("half", 0.5)}),
+])
+def test_flex_attention(heads: tuple[int, int], attrs: dict) -> None:
+    hq, hk = heads
+    check(*flex_model([2, hq, 5, 8], [2, hk, 5, 8], [2, hk, 5, 6], **attrs))
+
+
+def test_flex_attention_modifiers_must_keep_their_input_type() -> None:
+    widen = helper.make_graph([helper.make_node("Concat", ["p", "p"], ["out"], axis=3)], "widen",
+                              [helper.make_tensor_value_info("p", F32, None)],
+                              [helper.make_tensor_value_info("out", F32, None)])
+    model, feeds = flex_model([1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4], score_mod=widen)
+    with pytest.raises(ModelError, match=r"^flex: node 'FlexAttention#0' \(FlexAttention\): score_mod must keep its "
+                                         r"input's shape and type: 1x2x3x3 float32 in, 1x2x3x6 float32 out$"):
+        glow.compile(model, cache=False)

@@ -1,5 +1,5 @@
-"""Attention (opsets 23 to 25), RotaryEmbedding and LinearAttention (opset 27), composed from existing nodes.
-Attention is batch matmuls, a softmax and the masks as one additive bias.
+"""Attention (opsets 23 to 25), RotaryEmbedding and LinearAttention (opset 27) and ai.onnx.preview's FlexAttention,
+composed from existing nodes. Attention is batch matmuls, a softmax and the masks as one additive bias.
 
 Q, K and V are [batch, heads, sequence, head_size], or [batch, sequence, heads x head_size] with the numbers of heads
 given as attributes. The scores are (Q sqrt(scale)) (K sqrt(scale))^T (the spec's order of the scaling), softcapped
@@ -29,11 +29,11 @@ from onnx import AttributeProto, TensorProto
 from ...dialects import glowgraph as gg
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import fmt_shape
-from .control import UNROLL_MAX, _for_loop
+from .control import UNROLL_MAX, _for_loop, _import
 from .core import _concat_all, _expand, _reshape, _splat, _transpose, matmul_of
 from .datamove import _box
 
-FLOAT, INT, STRING = AttributeProto.FLOAT, AttributeProto.INT, AttributeProto.STRING
+FLOAT, GRAPH, INT, STRING = AttributeProto.FLOAT, AttributeProto.GRAPH, AttributeProto.INT, AttributeProto.STRING
 _F32 = np.dtype(np.float32)
 _ATTRS = ("is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale", "softcap",
           "softmax_precision")
@@ -169,20 +169,8 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
         part = _expand(ctx, _reshape(ctx, part, [1] * (4 - len(shape_of(part))) + shape_of(part)), full)
         bias = part if bias is None else gg.add(bias, part)
 
-    # grouped-query attention: each K/V head serves hq / hk query heads, in order (h0, h0, h1, h1, ...)
-    if hq != hk:
-        reps = hq // hk
-        k, v = (_reshape(ctx, _expand(ctx, _reshape(ctx, t, [batch, hk, 1, kv, shape_of(t)[3]]),
-                                      [batch, hk, reps, kv, shape_of(t)[3]]), [batch, hq, kv, shape_of(t)[3]])
-                for t in (k, v))
-    scale = ctx.attr("scale", FLOAT, None)
-    root = float(np.sqrt(np.float32(1.0 / np.sqrt(size) if scale is None else scale)))
-    qs = gg.mul(ctx.value(q), _splat(ctx.value(q), root))
-    ks = gg.mul(ctx.value(k), _splat(ctx.value(k), root))
-    kt = _transpose(ctx, ks, [0, 1, 3, 2])
-    scores = gg.batch_matmul(ctx.value(_reshape(ctx, qs, [batch * hq, sq, size])),
-                             ctx.value(_reshape(ctx, kt, [batch * hq, size, kv])))
-    scores = ctx.value(_reshape(ctx, scores, full))
+    k, v = _grouped(ctx, k, hq), _grouped(ctx, v, hq)
+    scores = _scores(ctx, q, k)
     softcap = ctx.attr("softcap", FLOAT, 0.0)
     if softcap > 0:
         scores = gg.mul(gg.tanh(gg.div(scores, _splat(scores, softcap))), _splat(scores, softcap))
@@ -197,14 +185,86 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
         probs = gg.select(masked, _splat(probs, 0.0), probs)
     if mode == 3:
         qk_output = probs
+    y = _weighted(ctx, probs, v)
+    if three_d:
+        y = _reshape(ctx, _transpose(ctx, y, [0, 2, 1, 3]), [batch, sq, hq * shape_of(y)[3]])
+    results: list[Tensor | None] = [y, present_k, present_v, qk_output]
+    return [r if ctx.has_output(i) else None for i, r in enumerate(results)][:len(ctx.node.output)]
+
+
+def _grouped(ctx: NodeContext, t: Tensor, heads: int) -> Tensor:
+    """K or V [batch, hk, kv, size] for ``heads`` query heads (grouped-query attention): each K/V head serves
+    heads / hk query heads, in order (h0, h0, h1, h1, ...)."""
+    batch, hk, kv, size = shape_of(t)
+    if hk == heads:
+        return t
+    return _reshape(ctx, _expand(ctx, _reshape(ctx, t, [batch, hk, 1, kv, size]), [batch, hk, heads // hk, kv, size]),
+                    [batch, heads, kv, size])
+
+
+def _scores(ctx: NodeContext, q: Tensor, k: Tensor) -> ir.Value:
+    """(Q sqrt(scale)) (K sqrt(scale))^T, [batch, heads, q, kv], with the node's ``scale`` (default 1 / sqrt of the
+    head size; its square root taken in float32, as the spec's reference does)."""
+    batch, hq, sq, size = shape_of(q)
+    kv = shape_of(k)[2]
+    scale = ctx.attr("scale", FLOAT, None)
+    root = float(np.sqrt(np.float32(1.0 / np.sqrt(size) if scale is None else scale)))
+    qs = gg.mul(ctx.value(q), _splat(ctx.value(q), root))
+    ks = gg.mul(ctx.value(k), _splat(ctx.value(k), root))
+    kt = _transpose(ctx, ks, [0, 1, 3, 2])
+    scores = gg.batch_matmul(ctx.value(_reshape(ctx, qs, [batch * hq, sq, size])),
+                             ctx.value(_reshape(ctx, kt, [batch * hq, size, kv])))
+    return ctx.value(_reshape(ctx, scores, [batch, hq, sq, kv]))
+
+
+def _weighted(ctx: NodeContext, probs: ir.Value, v: Tensor) -> Tensor:
+    """probs [batch, heads, q, kv] times V [batch, heads, kv, dv]: [batch, heads, q, dv]."""
+    batch, hq, sq, kv = shape_of(probs)
     dv = shape_of(v)[3]
     y = gg.batch_matmul(ctx.value(_reshape(ctx, probs, [batch * hq, sq, kv])),
                         ctx.value(_reshape(ctx, v, [batch * hq, kv, dv])))
-    y = _reshape(ctx, y, [batch, hq, sq, dv])
-    if three_d:
-        y = _reshape(ctx, _transpose(ctx, y, [0, 2, 1, 3]), [batch, sq, hq * dv])
-    results: list[Tensor | None] = [y, present_k, present_v, qk_output]
-    return [r if ctx.has_output(i) else None for i, r in enumerate(results)][:len(ctx.node.output)]
+    return _reshape(ctx, y, [batch, hq, sq, dv])
+
+
+@onnx_op("FlexAttention", since=1, domain="ai.onnx.preview", inputs=(3, 3),
+         attrs=("prob_mod", "scale", "score_mod", "softmax_precision"))
+def flex_attention(ctx: NodeContext) -> Tensor:
+    """softmax(score_mod((Q sqrt(scale)) (K sqrt(scale))^T)), then prob_mod, times V (ai.onnx.preview): Q, K and V
+    4-D, grouped-query attention as in Attention; ``score_mod`` and ``prob_mod`` are subgraphs of one tensor in and
+    one of the same type out, imported in place on the scores and on the probabilities."""
+    q, k, v = (ctx.input(i) for i in range(3))
+    for x, what in ((q, "Q"), (k, "K"), (v, "V")):
+        ctx.check_element_type(x, what, (_F32,))
+        if len(shape_of(x)) != 4:
+            raise ctx.error(f"{what} must be 4-D [batch, heads, sequence, head size], got {fmt_shape(shape_of(x))}")
+    batch, hq, _, size = shape_of(q)
+    hk, kv = shape_of(k)[1], shape_of(k)[2]
+    if shape_of(k)[0] != batch or shape_of(k)[3] != size or shape_of(v)[:3] != shape_of(k)[:3] or hq % hk:
+        raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
+                        f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
+    precision = ctx.attr("softmax_precision", INT, None)
+    if precision not in (None, TensorProto.FLOAT, TensorProto.DOUBLE):
+        raise ctx.unsupported(f"softmax_precision {precision}: only FLOAT and DOUBLE (computed in float32) are "
+                              "supported")
+    scores = _modified(ctx, "score_mod", _scores(ctx, q, _grouped(ctx, k, hq)))
+    probs = _modified(ctx, "prob_mod", gg.softmax(scores, axis=3))
+    return _weighted(ctx, probs, _grouped(ctx, v, hq))
+
+
+def _modified(ctx: NodeContext, name: str, x: ir.Value) -> ir.Value:
+    """``x`` through the subgraph attribute ``name`` if the node has it: one input, one output of ``x``'s type."""
+    graph = ctx.attr(name, GRAPH, None)
+    if graph is None:
+        return x
+    if len(graph.input) != 1 or len(graph.output) != 1:
+        raise ctx.error(f"{name} must have one input and one output, got {len(graph.input)} and "
+                        f"{len(graph.output)}")
+    (out,) = _import(ctx, graph, {graph.input[0].name: x})
+    out = ctx.value(out)
+    if out.type != x.type:
+        raise ctx.error(f"{name} must keep its input's shape and type: {fmt_shape(shape_of(x))} {dtype_of(x)} in, "
+                        f"{fmt_shape(shape_of(out))} {dtype_of(out)} out")
+    return out
 
 
 @onnx_op("RotaryEmbedding", since=23, inputs=(3, 4), attrs=("interleaved", "num_heads", "rotary_embedding_dim"))
