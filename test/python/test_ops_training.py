@@ -1,6 +1,7 @@
 """Training-mode forms of inference ops end to end: BatchNormalization's training_mode (batch statistics, running
-statistics out) and Dropout with training_mode and ratio 0; small ONNX models compiled with
-``glow_mlir.api.compile`` and compared with ``onnx.reference`` (rtol 1e-4, atol 1e-5)."""
+statistics out) and Dropout with training_mode and ratio 0; the optimizers of ai.onnx.preview.training (Adagrad,
+Adam, Momentum); small ONNX models compiled with ``glow_mlir.api.compile`` and compared with ``onnx.reference``
+(rtol 1e-4, atol 1e-5)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,57 @@ def test_dropout_that_drops_is_unsupported() -> None:
     with pytest.raises(UnsupportedError, match=r"node 'd' \(Dropout\): training-mode dropout with ratio 0.25 is not "
                                                r"supported \(its mask is random"):
         glow.compile(m)
+
+
+# --------------------------------------------------------------------------- ai.onnx.preview.training optimizers
+
+STATES = {"Adagrad": ["H"], "Adam": ["V", "H"], "Momentum": ["V"]}
+
+
+def optimizer(op: str, shapes: list[list[int]], step: int, **attrs) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """One update of tensors of ``shapes`` by ``op``, R and T given at run time (T = ``step``): inputs R, T, the
+    tensors, their gradients, then each state kind; outputs the new tensors, then the new states."""
+    kinds = ["X", "G", *STATES[op]]
+    ins = [f"{k}{i}" for k in kinds for i in range(len(shapes))]
+    outs = [f"{k}{i}_new" for k in ["X", *STATES[op]] for i in range(len(shapes))]
+    node = helper.make_node(op, ["R", "T", *ins], outs, domain="ai.onnx.preview.training", **attrs)
+    feeds = {"R": np.array(0.1, np.float32), "T": np.array(step, np.int64)}
+    for name in ins:
+        shape = shapes[int(name[-1])]
+        # the squared-gradient states must be >= 0
+        feeds[name] = np.abs(rand(*shape)) if name.startswith("H") else rand(*shape)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype),
+                                                                         v.shape) for k, v in feeds.items()],
+                              [helper.make_tensor_value_info(o, F32, None) for o in outs])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.preview.training", 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+@pytest.mark.parametrize("op, attrs", [
+    ("Adagrad", {}),
+    ("Adagrad", {"decay_factor": 0.1, "epsilon": 1e-3, "norm_coefficient": 0.01}),
+    ("Adam", {}),
+    ("Adam", {"alpha": 0.8, "beta": 0.95, "epsilon": 1e-4, "norm_coefficient": 0.01, "norm_coefficient_post": 0.02}),
+    ("Momentum", {"alpha": 0.9, "beta": 0.5, "mode": "standard", "norm_coefficient": 0.01}),
+    ("Momentum", {"alpha": 0.9, "beta": 0.5, "mode": "nesterov", "norm_coefficient": 0.0}),
+])
+@pytest.mark.parametrize("step", [0, 3])
+def test_optimizers(op: str, attrs: dict, step: int) -> None:
+    m, feeds = optimizer(op, [[3, 4], [5]], step, **attrs)
+    got = glow.compile(m, cache=False).run(feeds)
+    for out, want in zip(m.graph.output, ReferenceEvaluator(m).run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[out.name], want, rtol=RTOL, atol=ATOL, err_msg=out.name)
+
+
+def test_optimizer_inputs_must_come_in_groups() -> None:
+    m, _ = optimizer("Adagrad", [[3]], 1)
+    m.graph.node[0].input.append("X0")  # 6 inputs: not R, T and 3 per tensor
+    with pytest.raises(ModelError, match=r"\(Adagrad\): takes R, T and 3 inputs per tensor, got 6 inputs"):
+        glow.compile(m, cache=False)
+
+
+def test_momentum_needs_its_attributes() -> None:
+    m, _ = optimizer("Momentum", [[3]], 1, alpha=0.9, beta=0.5, mode="standard")
+    with pytest.raises(ModelError, match=r"\(Momentum\): attribute 'norm_coefficient' is required"):
+        glow.compile(m, cache=False)
