@@ -222,7 +222,7 @@ def test_flex_attention_modifiers_must_keep_their_input_type() -> None:
     widen = helper.make_graph([helper.make_node("Concat", ["p", "p"], ["out"], axis=3)], "widen",
                               [helper.make_tensor_value_info("p", F32, None)],
                               [helper.make_tensor_value_info("out", F32, None)])
-    model, feeds = flex_model([1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4], score_mod=widen)
+    model, _ = flex_model([1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4], score_mod=widen)
     with pytest.raises(ModelError, match=r"^flex: node 'FlexAttention#0' \(FlexAttention\): score_mod must keep its "
                                          r"input's shape and type: 1x2x3x3 float32 in, 1x2x3x6 float32 out$"):
         glow.compile(model, cache=False)

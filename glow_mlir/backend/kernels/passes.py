@@ -30,8 +30,8 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...dialects.cnn_numpy import pack_panels
-from ...passes.graph.patterns import attr, constant, known
 from ...passes.conversion.linalg_buffers import PURE_OPS
+from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets

@@ -238,7 +238,7 @@ def flex_attention(ctx: NodeContext) -> Tensor:
         if len(shape_of(x)) != 4:
             raise ctx.error(f"{what} must be 4-D [batch, heads, sequence, head size], got {fmt_shape(shape_of(x))}")
     batch, hq, _, size = shape_of(q)
-    hk, kv = shape_of(k)[1], shape_of(k)[2]
+    hk = shape_of(k)[1]
     if shape_of(k)[0] != batch or shape_of(k)[3] != size or shape_of(v)[:3] != shape_of(k)[:3] or hq % hk:
         raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
                         f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
