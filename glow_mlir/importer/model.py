@@ -482,6 +482,28 @@ def _no_elements(label: str, name: str, dims: Sequence[int | str | None]) -> Uns
 _SHAPE_FREE_ELEMENTS = 4096
 
 
+#: attribute defaults that ONNX's C++ shape inference reads otherwise than the op's schema (and onnx.reference, and
+#: the handlers): STFT without ``onesided`` is inferred as the full spectrum, where the schema's default, 1, gives
+#: the one-sided one (a model with no declared output shape then failed import on the disagreement)
+_INFERENCE_DEFAULTS = {"STFT": {"onesided": 1}}
+
+
+def _explicit_defaults(graph: onnx.GraphProto) -> None:
+    """Write :data:`_INFERENCE_DEFAULTS` into the nodes that leave them out, subgraphs included (the value the
+    schema gives them: the model's meaning does not change)."""
+    for node in graph.node:
+        if node.domain in _DEFAULT_DOMAINS and node.op_type in _INFERENCE_DEFAULTS:
+            present = {a.name for a in node.attribute}
+            for name, value in _INFERENCE_DEFAULTS[node.op_type].items():
+                if name not in present:
+                    node.attribute.append(onnx.helper.make_attribute(name, value))
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _explicit_defaults(attr.g)
+            for sub in attr.graphs:
+                _explicit_defaults(sub)
+
+
 @contextlib.contextmanager
 def _weights_set_aside(graph: onnx.GraphProto) -> Iterator[None]:
     """The data of large float initializers out of ``graph`` for the duration: ONNX shape inference copies the whole
@@ -565,6 +587,7 @@ def resolve_shapes(
         for out in graph.output:
             if out.type.HasField("tensor_type"):
                 out.type.tensor_type.ClearField("shape")
+    _explicit_defaults(graph)
     try:
         with _weights_set_aside(graph):
             inferred = onnx.shape_inference.infer_shapes(loaded.proto, check_type=False, strict_mode=False)

@@ -86,6 +86,18 @@ def test_stft_matches_onnx_reference(window: bool, onesided: int, components: in
     _close(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
 
 
+def test_stft_without_onesided_is_one_sided() -> None:
+    # the schema's default; ONNX's C++ shape inference reads the absent attribute as 0 (the full spectrum), which
+    # the model's undeclared output shape must not take from it
+    x = RNG.standard_normal((1, 64, 1)).astype(np.float32)
+    inits = {"step": np.array(8, np.int64), "length": np.array(16, np.int64)}
+    model = _model(helper.make_node("STFT", ["x", "step", "", "length"], ["y"]), x, 17, inits)
+    got = glow_mlir.compile(model, threads=1, cache=False).run({"x": x})["y"]
+    assert got.shape == (1, 7, 9, 2)
+    _close(got, ReferenceEvaluator(model).run(None, {"x": x})[0])
+    assert not any(a.name == "onesided" for a in model.graph.node[0].attribute)  # the caller's model is untouched
+
+
 def test_dft_along_the_component_dim_is_an_error() -> None:
     x = np.zeros((2, 4, 1), np.float32)
     model = _model(helper.make_node("DFT", ["x"], ["y"], name="d", axis=2), x, 19, {})
