@@ -155,10 +155,81 @@ def test_tree_ensemble_errors() -> None:
                          (dict(attrs, leaf_targetids=[5] * len(attrs["leaf_targetids"])),
                           r"leaf_targetids must be in \[0, 2\)"),
                          (dict(attrs, nodes_featureids=[7] * len(attrs["nodes_featureids"])),
-                          r"nodes_featureids must index the 3 features of X")):
+                          r"the nodes' feature ids must index the 3 features of X")):
         node = helper.make_node("TreeEnsemble", ["X"], ["Y"], domain="ai.onnx.ml", **bad)
         with pytest.raises(ModelError, match=message):
             glow.compile(ml_model(node, {"X": (F32, [4, 3])}), cache=False)
     node = helper.make_node("TreeEnsemble", ["X"], ["Y"], domain="ai.onnx.ml", post_transform=4, **attrs)
     with pytest.raises(UnsupportedError, match=r"post_transform 4 \(PROBIT\) is not supported"):
         glow.compile(ml_model(node, {"X": (F32, [4, 3])}), cache=False)
+
+
+def regressor_attrs(trees: int, features: int, targets: int, modes: list[str], depth: int = 4) -> dict:
+    """A TreeEnsembleRegressor of random trees (every node, leaves too, as (tree id, node id); each tree's root first,
+    its other nodes shuffled; a leaf gives one or two targets a weight)."""
+    attrs: dict[str, list] = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes",
+                                               "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
+                                               "nodes_missing_value_tracks_true", "target_treeids",
+                                               "target_nodeids", "target_ids", "target_weights")}
+    for tree in range(trees):
+        rows: list[tuple] = []
+
+        def grow(level: int, tree=tree, rows=rows) -> int:
+            node_id = len(rows)
+            rows.append(None)
+            if level >= depth or (level and RNG.random() < 0.25):
+                rows[node_id] = (node_id, 0, "LEAF", 0.0, 0, 0, 0)
+                for target in RNG.choice(targets, size=int(RNG.integers(1, 3)), replace=False):
+                    attrs["target_treeids"].append(tree)
+                    attrs["target_nodeids"].append(node_id)
+                    attrs["target_ids"].append(int(target))
+                    attrs["target_weights"].append(float(RNG.standard_normal()))
+                return node_id
+            mode = str(RNG.choice(modes))
+            split = float(RNG.integers(-2, 3)) if mode in ("BRANCH_EQ", "BRANCH_NEQ") else float(RNG.standard_normal())
+            true_id, false_id = grow(level + 1), grow(level + 1)
+            rows[node_id] = (node_id, int(RNG.integers(features)), mode, split, true_id, false_id,
+                             int(RNG.integers(2)))
+            return node_id
+
+        grow(0)
+        order = [0, *RNG.permutation(np.arange(1, len(rows))).tolist()]
+        for k in order:
+            node_id, feature, mode, split, true_id, false_id, missing = rows[k]
+            for name, value in (("nodes_treeids", tree), ("nodes_nodeids", node_id), ("nodes_featureids", feature),
+                                ("nodes_modes", mode), ("nodes_values", split), ("nodes_truenodeids", true_id),
+                                ("nodes_falsenodeids", false_id), ("nodes_missing_value_tracks_true", missing)):
+                attrs[name].append(value)
+    attrs["n_targets"] = targets
+    return attrs
+
+
+@pytest.mark.parametrize("aggregate", ["SUM", "AVERAGE", "MIN", "MAX"])
+@pytest.mark.parametrize("modes, opset", [(["BRANCH_LEQ"], 1), (["BRANCH_LT", "BRANCH_GTE", "BRANCH_GT"], 3),
+                                          (["BRANCH_LEQ", "BRANCH_EQ", "BRANCH_NEQ"], 3)])
+def test_tree_ensemble_regressor(modes: list[str], opset: int, aggregate: str) -> None:
+    attrs = regressor_attrs(trees=6, features=5, targets=3, modes=modes)
+    x = forest_feeds(12, 5)
+    node = helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml", aggregate_function=aggregate,
+                            base_values=[0.5, -1.0, 2.0], **attrs)
+    check(ml_model(node, {"X": (F32, [12, 5])}, opset), {"X": x})
+    if opset == 3:  # the same values as tensors (onnx.reference reads only the lists: compared with their result)
+        for name in ("nodes_values", "target_weights"):
+            attrs[f"{name}_as_tensor"] = numpy_helper.from_array(np.array(attrs.pop(name), np.float64), name)
+        tensors = helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml",
+                                   aggregate_function=aggregate, base_values=[0.5, -1.0, 2.0], **attrs)
+        (want,) = ReferenceEvaluator(ml_model(node, {"X": (F32, [12, 5])}, opset)).run(None, {"X": x})
+        got = glow.compile(ml_model(tensors, {"X": (F32, [12, 5])}, opset), cache=False).run({"X": x})["Y"]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tree_ensemble_regressor_errors() -> None:
+    attrs = regressor_attrs(trees=2, features=3, targets=2, modes=["BRANCH_LEQ"], depth=2)
+    for bad, message in ((dict(attrs, nodes_truenodeids=[99] * len(attrs["nodes_truenodeids"])),
+                          r"node 0 of tree 0 has a child 99 that is no node of its tree"),
+                         (dict(attrs, nodes_modes=["BRANCH_SOMETIMES"] * len(attrs["nodes_modes"])),
+                          r"'BRANCH_SOMETIMES' is no node mode"),
+                         (dict(attrs, base_values=[1.0]), r"base_values must hold one value per target \(2\), got 1")):
+        node = helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml", **bad)
+        with pytest.raises(ModelError, match=message):
+            glow.compile(ml_model(node, {"X": (F32, [4, 3])}, 1), cache=False)
