@@ -289,8 +289,10 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
 def make_matmul_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None) -> None:
     """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
-    [N x H x W, F / B, B]. ``init_op``, the op right before it that writes dest (its bias broadcast), moves into the
-    islands where it can (:func:`.matmul.fusable_init`)."""
+    [N x H x W, F / B, B]. ``init_op``, the op right before it that writes dest (its bias broadcast), and the updates
+    after it move into the islands where they can (:func:`.matmul.fusable_epilogue`)."""
+    from .matmul import erase_epilogue, fusable_epilogue, panel_islands
+
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
     blocks, _, _, _, b = ir.MemRefType(filt.type).shape
@@ -303,12 +305,9 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operatio
                                      [[0, 1, 2], [3]])
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
                                  [], [n * h * w, blocks, b])
-        from .matmul import fusable_init, panel_islands
-
-        init = fusable_init(init_op, dest, a, panels, spec)
-        panel_islands(a, panels, c3, spec, init)
-    if init is not None:
-        init_op.erase()
+        epilogue = fusable_epilogue(op, init_op, dest, a, panels, spec)
+        panel_islands(a, panels, c3, spec, epilogue)
+    erase_epilogue(epilogue, init_op)
     op.erase()
 
 

@@ -19,10 +19,10 @@ glowir lowers to linalg on memrefs, so each contraction is rewritten here into a
 One-shot bufferization later turns the island back into in-place code on ``%a``, ``%b`` and ``%c``: no buffer is
 allocated (the lit test cpu-tile-kernels.mlir checks it). The memref design stays whole (the memory plan fixes every
 buffer; the island only borrows them). Whatever writes ``%c`` before the contraction (fill, bias broadcast) is left as
-it was, except before a matmul on packed weights: there it moves into the island (:class:`Init`) and is fused into
-each register tile, so that the accumulators start from it and the output is written once (a separate bias pass
-over a 1024x1024 output cost about 4% of its GEMM; unpacked matmuls get the same from the epilogue fusion,
-:mod:`.epilogue`).
+it was, except around a matmul on packed weights: there the init and the elementwise updates after it (an
+activation, a residual add) move into the island (:class:`Epilogue`) and are fused into each register tile, so that
+the accumulators start from the init, go through the updates and the output is written once (a separate bias pass
+over a 1024x1024 output cost 2-5% of its GEMM; unpacked matmuls get the same from :mod:`.epilogue`).
 
 Tiles must divide the shape (vectorization of a partial tile fails, and masked vectorization of a matmul did not
 survive bufferization in these bindings), so a contraction whose M or N is not a multiple of the register tile is
@@ -50,8 +50,10 @@ TILES_ATTR = "glow.tiles"
 #: of the scf.forall that runs across the cores) takes along the split dim; 0: no forall, the island runs on the
 #: calling thread (``cpu-tile-kernels`` sets it)
 TASK_ATTR = "glow.tiles_per_task"
-#: on the init op inside a packed island (:class:`Init`): the island's tile key, for its schedule
-INIT_ATTR = "glow.island_init"
+#: on the init and update ops inside a packed island (:class:`Epilogue`): the island's tile key, for its schedule
+INIT_ATTR = "glow.island_epilogue"
+#: on the last op of a packed island with an epilogue (the last update, else the product): the island's tile key
+LAST_ATTR = "glow.island_last"
 #: the ops of this family's islands (a packed one is a linalg.generic)
 ISLAND_OPS = ("linalg.matmul", "linalg.generic")
 
@@ -77,14 +79,15 @@ class Tiles:
     pack: bool = False
     #: the L1 dim whose tiles are spread over the threads: 0 rows, 1 columns (the one with more tiles)
     split: int = 0
-    #: a packed island whose output starts from an init op inside the island (:class:`Init`): the output's rows and
-    #: panels, which the schedule needs to tile and fuse the init into the register tiles (0: no init)
-    init: tuple[int, int] = (0, 0)
+    #: a packed island with its epilogue inside (:class:`Epilogue`): the output's rows and panels, which the schedule
+    #: needs to tile and fuse the epilogue into the register tiles, and how many updates follow the product (rows 0:
+    #: no epilogue)
+    init: tuple[int, int, int] = (0, 0, 0)
 
     def key(self) -> str:
         return (f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
                 + (f" split={self.split}" if self.split else "")
-                + (f" init={self.init[0]}x{self.init[1]}" if self.init[0] else ""))
+                + (f" init={'x'.join(str(v) for v in self.init)}" if self.init[0] else ""))
 
 
 def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
@@ -280,13 +283,141 @@ class Init:
         return op.results[0]
 
 
-def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, init: Init | None = None) -> None:
+@dataclass(frozen=True)
+class Epilogue:
+    """A packed matmul's output D as its islands write it: from the init op before the product if any
+    (:class:`Init`, else D's content), then through the elementwise updates of D right after it (an activation, a
+    residual add onto D: :func:`fusable_updates`), all fused into each register tile, so that D is written once."""
+
+    init: Init | None
+    #: the updates, linalg.generic ops on D's buffers (erased once the islands hold them)
+    updates: tuple[ir.Operation, ...]
+    #: D, the buffer the product and the updates write ([M, N], or a 1x1 convolution's [N, H, W, F])
+    dest: ir.Value
+
+    def build(self, product: ir.Value, c3: ir.Value, tiles: Tiles, rows: tuple[int, int]) -> ir.Value:
+        """The updates on tensors after ``product`` (the island's [rows, P, W] result on ``c3``, rows ``rows`` =
+        (first, count) of D's), each tagged with the island's key; returns the last value."""
+        current = product
+        for op in self.updates:
+            current = _tensor_update(op, self.dest, current, rows)
+            current.owner.operation.attributes[INIT_ATTR] = ir.StringAttr.get(tiles.key())
+        return current
+
+
+def _as_panels(buffer: ir.Value, panels: int, width: int) -> ir.Value:
+    """A contiguous buffer of D's shape ([.., F]) as [rows, F / width, width] (its leading dims one)."""
+    t = ir.MemRefType(buffer.type)
+    f32 = t.element_type
+    if t.rank > 2:
+        rows = math.prod(t.shape[:-1])
+        buffer = memref.collapse_shape(ir.MemRefType.get([rows, t.shape[-1]], f32), buffer,
+                                       [list(range(t.rank - 1)), [t.rank - 1]])
+    rows = ir.MemRefType(buffer.type).shape[0]
+    return memref.expand_shape(ir.MemRefType.get([rows, panels, width], f32), buffer, [[0], [1, 2]], [],
+                               [rows, panels, width])
+
+
+def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str | None:
+    """How an update reads an input, in the island's [rows, P, W] space: "out" (D itself), "full" (a contiguous
+    buffer of D's shape at the identity map), "channels" (a vector of D's last dim, read by it alone), "scalar", or
+    None (any other read: the update stays out of the islands)."""
+    m = ir.AffineMapAttr(map_attr).value
+    identity = m == ir.AffineMap.get_identity(m.n_dims)
+    if not isinstance(value.type, ir.MemRefType):
+        return "scalar" if not isinstance(value.type, ir.ShapedType) else None
+    t, d = ir.MemRefType(value.type), ir.MemRefType(dest.type)
+    if value == dest:
+        return "out" if identity else None
+    if t.element_type != d.element_type:
+        return None
+    strides, offset = t.get_strides_and_offset()
+    contiguous = offset == 0 and strides == [math.prod(t.shape[k + 1:]) for k in range(t.rank)]
+    if identity and t.shape == d.shape and contiguous:
+        return "full"
+    results = list(m.results)
+    if t.rank == 1 and t.shape[0] == d.shape[-1] and contiguous and len(results) == 1 \
+            and str(results[0]) == f"d{m.n_dims - 1}":
+        return "channels"
+    if t.rank == 0:
+        return "scalar"
+    return None
+
+
+def fusable_updates(head: ir.Operation, dest: ir.Value) -> list[ir.Operation]:
+    """The elementwise updates of ``dest`` right after ``head`` in its block (only pure view ops between) that its
+    panel islands can take: in place (:func:`updates_in_place`), over D's whole index space, reading nothing in
+    their bodies, every input of a kind :func:`_read_kind` knows and defined before the head."""
+    from ...passes.conversion.linalg_buffers import PURE_OPS, captured, updates_in_place
+
+    ops = [o.operation for o in head.block.operations]
+    later = set(ops[ops.index(head):])  # the islands go where the head is: what they read must be defined before
+    found: list[ir.Operation] = []
+    for op in ops[ops.index(head) + 1:]:
+        if op.name in PURE_OPS:
+            continue
+        if any(isinstance(v, ir.OpResult) and v.owner.operation in later for v in op.operands):
+            break
+        if not updates_in_place(op, dest) or len(ir.ArrayAttr(op.attributes["iterator_types"])) != \
+                ir.MemRefType(dest.type).rank or any(isinstance(v.type, ir.MemRefType) for v in captured(op)):
+            break
+        maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+        if any(_read_kind(v, m, dest) is None for v, m in zip(op.opview.inputs, maps, strict=False)):
+            break
+        found.append(op)
+    return found
+
+
+def _tensor_update(op: ir.Operation, dest: ir.Value, current: ir.Value, rows: tuple[int, int]) -> ir.Value:
+    """Update ``op`` of D on the island's [rows, P, W] tensor ``current``: D's reads become the output operand's,
+    the other inputs tensors of their panel views (rows ``rows`` of those of D's shape)."""
+    f32 = ir.F32Type.get()
+    _, panels, width = ir.RankedTensorType(current.type).shape
+    dims = [ir.AffineDimExpr.get(i) for i in range(3)]
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    ins, in_maps, kept = [], [], []
+    for k, (value, map_attr) in enumerate(zip(op.opview.inputs, maps, strict=False)):
+        kind = _read_kind(value, map_attr, dest)
+        if kind == "out":
+            continue
+        if kind == "full":
+            view = _as_panels(value, panels, width)
+            if rows != (0, ir.MemRefType(view.type).shape[0]):
+                view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
+            ins.append(tensor_of(view))
+            in_maps.append(ir.AffineMap.get_identity(3))
+        elif kind == "channels":
+            ins.append(tensor_of(memref.expand_shape(ir.MemRefType.get([panels, width], f32), value, [[0, 1]], [],
+                                                     [panels, width])))
+            in_maps.append(ir.AffineMap.get(3, 0, [dims[1], dims[2]]))
+        else:
+            ins.append(value if not isinstance(value.type, ir.MemRefType) else tensor_of(value))
+            in_maps.append(ir.AffineMap.get(3, 0, []))
+        kept.append(k)
+    new = linalg.GenericOp([current.type], ins, [current],
+                           ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in [*in_maps, ir.AffineMap.get_identity(3)]]),
+                           ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * 3))
+    old = op.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*[old.arguments[k].type for k in kept], old.arguments[-1].type)
+    mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
+    reads = list(op.opview.inputs)
+    mapping.update((old.arguments[k], block.arguments[-1]) for k in range(len(reads)) if reads[k] == dest)
+    mapping[old.arguments[-1]] = block.arguments[-1]
+    from ...passes.conversion.linalg_buffers import clone_body
+
+    clone_body(old, block, mapping)
+    return new.result
+
+
+def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epilogue: Epilogue | None = None,
+                  rows: tuple[int, int] = (0, 0)) -> None:
     """``c[m, p, j] += a[m, k] * packed[p, k, j]`` as a tensor island on the three buffers (``c3``: the output as
-    ``[M, N / nr, nr]``), tagged with its tiles; with ``init``, ``c`` starts from it instead of its content."""
+    ``[M, N / nr, nr]``), tagged with its tiles; with an ``epilogue``, ``c`` starts from its init instead of its
+    content and goes through its updates (the island covering D's rows ``rows``: first, count)."""
     f32 = ir.F32Type.get()
     ta, tb, tc = tensor_of(a), tensor_of(packed), tensor_of(c3, writable=True)
-    if init is not None:
-        tc = init.build(tc, tiles.key())
+    if epilogue is not None and epilogue.init is not None:
+        tc = epilogue.init.build(tc, tiles.key())
     dims = [ir.AffineDimExpr.get(i) for i in range(4)]  # (m, p, j, k)
     maps = [ir.AffineMap.get(4, 0, [dims[i] for i in idx]) for idx in ((0, 3), (1, 3, 2), (0, 1, 2))]
     op = linalg.GenericOp([tc.type], [ta, tb], [tc], ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps]),
@@ -297,30 +428,45 @@ def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, ini
         x, y, acc = block.arguments
         linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
     op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
-    bufferization.materialize_in_destination(None, op.result, c3, writable=True)
+    result = op.result if epilogue is None else epilogue.build(op.result, c3, tiles, rows)
+    result.owner.operation.attributes[LAST_ATTR] = ir.StringAttr.get(tiles.key())
+    bufferization.materialize_in_destination(None, result, c3, writable=True)
 
 
 def make_packed_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
     :func:`plan` cuts them, every piece all of the panels. ``init_op``, the op right before it that writes its
-    output (a fill or bias broadcast, :class:`Init`), moves into the islands where they tile the whole K."""
+    output (a fill or bias broadcast, :class:`Init`), and the updates after it (:func:`fusable_updates`) move into
+    the islands where they tile the whole K."""
     a, packed, c3 = op.operands
     dest = c3.owner.operation.operands[0] if isinstance(c3, ir.OpResult) \
         and c3.owner.operation.name == "memref.expand_shape" else None
-    init = fusable_init(init_op, dest, a, packed, spec) if dest is not None else None
+    epilogue = fusable_epilogue(op, init_op, dest, a, packed, spec) if dest is not None else None
     with ir.InsertionPoint(op), op.location:
-        panel_islands(a, packed, c3, spec, init)
-    if init is not None:
-        init_op.erase()
+        panel_islands(a, packed, c3, spec, epilogue)
+    erase_epilogue(epilogue, init_op)
     op.erase()
 
 
-def fusable_init(init_op: ir.Operation | None, dest: ir.Value, a: ir.Value, packed: ir.Value,
-                 spec: KernelSpec) -> Init | None:
-    """The :class:`Init` that ``init_op`` writes into ``dest`` if panel islands of ``a`` and ``packed`` can start
-    from it (they tile the whole K), else None (it then stays where it is)."""
+def fusable_epilogue(head: ir.Operation, init_op: ir.Operation | None, dest: ir.Value, a: ir.Value,
+                     packed: ir.Value, spec: KernelSpec) -> Epilogue | None:
+    """The :class:`Epilogue` of ``head`` (its init ``init_op`` if it is one, its updates of ``dest``) if its panel
+    islands of ``a`` and ``packed`` can hold it (they tile the whole K), else None (it then stays where it is)."""
+    if _panel_k_tile(a, packed, spec):
+        return None
     init = Init.of(init_op, dest)
-    return None if init is None or _panel_k_tile(a, packed, spec) else init
+    updates = tuple(fusable_updates(head, dest))
+    return Epilogue(init, updates, dest) if init is not None or updates else None
+
+
+def erase_epilogue(epilogue: Epilogue | None, init_op: ir.Operation | None) -> None:
+    """Erase the memref ops an epilogue's islands took in."""
+    if epilogue is None:
+        return
+    if epilogue.init is not None and init_op is not None:
+        init_op.erase()
+    for op in epilogue.updates:
+        op.erase()
 
 
 def _panel_k_tile(a: ir.Value, packed: ir.Value, spec: KernelSpec) -> int:
@@ -330,25 +476,27 @@ def _panel_k_tile(a: ir.Value, packed: ir.Value, spec: KernelSpec) -> int:
     return t.k if t.k and k % t.k == 0 else 0
 
 
-def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec, init: Init | None = None) -> None:
+def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
+                  epilogue: Epilogue | None = None) -> None:
     """``c3[m, p, j] += a[m, k] * packed[p, k, j]`` as tensor islands (at the insertion point): the rows cut as
-    :func:`plan` cuts them, every piece all of the panels; ``init`` (when the whole K is one tile) the value ``c3``
-    starts from instead of its content."""
+    :func:`plan` cuts them, every piece all of the panels, each with the ``epilogue`` (when the whole K is one
+    tile) restricted to its rows."""
     (m, k), (panels, _, width) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
     t = target_tiles(m, panels * width, k, spec)
     k_tile = _panel_k_tile(a, packed, spec)
-    if init is not None and k_tile:
-        raise ValueError("an init fuses into panel islands only where they tile the whole K")
+    if epilogue is not None and k_tile:
+        raise ValueError("an epilogue fuses into panel islands only where they tile the whole K")
     strips = _strips(m, register_rows(m, t.mr, width, spec))
     for row, rows, mr in strips:
         l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
         tiles = Tiles(l1_m, l1_n, k_tile, mr, width, True, split=0 if rows // l1_m >= panels * width // l1_n else 1,
-                      init=(rows, panels) if init is not None else (0, 0))
+                      init=(rows, panels, len(epilogue.updates)) if epilogue is not None else (0, 0, 0))
         if len(strips) == 1:
-            _panel_island(a, packed, c3, tiles, init)
+            _panel_island(a, packed, c3, tiles, epilogue, (0, m))
         else:
             _panel_island(memref.subview(a, [row, 0], [rows, k], [1, 1]), packed,
-                          memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles, init)
+                          memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles, epilogue,
+                          (row, rows))
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
@@ -396,7 +544,7 @@ def parse_key(key: str) -> Tiles:
     mr, nr = (int(x) for x in reg.split("x"))
     split = next((int(p.split("=")[1]) for p in parts[2:] if p.startswith("split=")), 0)
     init = next((tuple(int(x) for x in p.split("=")[1].split("x")) for p in parts[2:] if p.startswith("init=")),
-                (0, 0))
+                (0, 0, 0))
     return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split, init=init)
 
 
@@ -441,34 +589,40 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
 
 
 def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tiles_per_task: int) -> None:
-    """:func:`schedule_tiles` of packed islands with an init (:class:`Init`, the whole K in one tile): tiled at L1
-    and at the register tile with the init fused into both loop nests (``transform.structured.fuse`` follows the
-    output through the loops), so that each register tile's accumulators start from it; then the reduction in steps
-    of 1 and both vectorized. Tile sizes equal to a dim's whole extent are 0 (a one-iteration loop fails the fusion)."""
+    """:func:`schedule_tiles` of packed islands with an epilogue (:class:`Epilogue`, the whole K in one tile): the
+    island's last op (the last update, else the product) tiled at L1 and at the register tile with its producers
+    fused into both loop nests (``transform.structured.fuse`` follows the outputs through the loops), so that each
+    register tile's accumulators start from the init and go through the updates; then the reduction in steps of 1
+    and all of it vectorized. Tile sizes equal to a dim's whole extent are 0 (a one-iteration loop fails the
+    fusion)."""
+    rows, panels, updates = t.init
+    tail = [0] if updates else [0, 0]  # an update's dims are (m, p, j); the product's (m, p, j, k)
 
     def whole(sizes: list[int], extents: list[int]) -> list[int]:
-        return [0 if s == e else s for s, e in zip(sizes, extents)] + [0, 0]
+        return [0 if s == e else s for s, e in zip(sizes, extents)] + tail
 
     def fuse(handle: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
         if not any(sizes):
             return handle
         return structured.FuseOp(handle, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
 
-    extents, l1 = list(t.init), [t.m, t.n // t.nr]
-    ops = match_islands(root, "linalg.generic", key, tiles_per_task if threads > 1 else 0)
+    extents, l1 = [rows, panels], [t.m, t.n // t.nr]
+    last = structured.MatchOp(schedule.any_op(), root, ops=["linalg.generic"],
+                              op_attrs=ir.DictAttr.get({LAST_ATTR: ir.StringAttr.get(key)})).result
     inside = l1
     if threads > 1 and tiles_per_task:
         across = [size * tiles_per_task if d == t.split else 0 for d, size in enumerate(l1)]
-        ops = fuse(ops, whole(across, extents), forall=True)
+        last = fuse(last, whole(across, extents), forall=True)
         inside = [0 if d == t.split and tiles_per_task == 1 else size for d, size in enumerate(l1)]
-    ops = fuse(ops, whole(inside, extents))
-    ops = fuse(ops, whole([t.mr, 1], l1))
-    registers = structured.TileUsingForOp(ops, sizes=[0, 0, 0, 1]).tiled_linalg_op
-    structured.VectorizeOp(registers).create_named_contraction = True
+    last = fuse(last, whole(inside, extents))
+    fuse(last, whole([t.mr, 1], l1))
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
-    inits = structured.MatchOp(schedule.any_op(), root, ops=["linalg.fill", "linalg.broadcast"],
-                               op_attrs=ir.DictAttr.get({INIT_ATTR: ir.StringAttr.get(key)})).result
-    structured.VectorizeOp(inits)
+    products = match_islands(root, "linalg.generic", key, tiles_per_task if threads > 1 else 0)
+    registers = structured.TileUsingForOp(products, sizes=[0, 0, 0, 1]).tiled_linalg_op
+    structured.VectorizeOp(registers).create_named_contraction = True
+    epilogue = structured.MatchOp(schedule.any_op(), root, ops=["linalg.fill", "linalg.broadcast", "linalg.generic"],
+                                  op_attrs=ir.DictAttr.get({INIT_ATTR: ir.StringAttr.get(key)})).result
+    structured.VectorizeOp(epilogue)
 
 
 __all__ = [

@@ -206,7 +206,7 @@ class TileKernels(TargetOptions, Pass):
             module.walk(visit)
             if not contractions and not convolutions and not packed:
                 return
-            for op in packed:  # its init joins its islands; its activation stays in its kernel as a vector loop
+            for op in packed:  # its init and updates join its islands (matmul.Epilogue)
                 matmul.make_packed_islands(op, spec, _op_before(op))
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
@@ -216,7 +216,7 @@ class TileKernels(TargetOptions, Pass):
                 else:
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
-                if plan.as_matmul:  # its bias joins the islands; its epilogue stays in its kernel as vector loops
+                if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
                     conv.make_matmul_islands(op, spec, _op_before(op))
                     continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter

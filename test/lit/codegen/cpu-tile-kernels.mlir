@@ -620,3 +620,76 @@ func.func @prepacked_other_broadcast(%a: memref<64x256xf32>, %w: memref<4x256x32
   }
   return
 }
+
+// -----
+
+// The updates of the output right after it (a residual add of a buffer of its shape, then a ReLU, here fused into
+// one generic) move into the island too: they run on the accumulators after the reduction, and each register tile
+// of the output is written once.
+// CHECK-LABEL: func.func @prepacked_residual_relu(
+// CHECK:       %[[ACC:.+]] = scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       %[[SKIP:.+]] = vector.transfer_read {{.+}} : tensor<64x4x32xf32>, vector<8x1x32xf32>
+// CHECK:       %[[SUM:.+]] = arith.addf %[[ACC]], %[[SKIP]] : vector<8x1x32xf32>
+// CHECK:       %[[RELU:.+]] = arith.maximumf %[[SUM]], %{{.+}} : vector<8x1x32xf32>
+// CHECK:       vector.transfer_write %[[RELU]]
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+// BUF-LABEL:   func.func @prepacked_residual_relu(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     linalg.generic
+// BUF:         return
+func.func @prepacked_residual_relu(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %b: memref<128xf32>,
+                                   %s: memref<64x128xf32>, %c: memref<64x128xf32>) {
+  linalg.broadcast ins(%b : memref<128xf32>) outs(%c : memref<64x128xf32>) dimensions = [0]
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %s : memref<64x128xf32>, memref<64x128xf32>) outs(%c : memref<64x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %sum, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// An update that reads another buffer through a map other than the output's own (here transposed) stays a loop
+// of its own after the island.
+// CHECK-LABEL: func.func @prepacked_transposed_update(
+// CHECK:       bufferization.materialize_in_destination
+// CHECK:       linalg.generic
+// CHECK-SAME:  ins(%{{.+}}, %{{.+}} : memref<64x64xf32>, memref<64x64xf32>)
+func.func @prepacked_transposed_update(%a: memref<64x256xf32>, %w: memref<2x256x32xf32>, %s: memref<64x64xf32>,
+                                       %c: memref<64x64xf32>) {
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 2, 32] : memref<64x64xf32> into memref<64x2x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<2x256x32xf32>) outs(%cv : memref<64x2x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %s : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  }
+  return
+}
