@@ -287,20 +287,25 @@ class Init:
 class Epilogue:
     """A packed matmul's output D as its islands write it: from the init op before the product if any
     (:class:`Init`, else D's content), then through the elementwise updates of D right after it (an activation, a
-    residual add onto D: :func:`fusable_updates`), all fused into each register tile, so that D is written once."""
+    residual add: :func:`fusable_updates`), all fused into each register tile, so that the output is written once.
+    An update may move the chain to another buffer E (a residual add written onto the skip, D dead after it: the
+    outliner marks it); the islands then write E, and D not at all."""
 
     init: Init | None
     #: the updates, linalg.generic ops on D's buffers (erased once the islands hold them)
     updates: tuple[ir.Operation, ...]
     #: D, the buffer the product and the updates write ([M, N], or a 1x1 convolution's [N, H, W, F])
     dest: ir.Value
+    #: the buffer the chain ends in: D, or the E an update moved it to
+    final: ir.Value
 
-    def build(self, product: ir.Value, c3: ir.Value, tiles: Tiles, rows: tuple[int, int]) -> ir.Value:
-        """The updates on tensors after ``product`` (the island's [rows, P, W] result on ``c3``, rows ``rows`` =
-        (first, count) of D's), each tagged with the island's key; returns the last value."""
-        current = product
+    def build(self, product: ir.Value, tiles: Tiles, rows: tuple[int, int]) -> ir.Value:
+        """The updates on tensors after ``product`` (the island's [rows, P, W] result, rows ``rows`` = (first,
+        count) of D's), each tagged with the island's key; returns the last value."""
+        current, target = product, self.dest
         for op in self.updates:
-            current = _tensor_update(op, self.dest, current, rows)
+            current = _tensor_update(op, target, current, rows)
+            target = op.operands[len(op.operands) - 1]
             current.owner.operation.attributes[INIT_ATTR] = ir.StringAttr.get(tiles.key())
         return current
 
@@ -344,47 +349,68 @@ def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str |
     return None
 
 
-def fusable_updates(head: ir.Operation, dest: ir.Value) -> list[ir.Operation]:
+def fusable_updates(head: ir.Operation, dest: ir.Value, moves: bool = True) -> list[ir.Operation]:
     """The elementwise updates of ``dest`` right after ``head`` in its block (only pure view ops between) that its
-    panel islands can take: in place (:func:`updates_in_place`), over D's whole index space, reading nothing in
-    their bodies, every input of a kind :func:`_read_kind` knows and defined before the head."""
-    from ...passes.conversion.linalg_buffers import PURE_OPS, captured, updates_in_place
+    panel islands can take: in place (:func:`updates_in_place`), or (``moves``) once moving the chain to a buffer of
+    D's shape that the outliner found D dead before (DEAD_INPUT_ATTR: a residual add written onto the skip), and the
+    next ones in place on that buffer; over D's whole index space, reading nothing in their bodies, every input of a
+    kind :func:`_read_kind` knows and defined before the head."""
+    from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, captured, updates_in_place
 
     ops = [o.operation for o in head.block.operations]
     later = set(ops[ops.index(head):])  # the islands go where the head is: what they read must be defined before
     found: list[ir.Operation] = []
+    target = dest
     for op in ops[ops.index(head) + 1:]:
         if op.name in PURE_OPS:
             continue
-        if any(isinstance(v, ir.OpResult) and v.owner.operation in later for v in op.operands):
+        if op.name != "linalg.generic" or any(isinstance(v, ir.OpResult) and v.owner.operation in later
+                                               for v in op.operands):
             break
-        if not updates_in_place(op, dest) or len(ir.ArrayAttr(op.attributes["iterator_types"])) != \
+        out = op.operands[len(op.operands) - 1]
+        identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(ir.MemRefType(dest.type).rank))
+        moved = (moves and target == dest and DEAD_INPUT_ATTR in op.attributes and out != dest
+                 and list(op.opview.inputs)[ir.IntegerAttr(op.attributes[DEAD_INPUT_ATTR]).value] == dest
+                 and _read_kind(out, identity, dest) == "full")
+        if not (moved or updates_in_place(op, target)) or len(ir.ArrayAttr(op.attributes["iterator_types"])) != \
                 ir.MemRefType(dest.type).rank or any(isinstance(v.type, ir.MemRefType) for v in captured(op)):
             break
         maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
-        if any(_read_kind(v, m, dest) is None for v, m in zip(op.opview.inputs, maps, strict=False)):
+        if any(_read_kind(v, m, target) is None for v, m in zip(op.opview.inputs, maps, strict=False)):
             break
         found.append(op)
+        target = out
     return found
 
 
-def _tensor_update(op: ir.Operation, dest: ir.Value, current: ir.Value, rows: tuple[int, int]) -> ir.Value:
-    """Update ``op`` of D on the island's [rows, P, W] tensor ``current``: D's reads become the output operand's,
-    the other inputs tensors of their panel views (rows ``rows`` of those of D's shape)."""
+def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: tuple[int, int]) -> ir.Value:
+    """Update ``op`` of the chain's buffer ``target`` on the island's [rows, P, W] tensor ``current``: in place, its
+    reads of ``target`` become the output operand's; moving the chain (it writes another buffer), they read
+    ``current``, the output is that buffer's panel view and its own reads of that buffer the output operand's. The
+    other inputs are tensors of their panel views (rows ``rows`` of those of D's shape)."""
     f32 = ir.F32Type.get()
     _, panels, width = ir.RankedTensorType(current.type).shape
     dims = [ir.AffineDimExpr.get(i) for i in range(3)]
     maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    out_buffer = op.operands[len(op.operands) - 1]
+    moves = out_buffer != target
+
+    def panel_rows(value: ir.Value, writable: bool = False) -> ir.Value:
+        view = _as_panels(value, panels, width)
+        if rows != (0, ir.MemRefType(view.type).shape[0]):
+            view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
+        return tensor_of(view, writable=writable)
+
     ins, in_maps, kept = [], [], []
     for k, (value, map_attr) in enumerate(zip(op.opview.inputs, maps, strict=False)):
-        kind = _read_kind(value, map_attr, dest)
+        kind = _read_kind(value, map_attr, target)
+        if (kind == "out" and not moves) or (moves and value == out_buffer):
+            continue  # read through the output operand
         if kind == "out":
-            continue
-        if kind == "full":
-            view = _as_panels(value, panels, width)
-            if rows != (0, ir.MemRefType(view.type).shape[0]):
-                view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
-            ins.append(tensor_of(view))
+            ins.append(current)
+            in_maps.append(ir.AffineMap.get_identity(3))
+        elif kind == "full":
+            ins.append(panel_rows(value))
             in_maps.append(ir.AffineMap.get_identity(3))
         elif kind == "channels":
             ins.append(tensor_of(memref.expand_shape(ir.MemRefType.get([panels, width], f32), value, [[0, 1]], [],
@@ -394,14 +420,16 @@ def _tensor_update(op: ir.Operation, dest: ir.Value, current: ir.Value, rows: tu
             ins.append(value if not isinstance(value.type, ir.MemRefType) else tensor_of(value))
             in_maps.append(ir.AffineMap.get(3, 0, []))
         kept.append(k)
-    new = linalg.GenericOp([current.type], ins, [current],
+    out = panel_rows(out_buffer, writable=True) if moves else current
+    new = linalg.GenericOp([out.type], ins, [out],
                            ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in [*in_maps, ir.AffineMap.get_identity(3)]]),
                            ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * 3))
     old = op.regions[0].blocks[0]
     block = new.regions[0].blocks.append(*[old.arguments[k].type for k in kept], old.arguments[-1].type)
     mapping = {old.arguments[k]: block.arguments[n] for n, k in enumerate(kept)}
     reads = list(op.opview.inputs)
-    mapping.update((old.arguments[k], block.arguments[-1]) for k in range(len(reads)) if reads[k] == dest)
+    through_output = out_buffer if moves else target
+    mapping.update((old.arguments[k], block.arguments[-1]) for k in range(len(reads)) if reads[k] == through_output)
     mapping[old.arguments[-1]] = block.arguments[-1]
     from ...passes.conversion.linalg_buffers import clone_body
 
@@ -428,20 +456,28 @@ def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epi
         x, y, acc = block.arguments
         linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
     op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
-    result = op.result if epilogue is None else epilogue.build(op.result, c3, tiles, rows)
+    result, into = op.result, c3
+    if epilogue is not None:
+        result = epilogue.build(op.result, tiles, rows)
+        if epilogue.final != epilogue.dest:  # the chain moved to E: the island writes E's rows, D not at all
+            _, panels, width = ir.MemRefType(c3.type).shape
+            into = _as_panels(epilogue.final, panels, width)
+            if rows != (0, ir.MemRefType(into.type).shape[0]):
+                into = memref.subview(into, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
     result.owner.operation.attributes[LAST_ATTR] = ir.StringAttr.get(tiles.key())
-    bufferization.materialize_in_destination(None, result, c3, writable=True)
+    bufferization.materialize_in_destination(None, result, into, writable=True)
 
 
-def make_packed_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None) -> None:
+def make_packed_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None,
+                        moves: bool = True) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
     :func:`plan` cuts them, every piece all of the panels. ``init_op``, the op right before it that writes its
-    output (a fill or bias broadcast, :class:`Init`), and the updates after it (:func:`fusable_updates`) move into
-    the islands where they tile the whole K."""
+    output (a fill or bias broadcast, :class:`Init`), and the updates after it (:func:`fusable_updates`, ``moves``
+    as there) move into the islands where they tile the whole K."""
     a, packed, c3 = op.operands
     dest = c3.owner.operation.operands[0] if isinstance(c3, ir.OpResult) \
         and c3.owner.operation.name == "memref.expand_shape" else None
-    epilogue = fusable_epilogue(op, init_op, dest, a, packed, spec) if dest is not None else None
+    epilogue = fusable_epilogue(op, init_op, dest, a, packed, spec, moves) if dest is not None else None
     with ir.InsertionPoint(op), op.location:
         panel_islands(a, packed, c3, spec, epilogue)
     erase_epilogue(epilogue, init_op)
@@ -449,14 +485,16 @@ def make_packed_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operatio
 
 
 def fusable_epilogue(head: ir.Operation, init_op: ir.Operation | None, dest: ir.Value, a: ir.Value,
-                     packed: ir.Value, spec: KernelSpec) -> Epilogue | None:
-    """The :class:`Epilogue` of ``head`` (its init ``init_op`` if it is one, its updates of ``dest``) if its panel
-    islands of ``a`` and ``packed`` can hold it (they tile the whole K), else None (it then stays where it is)."""
+                     packed: ir.Value, spec: KernelSpec, moves: bool = True) -> Epilogue | None:
+    """The :class:`Epilogue` of ``head`` (its init ``init_op`` if it is one, its updates of ``dest``: ``moves`` as
+    :func:`fusable_updates`) if its panel islands of ``a`` and ``packed`` can hold it (they tile the whole K), else
+    None (it then stays where it is)."""
     if _panel_k_tile(a, packed, spec):
         return None
     init = Init.of(init_op, dest)
-    updates = tuple(fusable_updates(head, dest))
-    return Epilogue(init, updates, dest) if init is not None or updates else None
+    updates = tuple(fusable_updates(head, dest, moves))
+    final = updates[-1].operands[len(updates[-1].operands) - 1] if updates else dest
+    return Epilogue(init, updates, dest, final) if init is not None or updates else None
 
 
 def erase_epilogue(epilogue: Epilogue | None, init_op: ir.Operation | None) -> None:

@@ -207,7 +207,9 @@ class TileKernels(TargetOptions, Pass):
             if not contractions and not convolutions and not packed:
                 return
             for op in packed:  # its init and updates join its islands (matmul.Epilogue)
-                matmul.make_packed_islands(op, spec, _op_before(op))
+                # an update that moves the chain to another buffer: only on one thread (in an scf.forall, each
+                # task's tile of the first buffer would be a buffer of its own)
+                matmul.make_packed_islands(op, spec, _op_before(op), moves=self.threads == 1)
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None
@@ -217,7 +219,7 @@ class TileKernels(TargetOptions, Pass):
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
                 if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
-                    conv.make_matmul_islands(op, spec, _op_before(op))
+                    conv.make_matmul_islands(op, spec, _op_before(op), moves=self.threads == 1)
                     continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind

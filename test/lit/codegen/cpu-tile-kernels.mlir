@@ -693,3 +693,49 @@ func.func @prepacked_transposed_update(%a: memref<64x256xf32>, %w: memref<2x256x
   }
   return
 }
+
+// -----
+
+// An update that moves the chain to another buffer (a residual add written onto the skip, the product's buffer dead
+// after it: glow.dead_input) takes the island there: the skip is read and written through the island's output, and
+// the product's own buffer is never written. With threads it stays a loop of its own (in an scf.forall each task's
+// tile of the product's buffer would be a buffer of its own).
+// CHECK-LABEL: func.func @prepacked_moved_add(
+// CHECK:       %[[SKIP:.+]] = memref.expand_shape %arg3
+// CHECK:       %[[OUT:.+]] = bufferization.to_tensor %[[SKIP]] restrict writable
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       vector.transfer_read %arg{{[0-9]+}}[{{.+}} : tensor<64x2x32xf32>, vector<8x1x32xf32>
+// CHECK:       arith.addf {{.+}} : vector<8x1x32xf32>
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[SKIP]]
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+// BUF-LABEL:   func.func @prepacked_moved_add(
+// BUF-NOT:     memref.alloc
+// BUF-NOT:     linalg.generic
+// BUF:         return
+// THREADS-LABEL: func.func @prepacked_moved_add(
+// THREADS:       scf.forall
+// THREADS:       linalg.generic
+// THREADS-SAME:  attrs = {glow.dead_input = 0 : i64}
+func.func @prepacked_moved_add(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>, %b: memref<128xf32>,
+                               %s: memref<64x128xf32>, %c: memref<64x128xf32>) {
+  linalg.broadcast ins(%b : memref<128xf32>) outs(%c : memref<64x128xf32>) dimensions = [0]
+  %cv = memref.expand_shape %c [[0], [1, 2]] output_shape [64, 4, 32] : memref<64x128xf32> into memref<64x4x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, p, j, k) -> (m, k)>, affine_map<(m, p, j, k) -> (p, k, j)>,
+                                   affine_map<(m, p, j, k) -> (m, p, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<64x256xf32>, memref<4x256x32xf32>) outs(%cv : memref<64x4x32xf32>) attrs = {glow.packed_matmul} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %s : memref<64x128xf32>, memref<64x128xf32>) outs(%s : memref<64x128xf32>) attrs = {glow.dead_input = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  }
+  return
+}
