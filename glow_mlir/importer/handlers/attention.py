@@ -102,7 +102,7 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
     q = _heads_first(ctx, q_in, q_heads, "Q")
     k = _heads_first(ctx, k_in, kv_heads, "K")
     v = _heads_first(ctx, v_in, kv_heads, "V")
-    batch, hq, sq, size = shape_of(q)
+    batch, hq, sq, _ = shape_of(q)
     past_key, past_value = ctx.optional_input(4), ctx.optional_input(5)
     if (past_key is None) != (past_value is None):
         raise ctx.error("past_key and past_value must be given together")
@@ -115,14 +115,8 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
         k = _concat_all(ctx, [past_key, k], 2)
         v = _concat_all(ctx, [past_value, v], 2)
     present_k, present_v = k, v
-    hk, kv = shape_of(k)[1], shape_of(k)[2]
-    if shape_of(k)[0] != batch or shape_of(v)[:3] != shape_of(k)[:3] or shape_of(k)[3] != size or hq % hk:
-        raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
-                        f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
-    precision = ctx.attr("softmax_precision", INT, None)
-    if precision not in (None, TensorProto.FLOAT, TensorProto.DOUBLE):
-        raise ctx.unsupported(f"softmax_precision {precision}: only FLOAT and DOUBLE (computed in float32) are "
-                              "supported")
+    kv = shape_of(k)[2]
+    _check_heads_and_precision(ctx, q, k, v)
     mode = ctx.attr("qk_matmul_output_mode", INT, 0)
     if mode not in (0, 1, 2, 3):
         raise ctx.error(f"attribute 'qk_matmul_output_mode' must be 0 to 3, got {mode}")
@@ -192,6 +186,20 @@ def attention(ctx: NodeContext) -> list[Tensor | None]:
     return [r if ctx.has_output(i) else None for i, r in enumerate(results)][:len(ctx.node.output)]
 
 
+def _check_heads_and_precision(ctx: NodeContext, q: Tensor, k: Tensor, v: Tensor) -> None:
+    """K and V [batch, hk, kv, size] and [batch, hk, kv, dv] fit Q [batch, hq, q, size], hq a multiple of hk; the
+    node's softmax_precision is FLOAT or DOUBLE (both computed in float32) if given."""
+    batch, hq, _, size = shape_of(q)
+    hk = shape_of(k)[1]
+    if shape_of(k)[0] != batch or shape_of(k)[3] != size or shape_of(v)[:3] != shape_of(k)[:3] or hq % hk:
+        raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
+                        f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
+    precision = ctx.attr("softmax_precision", INT, None)
+    if precision not in (None, TensorProto.FLOAT, TensorProto.DOUBLE):
+        raise ctx.unsupported(f"softmax_precision {precision}: only FLOAT and DOUBLE (computed in float32) are "
+                              "supported")
+
+
 def _grouped(ctx: NodeContext, t: Tensor, heads: int) -> Tensor:
     """K or V [batch, hk, kv, size] for ``heads`` query heads (grouped-query attention): each K/V head serves
     heads / hk query heads, in order (h0, h0, h1, h1, ...)."""
@@ -237,15 +245,8 @@ def flex_attention(ctx: NodeContext) -> Tensor:
         ctx.check_element_type(x, what, (_F32,))
         if len(shape_of(x)) != 4:
             raise ctx.error(f"{what} must be 4-D [batch, heads, sequence, head size], got {fmt_shape(shape_of(x))}")
-    batch, hq, _, size = shape_of(q)
-    hk = shape_of(k)[1]
-    if shape_of(k)[0] != batch or shape_of(k)[3] != size or shape_of(v)[:3] != shape_of(k)[:3] or hq % hk:
-        raise ctx.error(f"K {fmt_shape(shape_of(k))} and V {fmt_shape(shape_of(v))} do not fit Q "
-                        f"{fmt_shape(shape_of(q))} (heads of Q a multiple of those of K and V)")
-    precision = ctx.attr("softmax_precision", INT, None)
-    if precision not in (None, TensorProto.FLOAT, TensorProto.DOUBLE):
-        raise ctx.unsupported(f"softmax_precision {precision}: only FLOAT and DOUBLE (computed in float32) are "
-                              "supported")
+    hq = shape_of(q)[1]
+    _check_heads_and_precision(ctx, q, k, v)
     scores = _modified(ctx, "score_mod", _scores(ctx, q, _grouped(ctx, k, hq)))
     probs = _modified(ctx, "prob_mod", gg.softmax(scores, axis=3))
     return _weighted(ctx, probs, _grouped(ctx, v, hq))
