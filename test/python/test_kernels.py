@@ -101,7 +101,9 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 16
     assert matmul.panel_width(4, 512, 784, AVX2) == 0  # a matrix-vector tile reads B's rows as they are
     assert matmul.panel_width(60, 504, 784, AVX2) == 0  # N not whole panels
-    assert matmul.panel_width(64, 512, 784, AVX512) == 0 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
+    # AVX-512 packs constant weights in 32-column panels from 8 rows on too, not below
+    assert matmul.panel_width(64, 512, 784, AVX512) == 32 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
+    assert matmul.panel_width(4, 512, 784, AVX512) == 0
     # 64 rows: 4x16 (8 accumulators, enough for the FMA pipes) in one island, not 60 rows of 6x16 and a strip of 4
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(64, 4)]
     # 62 rows: no divisor keeps the pipes busy: 60 in 6-row tiles and a remainder strip of 2
