@@ -100,6 +100,7 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert (piece.tiles.mr, piece.tiles.nr, piece.tiles.pack) == (6, 16, False)
     assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 16
     assert matmul.panel_width(4, 512, 784, AVX2) == 0  # a matrix-vector tile reads B's rows as they are
+    assert matmul.panel_width(1, 512, 784, AVX2) == 64  # one row: 64-column panels (8 ymm accumulators)
     assert matmul.panel_width(60, 504, 784, AVX2) == 0  # N not whole panels
     # AVX-512 packs constant weights in 32-column panels from 8 rows on too, not below
     assert matmul.panel_width(64, 512, 784, AVX512) == 32 and matmul.panel_width(128, 1024, 1024, AVX512) == 32

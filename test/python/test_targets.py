@@ -180,6 +180,24 @@ def test_avx2_weights_packed_at_compile_time_match_the_reference(m: int, threads
 
 
 @needs_avx2
+@pytest.mark.parametrize("threads", [1, 2])
+def test_avx2_one_row_weights_packed_in_64_column_panels(threads: int) -> None:
+    # batch 1 (an LSTM step, a classifier head): the row tile's 8 ymm accumulators read B in 64-column panels
+    k, n = 200, 192
+    w = (RNG.standard_normal((k, n)) * 0.1).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"]), helper.make_node("Tanh", ["g"], ["y"])]
+    graph = helper.make_graph(nodes, "row", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, k])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell", cache=False)
+    assert "3x200x64xf32" in compiled.stage("lower").text
+    x = RNG.standard_normal((1, k)).astype(np.float32)
+    np.testing.assert_allclose(compiled(x), ReferenceEvaluator(model).run(None, {"x": x})[0], rtol=1e-4, atol=1e-4)
+
+
+@needs_avx2
 def test_avx2_machine_code_uses_ymm_registers_only(tmp_path) -> None:
     compiled = glow_mlir.compile(_conv_model((1, 32, 14, 14), 64, 3), threads=1, target_cpu="haswell", cache=False)
     obj = tmp_path / "conv.o"
