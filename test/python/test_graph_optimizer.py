@@ -161,3 +161,13 @@ def test_glow_compile_stats_table(tmp_path):
     # the batch norm folds into the convolution; the entry transpose (1 channel) is a reshape, the exit one stays
     assert "| batch_norm | 1 | 0 | 0 |" in lines
     assert "| transpose | 4 | 1 | 1 |" in lines
+
+
+def test_reversed_gather_across_a_concat():
+    # python -m glow_mlir.fuzz --seed 26, graph 262: Gather of [5, -6] along a concat's axis is a reversed slice
+    # (step -5) whose two elements come from different inputs; the optimizer took it for a slice of the first
+    # element's input alone and failed verification
+    index = helper.make_node("Constant", [], ["i"], value=numpy_helper.from_array(np.array([5, -6], np.int64)))
+    nodes = [index, helper.make_node("Concat", ["x", "w"], ["c"], axis=2),
+             helper.make_node("Gather", ["c", "i"], ["y"], axis=2)]
+    check(model(nodes, {"x": [1, 4, 3]}, {"y": [1, 4, 2]}, {"w": rand(1, 4, 3)}), {"x": rand(1, 4, 3)})

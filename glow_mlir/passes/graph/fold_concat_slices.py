@@ -44,9 +44,10 @@ def slice_of_concat(op: ir.Operation) -> bool:
         return False
     axis = attr(concat, "axis", "i64")
     starts, sizes, steps = _box(op)
-    first, last = starts[axis], starts[axis] + (sizes[axis] - 1) * steps[axis]
+    ends = (starts[axis], starts[axis] + (sizes[axis] - 1) * steps[axis])  # the last below the first for a step < 0
+    low, high = min(ends), max(ends)
     for y, offset in concat_inputs(op.operands[0], axis):
-        if offset <= first and last < offset + shape(y)[axis]:
+        if offset <= low and high < offset + shape(y)[axis]:
             moved = [s - offset if d == axis else s for d, s in enumerate(starts)]
             if y.type == op.results[0].type and not any(moved) and all(
                     k == 1 or n == 1 for k, n in zip(steps, sizes)):

@@ -27,6 +27,23 @@ func.func @across(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// A reversed slice (negative step) lies inside an input when its first and last elements both do, whichever comes
+// first: inside %b it becomes a reversed slice of %b; from the last column of %b back to the first of %a it stays
+// (it once took only its first element's input and read %a out of bounds).
+// CHECK-LABEL: func.func @reversed
+// CHECK-SAME: (%[[A:.+]]: tensor<2x2xf32>, %[[B:.+]]: tensor<2x3xf32>)
+// CHECK: %[[C:.+]] = "glowgraph.concat"(%[[A]], %[[B]])
+// CHECK-DAG: "glowgraph.slice"(%[[B]]) {sizes = array<i64: 2, 2>, starts = array<i64: 0, 2>, steps = array<i64: 1, -2>}
+// CHECK-DAG: "glowgraph.slice"(%[[C]]) {sizes = array<i64: 2, 2>, starts = array<i64: 0, 4>, steps = array<i64: 1, -4>}
+func.func @reversed(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %0 = "glowgraph.concat"(%a, %b) {axis = 1} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
+  %1 = "glowgraph.slice"(%0) {starts = array<i64: 0, 4>, sizes = array<i64: 2, 2>, steps = array<i64: 1, -2>} : (tensor<2x5xf32>) -> tensor<2x2xf32>
+  %2 = "glowgraph.slice"(%0) {starts = array<i64: 0, 4>, sizes = array<i64: 2, 2>, steps = array<i64: 1, -4>} : (tensor<2x5xf32>) -> tensor<2x2xf32>
+  return %1, %2 : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 // Adjacent slices joined again: one slice, or the tensor itself when they cover it.
 // CHECK-LABEL: func.func @concat_of_slices
 // CHECK-SAME: (%[[X:.+]]: tensor<4x3xf32>)
