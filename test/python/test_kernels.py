@@ -109,6 +109,8 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(64, 4)]
     # 62 rows: no divisor keeps the pipes busy: 60 in 6-row tiles and a remainder strip of 2
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(62, 64, 64, AVX2)] == [(60, 6), (2, 2)]
+    # 1024 rows (16 tiles or more): 6x16 and a strip of 4, not 4x16 everywhere
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(1024, 64, 64, AVX2)] == [(1020, 6), (4, 4)]
     # a piece of one vector keeps 8 rows on AVX-512 (5 x 1 would not keep the pipes busy): strips as before
     assert [(p.rows, p.tiles.mr, p.tiles.nr) for p in matmul.plan(10, 16, 8, AVX512)] == [(8, 8, 16), (2, 2, 16)]
     # OW 56: 4x16 (8 accumulators, 6 loads per 8 FMAs) over 14x8 (15 loads per 14 FMAs): fewest loads per FMA

@@ -280,7 +280,7 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
     if channels < MIN_MATMUL_CHANNELS:
         return False
     t = target_tiles(pixels, block, 1, spec)
-    rows = register_rows(pixels, t.mr, block, spec)
+    rows = register_rows(pixels, t.mr, block, spec, strips=False)
     if rows * -(-block // spec.lanes) < spec.busy_accumulators:
         return False
     return _loads_per_fma(rows, block, spec) < _loads_per_fma(tiles.owr, tiles.fr, spec)
