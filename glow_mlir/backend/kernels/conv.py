@@ -286,13 +286,12 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
     return _loads_per_fma(rows, block, spec) < _loads_per_fma(tiles.owr, tiles.fr, spec)
 
 
-def make_matmul_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None,
-                        moves: bool = True) -> None:
+def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
     """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
-    [N x H x W, F / B, B]. ``init_op``, the op right before it that writes dest (its bias broadcast), and the updates
-    after it move into the islands where they can (:func:`.matmul.fusable_epilogue`, ``moves`` as there)."""
-    from .matmul import erase_epilogue, fusable_epilogue, panel_islands
+    [N x H x W, F / B, B]. The op right before it that writes dest (its bias broadcast) and the updates after it
+    move into the islands where they can (:func:`.matmul.fusable_epilogue`, ``moves`` as there)."""
+    from .matmul import fusable_epilogue, panel_islands
 
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
@@ -306,9 +305,10 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operatio
                                      [[0, 1, 2], [3]])
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
                                  [], [n * h * w, blocks, b])
-        epilogue = fusable_epilogue(op, init_op, dest, a, panels, spec, moves)
+        epilogue = fusable_epilogue(op, dest, a, panels, spec, moves)
         panel_islands(a, panels, c3, spec, epilogue)
-    erase_epilogue(epilogue, init_op)
+    if epilogue is not None:
+        epilogue.erase()
     op.erase()
 
 

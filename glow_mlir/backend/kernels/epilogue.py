@@ -439,18 +439,6 @@ def pieced_islands(chain: Chain, plan: conv.ConvPlan, serial: bool) -> None:
     erase_chain(chain)
 
 
-def _whole(sizes: list[int], extents: list[int]) -> list[int]:
-    """Tile sizes with those equal to their dim's extent as 0 (untiled: see the module docstring)."""
-    return [0 if s == e else s for s, e in zip(sizes, extents)]
-
-
-def _fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
-    """Tile ``target`` by ``sizes`` and fuse its producers into the loops; the tiled op's handle."""
-    if not any(sizes):
-        return target
-    return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
-
-
 def _match(root: ir.Value, names: list[str], attr: str, key: str) -> ir.Value:
     return structured.MatchOp(schedule.any_op(), root, ops=names,
                               op_attrs=ir.DictAttr.get({attr: ir.StringAttr.get(key)})).result
@@ -469,9 +457,9 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
         extra = [0] * (reductions if name not in ("linalg.generic", *INITS) else 0)
         last = _match(root, [name], LAST_ATTR, key)
         if threads > 1:
-            last = _fuse(last, _whole(across, extents) + extra, forall=True)
-        tiled = _fuse(last, _whole(inside, extents) + extra)
-        _fuse(tiled, _whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
+            last = schedule.fuse(last, schedule.whole(across, extents) + extra, forall=True)
+        tiled = schedule.fuse(last, schedule.whole(inside, extents) + extra)
+        schedule.fuse(tiled, schedule.whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
     # producers fused through an input (a chain that moved to another buffer) stay behind, dead, until DCE
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
 

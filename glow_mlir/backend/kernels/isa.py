@@ -133,7 +133,7 @@ AVX512 = KernelSpec(
         MatmulClass("panels", 64, 64, 8, 32, pack=True,
                     why="constant weights packed in 32-column panels at compile time once 8 rows or more share them: "
                         "no copy at run time, and with the bias and the updates fused into the panel islands (Zen 4, "
-                        "same-run A/B against the unpacked tiles: an LSTM step 16x256x1024 and its layer 0.97-0.99, "
+                        "same-run A/B against the unpacked tiles: an LSTM layer of batch 16, 16x256x1024 a step, 0.97-0.99, "
                         "GRU 0.98, mlp_mnist 0.97-0.98)"),
         MatmulClass("general", 64, 64, 8, 32,
                     why="8x32 = 16 zmm accumulators; B's 64-column panel of the whole K stays in L2 (64x512x784: "

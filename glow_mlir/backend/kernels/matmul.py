@@ -22,7 +22,7 @@ buffer; the island only borrows them). Whatever writes ``%c`` before the contrac
 it was, except around a matmul on packed weights: there the init and the elementwise updates after it (an
 activation, a residual add) move into the island (:class:`Epilogue`) and are fused into each register tile, so that
 the accumulators start from the init, go through the updates and the output is written once (a separate bias pass
-over a 1024x1024 output cost 2-5% of its GEMM; unpacked matmuls get the same from :mod:`.epilogue`).
+over a 1024x1024 output cost 1-6% of its GEMM, same-run A/B; unpacked matmuls get the same from :mod:`.epilogue`).
 
 Tiles must divide the shape (vectorization of a partial tile fails, and masked vectorization of a matmul did not
 survive bufferization in these bindings), so a contraction whose M or N is not a multiple of the register tile is
@@ -41,6 +41,7 @@ from mlir.dialects import arith, bufferization, linalg, memref, scf, tensor, tra
 from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
+from ...passes.conversion.ir_to_linalg.common import row_major_strides
 from . import transform as schedule
 from .isa import KernelSpec
 
@@ -157,9 +158,9 @@ def register_rows(m: int, mr: int, nr: int, spec: KernelSpec, strips: bool = Tru
     tiles or more (a remainder strip then covers a small share of the rows: AVX2 at M = 1024, 6x16 and a strip of 4
     took 0.94-0.98x the time of 4x16 everywhere on SGEMM, 0.97-0.99x on an LSTM of batch 16, 0.89-0.96x on
     bert_tiny, 0.98-1.0x on mobilenet_v2, resnet18 and light_resnet50, haswell code on Zen 4, same-run A/B, minimum
-    times); else the most rows below it that divide ``m`` while their
-    accumulators keep the FMA pipes busy (one island, no strip: AVX2 at M = 64, 4x16 rather than 60 rows of 6x16 and
-    a strip of 4), else ``mr`` with a remainder strip. ``strips=False``: the divisor rule for every ``m`` (how a
+    times); else the most rows below it that divide ``m`` while their accumulators keep the FMA pipes busy (one
+    island, no strip: AVX2 at M = 64, 4x16 rather than 60 rows of 6x16 and a strip of 4), else ``mr`` with a
+    remainder strip. ``strips=False``: the divisor rule for every ``m`` (how a
     pointwise convolution weighs running as a matmul, :func:`.conv._matmul_wins`, as measured)."""
     if m % mr == 0 or (strips and m >= STRIP_TILES * mr):
         return mr
@@ -260,22 +261,28 @@ class Init:
     ``linalg.fill`` of ``value`` or a ``linalg.broadcast`` of the bias row ``bias`` ([N]). Inside the island it is the
     accumulators' initial value, fused into each register tile, rather than a pass over the whole output first."""
 
+    #: the memref op it comes from (erased once the islands hold it)
+    op: ir.Operation
     value: ir.Value | None = None
     bias: ir.Value | None = None
 
     @staticmethod
-    def of(op: ir.Operation | None, dest: ir.Value) -> Init | None:
-        """The init that ``op`` writes into ``dest`` (the product's buffer, its last dim the columns: [M, N], or a
-        1x1 convolution's [N, H, W, F]), None if it is neither."""
+    def before(head: ir.Operation, dest: ir.Value) -> Init | None:
+        """The init that the op before ``head`` (only pure view ops between) writes into ``dest`` (the product's
+        buffer, its last dim the columns: [M, N], or a 1x1 convolution's [N, H, W, F]), None if it is neither."""
+        from ...passes.conversion.linalg_buffers import PURE_OPS
+
+        ops = [o.operation for o in head.block.operations]
+        op = next((o for o in reversed(ops[:ops.index(head)]) if o.name not in PURE_OPS), None)
         if op is None or op.name not in ("linalg.fill", "linalg.broadcast") \
                 or op.operands[len(op.operands) - 1] != dest:
             return None
         if op.name == "linalg.fill":
-            return Init(value=op.operands[0])
+            return Init(op, value=op.operands[0])
         bias = op.operands[0]
         dims = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
         rank = ir.MemRefType(dest.type).rank
-        return Init(bias=bias) if dims == list(range(rank - 1)) and ir.MemRefType(bias.type).rank == 1 else None
+        return Init(op, bias=bias) if dims == list(range(rank - 1)) and ir.MemRefType(bias.type).rank == 1 else None
 
     def build(self, tc: ir.Value, key: str) -> ir.Value:
         """The init on the island's output tensor ``tc`` ([M, N / P, P]), tagged with the island's ``key``."""
@@ -305,8 +312,17 @@ class Epilogue:
     updates: tuple[ir.Operation, ...]
     #: D, the buffer the product and the updates write ([M, N], or a 1x1 convolution's [N, H, W, F])
     dest: ir.Value
-    #: the buffer the chain ends in: D, or the E an update moved it to
-    final: ir.Value
+
+    @property
+    def final(self) -> ir.Value:
+        """The buffer the chain ends in: D, or the E an update moved it to."""
+        last = self.updates[-1] if self.updates else None
+        return self.dest if last is None else last.operands[len(last.operands) - 1]
+
+    def erase(self) -> None:
+        """Erase the memref ops the islands took in."""
+        for op in [*([self.init.op] if self.init is not None else []), *self.updates]:
+            op.erase()
 
     def build(self, product: ir.Value, tiles: Tiles, rows: tuple[int, int]) -> ir.Value:
         """The updates on tensors after ``product`` (the island's [rows, P, W] result, rows ``rows`` = (first,
@@ -332,6 +348,14 @@ def _as_panels(buffer: ir.Value, panels: int, width: int) -> ir.Value:
                                [rows, panels, width])
 
 
+def _panel_view(buffer: ir.Value, panels: int, width: int, rows: tuple[int, int]) -> ir.Value:
+    """Rows ``rows`` (first, count) of :func:`_as_panels` of ``buffer``."""
+    view = _as_panels(buffer, panels, width)
+    if rows != (0, ir.MemRefType(view.type).shape[0]):
+        view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
+    return view
+
+
 def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str | None:
     """How an update reads an input, in the island's [rows, P, W] space: "out" (D itself), "full" (a contiguous
     buffer of D's shape at the identity map), "channels" (a vector of D's last dim, read by it alone), "scalar", or
@@ -346,7 +370,7 @@ def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str |
     if t.element_type != d.element_type:
         return None
     strides, offset = t.get_strides_and_offset()
-    contiguous = offset == 0 and strides == [math.prod(t.shape[k + 1:]) for k in range(t.rank)]
+    contiguous = offset == 0 and strides == row_major_strides(t.shape)
     if identity and t.shape == d.shape and contiguous:
         return "full"
     results = list(m.results)
@@ -404,12 +428,6 @@ def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: 
     out_buffer = op.operands[len(op.operands) - 1]
     moves = out_buffer != target
 
-    def panel_rows(value: ir.Value, writable: bool = False) -> ir.Value:
-        view = _as_panels(value, panels, width)
-        if rows != (0, ir.MemRefType(view.type).shape[0]):
-            view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
-        return tensor_of(view, writable=writable)
-
     ins, in_maps, kept = [], [], []
     for k, (value, map_attr) in enumerate(zip(op.opview.inputs, maps, strict=False)):
         kind = _read_kind(value, map_attr, target)
@@ -419,7 +437,7 @@ def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: 
             ins.append(current)
             in_maps.append(ir.AffineMap.get_identity(3))
         elif kind == "full":
-            ins.append(panel_rows(value))
+            ins.append(tensor_of(_panel_view(value, panels, width, rows)))
             in_maps.append(ir.AffineMap.get_identity(3))
         elif kind == "channels":
             ins.append(tensor_of(memref.expand_shape(ir.MemRefType.get([panels, width], f32), value, [[0, 1]], [],
@@ -429,7 +447,7 @@ def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: 
             ins.append(value if not isinstance(value.type, ir.MemRefType) else tensor_of(value))
             in_maps.append(ir.AffineMap.get(3, 0, []))
         kept.append(k)
-    out = panel_rows(out_buffer, writable=True) if moves else current
+    out = tensor_of(_panel_view(out_buffer, panels, width, rows), writable=True) if moves else current
     new = linalg.GenericOp([out.type], ins, [out],
                            ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in [*in_maps, ir.AffineMap.get_identity(3)]]),
                            ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * 3))
@@ -470,50 +488,37 @@ def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epi
         result = epilogue.build(op.result, tiles, rows)
         if epilogue.final != epilogue.dest:  # the chain moved to E: the island writes E's rows, D not at all
             _, panels, width = ir.MemRefType(c3.type).shape
-            into = _as_panels(epilogue.final, panels, width)
-            if rows != (0, ir.MemRefType(into.type).shape[0]):
-                into = memref.subview(into, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
+            into = _panel_view(epilogue.final, panels, width, rows)
     result.owner.operation.attributes[LAST_ATTR] = ir.StringAttr.get(tiles.key())
     bufferization.materialize_in_destination(None, result, into, writable=True)
 
 
-def make_packed_islands(op: ir.Operation, spec: KernelSpec, init_op: ir.Operation | None = None,
-                        moves: bool = True) -> None:
+def make_packed_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
-    :func:`plan` cuts them, every piece all of the panels. ``init_op``, the op right before it that writes its
-    output (a fill or bias broadcast, :class:`Init`), and the updates after it (:func:`fusable_updates`, ``moves``
-    as there) move into the islands where they tile the whole K."""
+    :func:`plan` cuts them, every piece all of the panels; the op right before it that writes its output (a fill or
+    bias broadcast, :class:`Init`) and the updates after it (:func:`fusable_updates`, ``moves`` as there) move into
+    the islands where they tile the whole K."""
     a, packed, c3 = op.operands
     dest = c3.owner.operation.operands[0] if isinstance(c3, ir.OpResult) \
         and c3.owner.operation.name == "memref.expand_shape" else None
-    epilogue = fusable_epilogue(op, init_op, dest, a, packed, spec, moves) if dest is not None else None
+    epilogue = fusable_epilogue(op, dest, a, packed, spec, moves) if dest is not None else None
     with ir.InsertionPoint(op), op.location:
         panel_islands(a, packed, c3, spec, epilogue)
-    erase_epilogue(epilogue, init_op)
+    if epilogue is not None:
+        epilogue.erase()
     op.erase()
 
 
-def fusable_epilogue(head: ir.Operation, init_op: ir.Operation | None, dest: ir.Value, a: ir.Value,
-                     packed: ir.Value, spec: KernelSpec, moves: bool = True) -> Epilogue | None:
-    """The :class:`Epilogue` of ``head`` (its init ``init_op`` if it is one, its updates of ``dest``: ``moves`` as
-    :func:`fusable_updates`) if its panel islands of ``a`` and ``packed`` can hold it (they tile the whole K), else
-    None (it then stays where it is)."""
+def fusable_epilogue(head: ir.Operation, dest: ir.Value, a: ir.Value, packed: ir.Value, spec: KernelSpec,
+                     moves: bool = True) -> Epilogue | None:
+    """The :class:`Epilogue` of ``head`` (the init before it, :meth:`Init.before`, its updates of ``dest``:
+    ``moves`` as :func:`fusable_updates`) if its panel islands of ``a`` and ``packed`` can hold it (they tile the
+    whole K), else None (it then stays where it is)."""
     if _panel_k_tile(a, packed, spec):
         return None
-    init = Init.of(init_op, dest)
+    init = Init.before(head, dest)
     updates = tuple(fusable_updates(head, dest, moves))
-    final = updates[-1].operands[len(updates[-1].operands) - 1] if updates else dest
-    return Epilogue(init, updates, dest, final) if init is not None or updates else None
-
-
-def erase_epilogue(epilogue: Epilogue | None, init_op: ir.Operation | None) -> None:
-    """Erase the memref ops an epilogue's islands took in."""
-    if epilogue is None:
-        return
-    if epilogue.init is not None and init_op is not None:
-        init_op.erase()
-    for op in epilogue.updates:
-        op.erase()
+    return Epilogue(init, updates, dest) if init is not None or updates else None
 
 
 def _panel_k_tile(a: ir.Value, packed: ir.Value, spec: KernelSpec) -> int:
@@ -646,13 +651,9 @@ def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tile
     tail = [0] if updates else [0, 0]  # an update's dims are (m, p, j); the product's (m, p, j, k)
 
     def whole(sizes: list[int], extents: list[int]) -> list[int]:
-        return [0 if s == e else s for s, e in zip(sizes, extents)] + tail
+        return schedule.whole(sizes, extents) + tail
 
-    def fuse(handle: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
-        if not any(sizes):
-            return handle
-        return structured.FuseOp(handle, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
-
+    fuse = schedule.fuse
     extents, l1 = [rows, panels], [t.m, t.n // t.nr]
     last = structured.MatchOp(schedule.any_op(), root, ops=["linalg.generic"],
                               op_attrs=ir.DictAttr.get({LAST_ATTR: ir.StringAttr.get(key)})).result

@@ -30,7 +30,6 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...dialects.cnn_numpy import pack_panels
-from ...passes.conversion.linalg_buffers import PURE_OPS
 from ...passes.graph.patterns import attr, constant, known
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
@@ -209,7 +208,7 @@ class TileKernels(TargetOptions, Pass):
             for op in packed:  # its init and updates join its islands (matmul.Epilogue)
                 # an update that moves the chain to another buffer: only on one thread (in an scf.forall, each
                 # task's tile of the first buffer would be a buffer of its own)
-                matmul.make_packed_islands(op, spec, _op_before(op), moves=self.threads == 1)
+                matmul.make_packed_islands(op, spec, moves=self.threads == 1)
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None
@@ -219,7 +218,7 @@ class TileKernels(TargetOptions, Pass):
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
                 if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
-                    conv.make_matmul_islands(op, spec, _op_before(op), moves=self.threads == 1)
+                    conv.make_matmul_islands(op, spec, moves=self.threads == 1)
                     continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
@@ -288,15 +287,6 @@ class TileKernels(TargetOptions, Pass):
 
         module.walk(visit)
         return groups
-
-
-def _op_before(op: ir.Operation) -> ir.Operation | None:
-    """The op before ``op`` in its block with only pure view ops between (the init of a contraction), if any."""
-    ops = [o.operation for o in op.operation.block.operations]
-    for previous in reversed(ops[:ops.index(op.operation)]):
-        if previous.name not in PURE_OPS:
-            return previous
-    return None
 
 
 def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:

@@ -58,6 +58,19 @@ def hoist_subsets(root: ir.Value, rounds: int = 3) -> None:
         for_each(structured.MatchOp.match_op_names(root, ["scf.for"]).result, loop.HoistLoopInvariantSubsetsOp)
 
 
+def whole(sizes: list[int], extents: list[int]) -> list[int]:
+    """Tile sizes with those equal to their dim's extent as 0 (untiled: ``structured.fuse`` failed, "replacement
+    value 0", on a one-iteration loop)."""
+    return [0 if s == e else s for s, e in zip(sizes, extents)]
+
+
+def fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
+    """Tile ``target`` by ``sizes`` and fuse its producers into the loops; the tiled op's handle."""
+    if not any(sizes):
+        return target
+    return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
+
+
 def apply(payload: ir.Operation, build: Callable[[ir.Value], None]) -> None:
     """Build a schedule with ``build(root handle)`` and apply it to ``payload`` (a builtin.module)."""
     with payload.context, ir.Location.unknown():

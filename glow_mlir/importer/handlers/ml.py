@@ -372,8 +372,7 @@ def tree_ensemble_regressor(ctx: NodeContext) -> Tensor:
     trees, ids = a.get("nodes_treeids", INTS, required=True), a.get("nodes_nodeids", INTS, required=True)
     features = a.get("nodes_featureids", INTS, required=True)
     mode_names = a.get("nodes_modes", STRINGS, required=True)
-    values = a.get("nodes_values", FLOATS) if a.get("nodes_values_as_tensor", TENSOR) is None else \
-        a.floats("nodes_values")
+    values = a.floats("nodes_values")
     true_ids, false_ids = a.get("nodes_truenodeids", INTS, required=True), a.get("nodes_falsenodeids", INTS,
                                                                                   required=True)
     missing = a.get("nodes_missing_value_tracks_true", INTS)
