@@ -4,7 +4,9 @@
                     outputs within two steps of their type at least, rtol 2^-9 and 2^-6: onnx.reference accumulates
                     their sums and products in the narrow type, glow_mlir computes them in float32 and rounds what
                     the model stores; DFT and STFT outputs within atol 2^-20 of their largest magnitude at least:
-                    the reference's float32 FFT leaves rounding noise where the exact result is 0);
+                    the reference's float32 FFT leaves rounding noise where the exact result is 0); for random
+                    draws (Bernoulli, training Dropout: :data:`DRAW_CHECKS`) the outputs, shapes and dtypes match
+                    and every value is one the op can give for its inputs;
 - ``fail-numeric``  it ran and gave a wrong answer (a bug);
 - ``unsupported``   a clean UnsupportedError: an op, attribute or element type glow_mlir does not handle;
 - ``error``         any other exception, a GlowError that is not "unsupported" included (a bug);
@@ -56,6 +58,9 @@ BUGS = ("fail-numeric", "error", "crash", "timeout")
 #: be a module-level function (it is pickled by name).
 Runner = Callable[[onnx.ModelProto, list[np.ndarray]], Sequence[Any]]
 
+#: The detail of a passing case of random draws (:data:`DRAW_CHECKS`).
+RANDOM_PASS = "random draws: checked against the op's support, not the reference's numbers"
+
 #: How much of a crashed worker's stderr (an assertion message, usually) a crash outcome quotes.
 _STDERR_TAIL = 400
 
@@ -84,7 +89,8 @@ class Outcome:
     name: str
     op: str
     status: str
-    #: why it did not pass: the error, the mismatch, the signal; empty for a pass
+    #: why it did not pass: the error, the mismatch, the signal; empty for a pass, :data:`RANDOM_PASS` for a pass of
+    #: random draws
     detail: str
     seconds: float
     in_supported_set: bool
@@ -192,6 +198,61 @@ def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: floa
     return None
 
 
+def _structure(expected: Sequence[Any], got: Sequence[Any]) -> str | None:
+    """None when ``got`` has the outputs, shapes and dtypes of ``expected``, else the first difference."""
+    if len(got) != len(expected):
+        return f"{len(got)} outputs, {len(expected)} expected"
+    for i, (want, have) in enumerate(zip(expected, got)):
+        want, have = np.asarray(want), np.asarray(have)
+        if (have.shape, have.dtype) != (want.shape, want.dtype):
+            return f"output {i}: {have.dtype}{list(have.shape)}, expected {want.dtype}{list(want.shape)}"
+    return None
+
+
+def _bernoulli_draws(inputs: Sequence[Any], got: Sequence[Any]) -> str | None:
+    p, (y,) = np.asarray(inputs[0]), got
+    if not np.all((y == 0) | (y == 1)):
+        return f"values {sorted(set(np.unique(y).tolist()) - {0, 1})[:5]} outside {{0, 1}}"
+    if np.any(y[p == 0] != 0) or np.any(y[p == 1] != 1):
+        return "a draw differs from a certain probability (0 or 1)"
+    return None
+
+
+def _dropout_draws(inputs: Sequence[Any], got: Sequence[Any]) -> str | None:
+    x = np.asarray(inputs[0])
+    ratio = float(np.asarray(inputs[1])) if len(inputs) > 1 else 0.5
+    y = np.asarray(got[0])
+    kept = np.isclose(y, x / (1.0 - ratio), rtol=1e-6, atol=0.0)
+    if not np.all(kept | (y == 0)):
+        return "an output is neither 0 nor its input / (1 - ratio)"
+    if len(got) > 1:
+        mask = np.asarray(got[1])
+        if np.any(y[~mask] != 0) or not np.all(kept[mask]):
+            return "the mask disagrees with the output"
+        kept = mask
+    if x.size >= 50 and abs(np.mean(kept) - (1.0 - ratio)) > 0.35:
+        return f"kept {np.mean(kept):.2f} of the elements with ratio {ratio:g}"
+    return None
+
+
+#: ops whose outputs are random draws, and a check of the draws against the op's support (each value one the op can
+#: give for its inputs): a case of one is compared by outputs, shapes and dtypes, then by that check, not against the
+#: reference's numbers, which come from numpy's generator and which no runtime repeats. Dropout draws only in training
+#: mode with a ratio above 0.
+DRAW_CHECKS: dict[str, Callable[[Sequence[Any], Sequence[Any]], str | None]] = {
+    "Bernoulli": _bernoulli_draws,
+    "Dropout": _dropout_draws,
+}
+
+
+def draws(case: Case) -> bool:
+    """Whether ``case``'s outputs are random draws (:data:`DRAW_CHECKS`)."""
+    if case.op == "Dropout":
+        training = len(case.inputs) > 2 and bool(np.asarray(case.inputs[2]))
+        return training and (float(np.asarray(case.inputs[1])) if len(case.inputs) > 1 else 0.5) > 0
+    return case.op in DRAW_CHECKS
+
+
 def _first_line(text: str, limit: int = 500) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -208,6 +269,9 @@ def run_case(case: Case, runner: Runner) -> tuple[str, str]:
         return "unsupported", _first_line(str(e))
     except Exception as e:  # noqa: BLE001 - anything else is a bug to report, whatever raised it
         return "error", f"{type(e).__name__}: {_first_line(str(e))}"
+    if draws(case):
+        mismatch = _structure(case.outputs, got) or DRAW_CHECKS[case.op](case.inputs, got)
+        return ("pass", RANDOM_PASS) if mismatch is None else ("fail-numeric", mismatch)
     mismatch = compare(case.outputs, got, case.rtol, case.atol, SUMMED_ATOL.get(case.op, 0.0))
     return ("pass", "") if mismatch is None else ("fail-numeric", mismatch)
 
@@ -376,6 +440,10 @@ def report(outcomes: Sequence[Outcome], seconds: float) -> str:
     lines.append("")
     lines.append(f"{len(outcomes)} cases in {seconds:.1f} s: " + ", ".join(f"{totals[s]} {s}" for s in STATUSES))
     lines.append(f"in the supported set: {len(in_set)} cases, {sum(o.status == 'pass' for o in in_set)} pass")
+    random = [o.name for o in outcomes if o.status == "pass" and o.detail == RANDOM_PASS]
+    if random:
+        lines.append(f"random draws, passed by the support of the op rather than the reference's numbers "
+                     f"({len(random)}): {', '.join(random)}")
     bugs = [o for o in outcomes if o.status in BUGS]
     if bugs:
         lines.append("")

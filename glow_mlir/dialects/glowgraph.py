@@ -302,6 +302,9 @@ OPS: list[OpDef] = [
     OpDef("bitcast", "The bits of each input element read as element type 'to' of the same width.", _X,
           (Attr("to", "type"),), infer=S.bitcast, instr="bitcast",
           evaluate=_np(lambda x, to: x.view(numpy_dtype(to))), traits=_EW),
+    OpDef("random_uniform", "Float32 draws in [0, 1), 24 random bits each, a counter-based hash of (seed, element, run): "
+          "each run draws anew, and one seed draws one sequence of runs. Not pure: never folded, merged or removed "
+          "while used.", (), (Attr("seed", "i64"),), infer=None, check=S.random_uniform, instr="random_uniform"),
     # high-level nodes: no instruction, node lowering expands them (lower_nodes.py)
     _same("leaky_relu", "x < 0 ? alpha * x : x.", lambda x, alpha: np.where(x < 0, x * alpha, x), S.float_unary,
           attrs=(Attr("alpha", "f32"),)),

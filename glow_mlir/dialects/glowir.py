@@ -100,6 +100,8 @@ OPS: list[OpDef] = [
     _instr("copy", "dest = src.", ("src",), S.same_as_first, traits=_EWI),
     OpDef("splat", "Fill dest with one value (typed like its elements).", (_DEST,), (Attr("value", "scalar"),),
           results=(), check=S.splat, traits=_INSTR),
+    OpDef("random_uniform", "Fill dest with float32 draws in [0, 1) (glowgraph.random_uniform), anew each run.",
+          (_DEST,), (Attr("seed", "i64"),), results=(), check=S.random_uniform, traits=_INSTR),
     _instr("fully_connected", "dest = src * weights + bias, then the fused activation if any.",
            ("src", "weights", "bias"), S.with_activation(S.fully_connected), S.ACTIVATION),
     _instr("matmul", "dest = lhs * rhs.", ("lhs", "rhs"), S.matmul),

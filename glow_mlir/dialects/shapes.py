@@ -170,6 +170,14 @@ def splat(info: OpInfo) -> None:
         raise VerifyError(f"value {value} must be a {et} attribute like the elements it fills")
 
 
+def random_uniform(info: OpInfo) -> None:
+    """Random draws: the filled tensor (result, or the @out buffer) holds float32."""
+    target = info.result_types[0] if info.result_types else info.operand_types[0]
+    et = ir.ShapedType(target).element_type
+    if not isinstance(et, ir.F32Type):
+        raise VerifyError(f"draws float32 elements, got {et}")
+
+
 # --- convolution, pooling and normalization (NHWC) ---
 
 

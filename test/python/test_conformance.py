@@ -239,6 +239,35 @@ def test_compare():
     assert compare([want], [np.array([8.0, 1e-4], np.float32)], 1e-3, 1e-7, scaled_atol=2.0 ** -20) is not None
 
 
+def _dropout_case(ratio: float, training: bool) -> Case:
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], seed=0)
+    m = _model(node, [_vi("x", [100]), _vi("r", [], TensorProto.FLOAT), _vi("t", [], TensorProto.BOOL)],
+               [_vi("y", [100]), _vi("mask", [100], TensorProto.BOOL)], opset=13)
+    x = np.linspace(1.0, 2.0, 100, dtype=np.float32)
+    mask = np.arange(100) % 4 == 0  # the reference's draws: never those of another runtime
+    y = np.where(mask, x / (1 - ratio), 0).astype(np.float32)
+    return Case("dropout", "Dropout", m.SerializeToString(), [x, np.float32(ratio), np.array(training)], [y, mask],
+                1e-3, 1e-7, True)
+
+
+def test_random_draws_pass_by_their_support_and_fail_outside_it():
+    case = _dropout_case(0.75, True)
+    assert conformance.draws(case) and not conformance.draws(_dropout_case(0.0, True))
+    assert not conformance.draws(_dropout_case(0.75, False))
+    assert run_case(case, backend_runner) == ("pass", conformance.RANDOM_PASS)
+    # draws outside the support fail: a kept value not scaled, a mask that disagrees, or far too many kept
+    x = case.inputs[0]
+    check = conformance.DRAW_CHECKS["Dropout"]
+    assert check(case.inputs, [x, np.ones(100, bool)]) == "an output is neither 0 nor its input / (1 - ratio)"
+    assert check(case.inputs, [x * 4, np.zeros(100, bool)]) == "the mask disagrees with the output"
+    assert check(case.inputs, [x * 4, np.ones(100, bool)]) == "kept 1.00 of the elements with ratio 0.75"
+    bernoulli = conformance.DRAW_CHECKS["Bernoulli"]
+    p = np.array([0.0, 1.0, 0.5, 0.5])
+    assert bernoulli([p], [np.array([0.0, 1.0, 1.0, 0.0])]) is None
+    assert bernoulli([p], [np.array([0.0, 1.0, 2.0, 0.0])]) == "values [2.0] outside {0, 1}"
+    assert bernoulli([p], [np.array([1.0, 1.0, 1.0, 0.0])]) == "a draw differs from a certain probability (0 or 1)"
+
+
 def test_supported_set_follows_the_handlers_and_element_types():
     assert _relu_case().in_supported_set
     assert not _unsupported_case().in_supported_set

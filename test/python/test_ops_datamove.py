@@ -421,10 +421,10 @@ def test_dropout_mask_before_opset_10_has_the_input_type():
     assert mask.dtype == np.float32 and np.all(mask == 1)
 
 
-def test_dropout_in_training_mode_is_unsupported():
-    m = make([node("Dropout", ["x", "", "t"])], [vi("x", [2])], ["y"], [const("t", np.True_)])
-    with pytest.raises(UnsupportedError, match=r"training-mode dropout with ratio 0.5 is not supported \(its mask is "
-                                               r"random; training_mode false or ratio 0 are\)"):
+def test_dropout_in_training_mode_with_ratio_1_is_an_error():
+    m = make([node("Dropout", ["x", "r", "t"])], [vi("x", [2])], ["y"], [const("r", np.float32(1.0)),
+                                                                         const("t", np.True_)])
+    with pytest.raises(ModelError, match=r"\(Dropout\): ratio must be in \[0, 1\), got 1"):
         imported(m)
 
 

@@ -1,5 +1,5 @@
 """Training-mode forms of inference ops end to end: BatchNormalization's training_mode (batch statistics, running
-statistics out) and Dropout with training_mode and ratio 0; the optimizers of ai.onnx.preview.training (Adagrad,
+statistics out) and Dropout with training_mode and ratio 0 (dropping: test_ops_random.py); the optimizers of ai.onnx.preview.training (Adagrad,
 Adam, Momentum); small ONNX models compiled with ``glow_mlir.api.compile`` and compared with ``onnx.reference``
 (rtol 1e-4, atol 1e-5)."""
 
@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import glow_mlir.api as glow
-from glow_mlir.errors import ModelError, UnsupportedError
+from glow_mlir.errors import ModelError
 
 RTOL, ATOL = 1e-4, 1e-5
 F32 = TensorProto.FLOAT
@@ -87,14 +87,6 @@ def test_dropout_mask_without_dropping(training: bool) -> None:
     node = helper.make_node("Dropout", ["x", "ratio", "training"], ["y", "mask"])
     m = model(node, {"x": x}, {"ratio": ratio, "training": np.array(training)}, 13)
     check(m, {"x": x})
-
-
-def test_dropout_that_drops_is_unsupported() -> None:
-    node = helper.make_node("Dropout", ["x", "ratio", "training"], ["y", "mask"], name="d")
-    m = model(node, {"x": rand(3)}, {"ratio": np.float32(0.25), "training": np.array(True)}, 13)
-    with pytest.raises(UnsupportedError, match=r"node 'd' \(Dropout\): training-mode dropout with ratio 0.25 is not "
-                                               r"supported \(its mask is random"):
-        glow.compile(m)
 
 
 # --------------------------------------------------------------------------- ai.onnx.preview.training optimizers

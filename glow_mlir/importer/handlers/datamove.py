@@ -1,6 +1,6 @@
 """Data movement and shapes: Concat, Split, Slice, Gather, Squeeze, Unsqueeze, Expand, Tile, DepthToSpace,
-SpaceToDepth, Shape, Size, ConstantOfShape, Range, Dropout, CumSum, Trilu and OneHot (Reshape, Flatten, Transpose and
-Identity are in ``core``; GatherElements, GatherND and the scatters in ``indexing``).
+SpaceToDepth, Shape, Size, ConstantOfShape, Range, CumSum, Trilu and OneHot (Reshape, Flatten, Transpose and
+Identity are in ``core``; GatherElements, GatherND and the scatters in ``indexing``; Dropout in ``random``).
 
 Shape chains of known tensors never reach these handlers: static evaluation computes them first (``folding``).
 The handlers build the graph for tensors known only at run time; the ones registered with ``folds=True`` make
@@ -14,7 +14,7 @@ becomes what:
   DepthToSpace, SpaceToDepth -> reshape, transpose, reshape (the numpy definitions of the spec);
 - Slice, Split -> slice (a strided box); Gather with constant indices in arithmetic progression -> slice and
   reshape, any other Gather -> gather; Concat -> a chain of binary concats;
-- Shape, Size, ConstantOfShape, Range -> known tensors; Dropout -> its input (inference), its mask all true;
+- Shape, Size, ConstantOfShape, Range -> known tensors;
 - CumSum -> log2(n) adds of the running sums shifted by 1, 2, 4 ... (a box and a concat with zeros each);
 - Trilu -> select with a constant triangular mask; OneHot -> select(CmpEQ(the indices spread over the new axis,
   the positions along it), on, off).
@@ -514,35 +514,6 @@ def range_(ctx: NodeContext) -> Tensor:
     return ctx.const(values, name=ctx.output_name)
 
 
-@onnx_op("Dropout", since=1, inputs=(1, 1), attrs=("ratio", "is_test", "consumed_inputs"), outputs=(1, 2),
-         folds=True)
-@onnx_op("Dropout", since=7, inputs=(1, 1), attrs=("ratio",), outputs=(1, 2), folds=True)
-@onnx_op("Dropout", since=12, inputs=(1, 3), attrs=("seed",), outputs=(1, 2), folds=True)
-def dropout(ctx: NodeContext) -> list[Tensor | None]:
-    """Inference: the input itself, and a mask that keeps everything (bool from opset 10, the input's type
-    before). As in onnxruntime and Glow, is_test before opset 7 changes nothing. From opset 12 training_mode
-    (known, default false) and ratio (known, default 0.5) are inputs: training with a ratio of 0 drops nothing, so it
-    is inference too; training with a ratio above 0 draws a random mask, which is not supported."""
-    x = ctx.input(0)
-    if ctx.optional_input(2) is not None:
-        training = ctx.constant_input(2, "training_mode")
-        if training.size != 1:
-            raise ctx.error(f"training_mode must hold one value, got {fmt_shape(training.shape)}")
-        if bool(training.reshape(-1)[0]):
-            ratio = ctx.constant_input(1, "ratio") if ctx.optional_input(1) is not None else np.float32(0.5)
-            if np.size(ratio) != 1:
-                raise ctx.error(f"ratio must hold one value, got {fmt_shape(np.shape(ratio))}")
-            if float(np.reshape(ratio, -1)[0]) != 0.0:
-                raise ctx.unsupported(f"training-mode dropout with ratio {float(np.reshape(ratio, -1)[0]):g} is not "
-                                      "supported (its mask is random; training_mode false or ratio 0 are)")
-    if len(ctx.node.output) == 1:
-        return [x]
-    if not ctx.has_output(1):
-        return [x, None]
-    keep = np.ones((), np.bool_ if ctx.opset >= 10 else dtype_of(x))
-    return [x, ctx.const(np.broadcast_to(keep, shape_of(x)), name=ctx.node.output[1])]
-
-
 # --------------------------------------------------------------------------- masks and one-hot
 
 
@@ -657,8 +628,14 @@ def _running(ctx: NodeContext, combine, identity: int) -> Tensor:
         if n == 1:
             return ctx.const(np.full(shape, identity, dtype_of(x)))
         y = _shifted(ctx, y, axis, 1, backward, identity)
+    return scan(ctx, y, axis, combine, identity, backward)
+
+
+def scan(ctx: NodeContext, y: ir.Value, axis: int, combine, identity: int, backward: bool = False) -> ir.Value:
+    """The inclusive running ``combine`` of ``y`` along ``axis`` (from the end when ``backward``): Hillis-Steele,
+    log2(n) whole-tensor steps, each combining y with itself shifted by 1, 2, 4 ... (``identity`` shifted in)."""
     step = 1
-    while step < n:
+    while step < shape_of(y)[axis]:
         y = combine(y, _shifted(ctx, y, axis, step, backward, identity))
         step *= 2
     return y

@@ -59,3 +59,12 @@ func.func @instruction_result() {
   %r = "glowir.relu"(%a, %a) : (memref<2xf32>, memref<2xf32>) -> memref<2xf32>
   return
 }
+
+// -----
+
+func.func @random_uniform_f16() {
+  %a = "glowir.alloc_activation"() : () -> memref<2xf16>
+  // expected-error @+1 {{draws float32 elements, got f16}}
+  "glowir.random_uniform"(%a) {seed = 1 : i64} : (memref<2xf16>) -> ()
+  return
+}

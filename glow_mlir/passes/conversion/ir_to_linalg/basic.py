@@ -1,4 +1,4 @@
-"""Buffers, views, copies and fills; fully connected and matmul; broadcasts and transposes; the binary arithmetic and
+"""Buffers, views, copies, fills and random draws; fully connected and matmul; broadcasts and transposes; the binary arithmetic and
 activation rows of the elementwise table."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .common import (
     _unary,
     _update,
     elementwise,
+    index_constant,
     row_major_strides,
     storage_type,
 )
@@ -63,6 +64,68 @@ def _splat(op: ir.OpView, new: Operands) -> None:
     # the verifier made the value an attribute of dest's element type; i1 is stored as a byte 0 or 1
     value = (1 if op.value else 0) if _is_bool(_memref(op.dest).element_type) else op.value
     linalg.fill(_constant(_memref(new.dest).element_type, value), outs=[new.dest])
+
+
+#: splitmix64: the step between its states (2^64 over the golden ratio) and its finalizer's two multipliers
+_GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+#: the counter of the draws of one seed: a private mutable memref.global per seed, of this type
+_RUN_COUNTER = "memref<1xi64>"
+
+
+def _i64(value: int) -> ir.Value:
+    """An i64 constant of the 64 bits of ``value`` (taken modulo 2^64)."""
+    value &= (1 << 64) - 1
+    return arith.constant(ir.IntegerType.get_signless(64), value - (1 << 64) if value >> 63 else value)
+
+
+def _mix64(x: ir.Value) -> ir.Value:
+    """splitmix64's finalizer: 64 well-mixed bits from ``x`` (i64)."""
+    x = arith.muli(arith.xori(x, arith.shrui(x, _i64(30))), _i64(_MIX1))
+    x = arith.muli(arith.xori(x, arith.shrui(x, _i64(27))), _i64(_MIX2))
+    return arith.xori(x, arith.shrui(x, _i64(31)))
+
+
+def _run_counter(op: ir.OpView) -> ir.Value:
+    """The counter of the draws of ``op``'s seed (a zero-initialized mutable private ``memref.global`` that every
+    random_uniform of that seed in the module shares), read at the current insertion point."""
+    module = op.operation
+    while module.name != "builtin.module":
+        module = module.parent
+    table = ir.SymbolTable(module)
+    name = f"glow_random_runs_{op.seed & ((1 << 64) - 1):x}"
+    mtype = ir.MemRefType(ir.Type.parse(_RUN_COUNTER))
+    if name not in table:
+        zero = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], mtype.element_type),
+                                              ir.IntegerAttr.get(mtype.element_type, 0))
+        with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+            table.insert(memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=zero))
+    return memref.get_global(mtype, name)
+
+
+def _random_uniform(op: ir.OpView, new: Operands) -> None:
+    """dest[i] = 24 bits of splitmix64(key + (i + 1) * step), read as a float in [0, 1), i the flat row-major index
+    and key = splitmix64(seed + run * step), run counting the draws of this seed from 0 (a counter in a global of the
+    module, bumped here): the ops of one seed (an unrolled loop's copies of one node) draw in turn from one stream.
+    Each element's draw is independent of the others', so the generic vectorizes and parallelizes as any
+    elementwise op."""
+    counter = _run_counter(op)
+    at = [index_constant(0)]
+    run = memref.load(counter, at)
+    memref.store(arith.addi(run, _i64(1)), counter, at)
+    key = _mix64(arith.addi(_i64(op.seed), arith.muli(run, _i64(_GOLDEN))))
+    dest = _memref(new.dest)
+    strides = row_major_strides(dest.shape)
+
+    def draw() -> ir.Value:
+        flat = index_constant(1)
+        for d, stride in enumerate(strides):
+            flat = arith.addi(flat, arith.muli(linalg.IndexOp(d).result, index_constant(stride)))
+        x = arith.addi(key, arith.muli(arith.index_cast(key.type, flat), _i64(_GOLDEN)))
+        bits = arith.shrui(_mix64(x), _i64(40))
+        f32 = ir.F32Type.get()
+        return arith.mulf(arith.uitofp(f32, bits), _constant(f32, 2.0 ** -24))
+
+    elementwise(new.dest, [], draw)
 
 
 def fused_activation(op: ir.OpView, dest: ir.Value) -> None:
@@ -142,6 +205,7 @@ LOWERINGS: dict[str, Lowering] = {
     "tensor_view": _view,
     "copy": _copy,
     "splat": _splat,
+    "random_uniform": _random_uniform,
     "fully_connected": _fully_connected,
     "matmul": _matmul,
     "batched_add": _batched_add,
