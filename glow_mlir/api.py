@@ -43,6 +43,7 @@ from .dialects import make_context
 from .errors import CompileError, InputError
 from .importer import ImportedModel, TensorSpec, import_model
 from .importer.model import load_model
+from .importer.structured import Layout, flatten, regroup
 from .passes import pipelines
 from .passes.conversion.ir_program import MemoryLayout, Program, read_programs
 from .passes.ir.liveness import Liveness, programs
@@ -59,7 +60,9 @@ class CompileOptions:
     """What ``compile`` does. ``optimize=False`` skips the graph and IR optimizers (not lowering, nor the memory
     plan)."""
 
-    input_shapes: dict[str, Sequence[int]] | None = None
+    #: static shapes of graph inputs; a sequence input's: a list of its elements' shapes; an optional input's: a shape,
+    #: or None when it is empty (:mod:`glow_mlir.importer.structured`)
+    input_shapes: dict[str, Any] | None = None
     optimize: bool = True
     #: where to write the .mlir of every stage (None: nowhere)
     emit_mlir_dir: str | os.PathLike | None = None
@@ -96,7 +99,7 @@ class CompileOptions:
     def cache_options(self) -> dict[str, Any]:
         """What changes the generated code, as the compile cache keys it: the options, and every stage's pipeline
         as text (so a backend configured differently in this process, a keep list for one, never hits)."""
-        shapes = {k: list(v) for k, v in sorted((self.input_shapes or {}).items())}
+        shapes = {k: None if v is None else list(v) for k, v in sorted((self.input_shapes or {}).items())}
         stages = _stage_pipelines(self) + [("codegen", self.codegen())]
         return {"input_shapes": shapes, "optimize": self.optimize, "threads": self.thread_count(),
                 "pipelines": {name: pipeline_text(elements) for name, elements in stages},
@@ -127,13 +130,19 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
 
 
 class CompiledModel:
-    """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name."""
+    """A model compiled for the CPU. Call it with numpy arrays, positionally or by input name; a sequence input
+    takes a list of arrays and an optional one an array or None, and sequence and optional outputs come back so.
+    ``inputs`` and ``outputs`` are the tensors of the compiled code (a sequence's elements named ``x[0]``, ...),
+    ``input_layouts`` and ``output_layouts`` how the sequences and optionals map to them."""
 
     def __init__(self, name: str, inputs: list[TensorSpec], outputs: list[TensorSpec], jit: JitProgram,
-                 stages: list[Stage], ctx: ir.Context | None, cache: str = "off"):
+                 stages: list[Stage], ctx: ir.Context | None, cache: str = "off",
+                 input_layouts: Sequence[Layout] = (), output_layouts: Sequence[Layout] = ()):
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        self.input_layouts = list(input_layouts)
+        self.output_layouts = list(output_layouts)
         self.stages = stages
         #: what the compile cache did: "hit" (loaded), "miss" (compiled and stored) or "off"
         self.cache = cache
@@ -153,21 +162,40 @@ class CompiledModel:
                 return s
         raise KeyError(f"no stage '{name}' (stages: {', '.join(s.name for s in self.stages)})")
 
-    def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    @property
+    def input_names(self) -> list[str]:
+        """The graph's input names in order (a sequence or optional input once)."""
+        return _graph_names(self.inputs, self.input_layouts)
+
+    @property
+    def output_names(self) -> list[str]:
+        """The graph's output names in order (a sequence or optional output once)."""
+        return _graph_names(self.outputs, self.output_layouts)
+
+    def run(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """Run on named inputs; returns the outputs by name."""
+        outputs = self.run_tensors(inputs)
+        return regroup(self.output_layouts, outputs) if self.output_layouts else outputs
+
+    def run_tensors(self, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
+        """Run on named inputs (a sequence's elements as a list, or by their own names ``x[0]``, ...); returns the
+        tensors of ``outputs`` by name, a sequence's elements each under its own."""
+        if self.input_layouts:
+            inputs = flatten(self.name, {lay.name: lay for lay in self.input_layouts}, inputs)
         return self._jit(self._check_inputs(inputs))
 
-    def __call__(self, *args: np.ndarray, **kwargs: np.ndarray) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Outputs for positional and/or named inputs: one array, or a tuple for several outputs."""
-        if len(args) > len(self.inputs):
-            raise InputError(f"{self.name}: {len(args)} inputs given, the model takes {len(self.inputs)}")
-        named = {spec.name: a for spec, a in zip(self.inputs, args)}
+        names = self.input_names
+        if len(args) > len(names):
+            raise InputError(f"{self.name}: {len(args)} inputs given, the model takes {len(names)}")
+        named = dict(zip(names, args))
         for k, v in kwargs.items():
             if k in named:
                 raise InputError(f"{self.name}: input '{k}' given twice")
             named[k] = v
         out = self.run(named)
-        values = tuple(out[o.name] for o in self.outputs)
+        values = tuple(out[n] for n in self.output_names)
         return values[0] if len(values) == 1 else values
 
     def _check_inputs(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -192,6 +220,14 @@ class CompiledModel:
                 raise InputError(f"{self.name}: input '{name}' has dtype {value.dtype}, expected {spec.dtype}")
             checked[name] = value  # the JIT makes it C-contiguous (np.ascontiguousarray would make a scalar 1-D)
         return checked
+
+
+def _graph_names(specs: Sequence[TensorSpec], layouts: Sequence[Layout]) -> list[str]:
+    """The graph-level names of tensors ``specs``, each sequence's or optional's once, in order; the layouts carried
+    by no tensor (an empty sequence or optional) at the end."""
+    owner = {e: lay.name for lay in layouts for e in lay.elements}
+    names = list(dict.fromkeys(owner.get(s.name, s.name) for s in specs))
+    return names + [lay.name for lay in layouts if lay.name not in names]
 
 
 #: stage texts keep small constants readable and elide weights
@@ -254,7 +290,7 @@ def lower_model(model: ModelLike, options: CompileOptions | None = None, *, unti
     return lowered
 
 
-def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None = None, optimize: bool = True,
+def compile(model: ModelLike, *, input_shapes: dict[str, Any] | None = None, optimize: bool = True,
             emit_mlir_dir: str | os.PathLike | None = None, print_ir_after_all: bool = False,
             threads: int | None = None, cache: bool = True, target_cpu: str = "",
             target_triple: str = "", profile: Profile | str | os.PathLike | None = None,
@@ -268,7 +304,10 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
     With a ``profile`` (a :class:`Profile` or its file, from :func:`glow_mlir.profile`), the model is quantized to
     int8 (:mod:`glow_mlir.quantization`): ``quantization_schema`` one of asymmetric, symmetric, symmetric_uint8,
     symmetric_power2; ``calibration`` one of minmax, percentile, mse, kl; ``channelwise`` weights per output channel;
-    ``keep_float`` ONNX op types left in float. ``quantization`` gives all of these at once instead."""
+    ``keep_float`` ONNX op types left in float. ``quantization`` gives all of these at once instead.
+
+    ``input_shapes`` gives or overrides the static shapes of graph inputs; for a sequence input it gives the shapes
+    of its elements (a list: the length is fixed), for an optional one a shape or None (empty)."""
     if profile is not None:
         loaded_profile = profile if isinstance(profile, Profile) else Profile.load(profile)
         quantization = QuantizationOptions(loaded_profile, quantization_schema, calibration, channelwise,
@@ -306,13 +345,16 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Sequence[int]] | None =
         assert bytecode is not None
         meta = {"name": imported.name, "program": lowered.program.name, "threads": options.thread_count(),
                 "inputs": [_spec_json(t) for t in imported.inputs], "outputs": [_spec_json(t) for t in imported.outputs],
+                "layouts": [[lay.to_json() for lay in imported.input_layouts],
+                            [lay.to_json() for lay in imported.output_layouts]],
                 "signature": [[a.name, list(a.shape), a.dtype.name, a.role, a.offset] for a in signature],
                 "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
                 "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
         consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
         compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts, jit.object_code()))
     return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
-                         cache="off" if key is None else "miss")
+                         cache="off" if key is None else "miss", input_layouts=imported.input_layouts,
+                         output_layouts=imported.output_layouts)
 
 
 def _model_bytes(model: ModelLike) -> bytes:
@@ -355,8 +397,9 @@ def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_second
             module = ir.Module.parse(entry.bytecode, ctx)
             jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
     stages.append(Stage("jit", "", time.perf_counter() - start))
+    ins, outs = ([Layout.from_json(x) for x in part] for part in meta.get("layouts", [[], []]))
     return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
-                         stages, ctx, cache="hit")
+                         stages, ctx, cache="hit", input_layouts=ins, output_layouts=outs)
 
 
 @dataclass

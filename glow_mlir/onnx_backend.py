@@ -12,8 +12,10 @@ actual inputs. An input whose value a node needs at compile time (Reshape's shap
 where the value needed is computed from inputs, the inputs it is computed from are (not through Shape or Size, which
 read only a shape).
 So is an input without elements (empty axes, say): its value is its shape, and the compiled code takes no tensor
-without elements. Compiled code is cached per input signature: the names, shapes and dtypes of the inputs and the
-bound inputs' values.
+without elements. A sequence input (a list of arrays) is compiled for its length and its elements' shapes, an
+optional one (an array, a list, or None) for what it holds; sequence outputs come back as lists, optional ones as
+their value or None. Compiled code is cached per input signature: the names, shapes and dtypes of the inputs (a
+sequence's elements each, an optional's presence) and the bound inputs' values.
 """
 
 from __future__ import annotations
@@ -31,8 +33,37 @@ from .errors import InputError, NonConstantInputError, UnsupportedError
 from .importer import check_model
 from .importer.folding import nested_nodes, reads
 
-#: An input signature: (name, shape, dtype) per input, then (name, value bytes) per bound input.
-_Key = tuple[tuple[tuple[str, tuple[int, ...], str], ...], tuple[tuple[str, bytes], ...]]
+#: An input signature: (name, what it is) per input (:func:`_signature`), then (name, value bytes) per bound input.
+_Key = tuple[tuple[tuple[str, tuple], ...], tuple[tuple[str, bytes], ...]]
+
+
+def _value(v: Any) -> Any:
+    """An input as the compiled model takes it: an array, a list of arrays (a sequence), or None (an empty
+    optional)."""
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return [np.asarray(x) for x in v]
+    return np.asarray(v)
+
+
+def _signature(v: Any) -> tuple:
+    """What compiled code depends on in an input: (shape, dtype) of an array, those of each element of a list,
+    or ("none",)."""
+    if v is None:
+        return ("none",)
+    if isinstance(v, list):
+        return ("sequence", tuple((tuple(a.shape), a.dtype.str) for a in v))
+    return (tuple(v.shape), v.dtype.str)
+
+
+def _shape_of(v: Any) -> Any:
+    """An input's entry in input_shapes: an array's shape, a list of shapes, or None."""
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [list(a.shape) for a in v]
+    return list(v.shape)
 
 
 def _feeding_inputs(graph: onnx.GraphProto, value: str, inputs: Sequence[str]) -> set[str]:
@@ -100,23 +131,22 @@ class GlowRep(BackendRep):
         signature = {}
         for i in self._inputs:
             dtype = helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
-            signature[i.name] = (declared[i.name], np.dtype(dtype).str)
+            signature[i.name] = (tuple(declared[i.name]), np.dtype(dtype).str)
         return signature
 
-    def _key(self, signature: Mapping[str, tuple], arrays: Mapping[str, np.ndarray]) -> _Key:
-        shapes = tuple((name, tuple(shape), dtype) for name, (shape, dtype) in sorted(signature.items()))
+    def _key(self, signature: Mapping[str, tuple], arrays: Mapping[str, Any]) -> _Key:
         values = tuple((name, arrays[name].tobytes()) for name in sorted(self._bound))
-        return shapes, values
+        return tuple(sorted(signature.items())), values
 
-    def _named(self, inputs: Any) -> dict[str, np.ndarray]:
+    def _named(self, inputs: Any) -> dict[str, Any]:
         """The inputs by name, from a sequence in graph-input order or a mapping."""
         if isinstance(inputs, Mapping):
-            named = {str(k): np.asarray(v) for k, v in inputs.items()}
+            named = {str(k): _value(v) for k, v in inputs.items()}
         elif isinstance(inputs, (list, tuple)):
             if len(inputs) != len(self.input_names):
                 takes = f"{len(self.input_names)} ({', '.join(self.input_names)})"
                 raise InputError(f"{len(inputs)} inputs given, the model takes {takes}")
-            named = {name: np.asarray(v) for name, v in zip(self.input_names, inputs)}
+            named = {name: _value(v) for name, v in zip(self.input_names, inputs)}
         else:
             raise InputError(f"inputs must be a list, a tuple or a dict of arrays, got {type(inputs).__name__}")
         unknown = sorted(set(named) - set(self.input_names))
@@ -127,7 +157,7 @@ class GlowRep(BackendRep):
 
     def _constants(self, arrays: Mapping[str, np.ndarray]) -> set[str]:
         """The inputs compiled as initializers: the bound ones, and those without elements."""
-        return self._bound | {name for name, a in arrays.items() if a.size == 0}
+        return self._bound | {name for name, a in arrays.items() if isinstance(a, np.ndarray) and a.size == 0}
 
     def _compile(self, arrays: Mapping[str, np.ndarray]) -> CompiledModel:
         """Compile with the bound and empty inputs made initializers and the dynamic inputs given the shapes of
@@ -137,7 +167,7 @@ class GlowRep(BackendRep):
         constants = self._constants(arrays)
         model.graph.initializer.extend(numpy_helper.from_array(arrays[name], name) for name in sorted(constants))
         input_shapes = {
-            i.name: arrays[i.name].shape
+            i.name: _shape_of(arrays[i.name])
             for i in self._inputs
             if i.name not in constants and i.name in arrays and _static_dims(i) is None
         }
@@ -145,7 +175,7 @@ class GlowRep(BackendRep):
 
     def _compiled_for(self, arrays: Mapping[str, np.ndarray]) -> CompiledModel:
         """The compiled code for these inputs: cached, or compiled now (binding inputs the importer needs)."""
-        signature = {name: (a.shape, a.dtype.str) for name, a in arrays.items()}
+        signature = {name: _signature(a) for name, a in arrays.items()}
         while True:
             key = self._key(signature, arrays)
             compiled = self._cache.get(key)

@@ -105,12 +105,13 @@ def _opset(model: onnx.ModelProto) -> int:
 
 def in_supported_set(model: onnx.ModelProto, inputs: Iterable[Any], outputs: Iterable[Any]) -> bool:
     """Whether the importer has a handler for every op of ``model`` at its opset and every value given or expected
-    is a tensor of a supported element type."""
+    is a tensor of a supported element type, a sequence of such tensors, or an empty optional."""
     opset = _opset(model)
     if any(lookup(n.op_type, n.domain, opset) is None for n in model.graph.node):
         return False
     dtypes = {*ELEMENT_TYPES.values(), *STORAGE_TYPES.values(), *INTEGER_STORAGE_TYPES.values()}
-    values = [*inputs, *outputs]
+    # a sequence's tensors count one by one; an empty optional (None) holds none
+    values = [x for v in [*inputs, *outputs] if v is not None for x in (v if isinstance(v, list) else [v])]
     initializers = [onnx.helper.tensor_dtype_to_np_dtype(t.data_type) for t in model.graph.initializer]
     return all(isinstance(v, (np.ndarray, np.generic)) and v.dtype in dtypes for v in values) and all(
         d in dtypes for d in initializers
@@ -173,7 +174,18 @@ def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: floa
     if len(got) != len(expected):
         return f"{len(got)} outputs, {len(expected)} expected"
     for i, (want, have) in enumerate(zip(expected, got)):
-        if not isinstance(want, (np.ndarray, np.generic)):  # a sequence or an optional
+        if want is None or isinstance(want, list):  # an empty optional, or a sequence
+            if want is None or not isinstance(have, list):
+                if have is not want:
+                    return f"output {i}: got {type(have).__name__}, expected {type(want).__name__}"
+                continue
+            if len(have) != len(want):
+                return f"output {i}: a sequence of {len(have)}, expected {len(want)}"
+            mismatch = compare(want, have, rtol, atol, scaled_atol)
+            if mismatch is not None:
+                return f"output {i}, element {mismatch.removeprefix('output ')}"
+            continue
+        if not isinstance(want, (np.ndarray, np.generic)):
             return f"output {i}: got {type(have).__name__}, expected a {type(want).__name__}"
         # Some cases give a scalar output as a numpy scalar.
         want, have = np.asarray(want), np.asarray(have)

@@ -10,7 +10,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import ml_dtypes
@@ -41,9 +41,11 @@ from .model import (
     load_model,
     node_where,
     resolve_shapes,
+    stored_dtype,
     tensor_to_array,
     topological_order,
 )
+from .structured import OPTIONAL, SEQUENCE, Layout, Opt, Seq, bound, carried, element_type, output_layout, value_kind
 
 #: The argument and result attribute holding the ONNX name of a graph input or output
 #: (convert-glowgraph-to-glowir names the program's weight vars after it).
@@ -116,7 +118,8 @@ class Handler:
     one entry per node output (None for an output the node leaves out, or does not compute: nothing may read it
     then); ``inputs`` and ``outputs`` are the (min, max) numbers of node inputs and outputs (max None: no limit);
     ``attrs`` the attribute names it reads.
-    ``folds``: given known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it)."""
+    ``folds``: given known inputs, ``fn`` returns known outputs itself (static evaluation leaves such nodes to it).
+    ``structured``: it takes sequence and optional values (:mod:`.structured`); no other handler sees one."""
 
     op_type: str
     since: int
@@ -127,6 +130,7 @@ class Handler:
     folds: bool = False
     #: the op's domain ("" the default one)
     domain: str = ""
+    structured: bool = False
 
 
 #: op_type (``domain:op_type`` outside the default domain) -> since_opset -> handler, filled by the @onnx_op
@@ -140,7 +144,7 @@ def _key(op_type: str, domain: str) -> str:
 
 
 def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int | None], attrs: Iterable[str] = (),
-            outputs: tuple[int, int | None] = (1, 1), folds: bool = False, domain: str = ""):
+            outputs: tuple[int, int | None] = (1, 1), folds: bool = False, domain: str = "", structured: bool = False):
     """Register the decorated function as the handler of ``op_type`` for opsets ``since`` and later, up to the next
     registered version. Stack decorators to register one function for several versions (e.g. with different
     attribute sets). ``domain``: another domain than the default one (``ai.onnx.preview``, ``ai.onnx.ml``), whose
@@ -150,7 +154,7 @@ def onnx_op(op_type: str, since: int, *, inputs: tuple[int, int | None], attrs: 
         versions = HANDLERS.setdefault(_key(op_type, domain), {})
         if since in versions:
             raise ValueError(f"two handlers for {op_type} since opset {since}")
-        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs, folds, domain)
+        versions[since] = Handler(op_type, since, fn, inputs, frozenset(attrs), outputs, folds, domain, structured)
         return fn
 
     return register
@@ -394,6 +398,10 @@ class ImportedModel:
     outputs: list[TensorSpec]
     #: labels of the nodes computed at import (static evaluation, or a handler's folding), Constants excluded
     folded: list[str]
+    #: the sequence and optional graph inputs, each carried by the tensors of ``inputs`` that its layout names
+    input_layouts: list[Layout] = field(default_factory=list)
+    #: the sequence and optional graph outputs, each carried by the tensors of ``outputs`` that its layout names
+    output_layouts: list[Layout] = field(default_factory=list)
 
 
 def func_name_of(graph_name: str) -> str:
@@ -425,9 +433,9 @@ def import_model(
         plan = fold_plan(loaded)
         # Before shapes: a model we cannot compile should not first ask the user for input shapes.
         check_support(loaded, plan)
-        inputs, inferred, storage = resolve_shapes(loaded, input_shapes)
+        inputs, inferred, storage, layouts = resolve_shapes(loaded, input_shapes)
         with ctx, ir.Location.unknown(ctx):
-            return _Importer(loaded, plan, inputs, inferred, storage).run()
+            return _Importer(loaded, plan, inputs, inferred, storage, layouts).run()
     except GlowError as e:
         message = str(e)
         if message.isprintable():
@@ -466,8 +474,10 @@ class _Importer:
     """One import: the map from ONNX value names to tensors, filled node by node."""
 
     def __init__(self, loaded: LoadedModel, plan: FoldPlan, inputs: list[TensorSpec],
-                 inferred: dict[str, ValueType], storage: Mapping[str, np.dtype] | None = None):
+                 inferred: dict[str, ValueType], storage: Mapping[str, np.dtype] | None = None,
+                 layouts: Sequence[Layout] = ()):
         self.loaded = loaded
+        self.layouts = list(layouts)
         self.plan = plan
         self.inputs = inputs
         self.inferred = inferred
@@ -495,31 +505,53 @@ class _Importer:
         block = fn.add_entry_block([ir.Location.name(s.name) for s in self.inputs])
         with ir.InsertionPoint(block):
             # an input stored in a storage type is computed in float32 or a wider integer from here on
-            self.values.update({s.name: arg if s.dtype in ELEMENT_TYPES.values() else _widened(arg, s.dtype)
-                                for s, arg in zip(self.inputs, block.arguments, strict=True)})
+            args = {s.name: arg if s.dtype in ELEMENT_TYPES.values() else _widened(arg, s.dtype)
+                    for s, arg in zip(self.inputs, block.arguments, strict=True)}
+            self.values.update(args)
+            self.values.update({layout.name: bound(layout, args) for layout in self.layouts})
             for position, (label, node) in enumerate(loaded.nodes):
                 self._import_node(position, label, node)
-            results = [self._stored(o.name, materialize(self.values[o.name],
-                                                        f"{loaded.label}: graph output '{o.name}'"))
-                       for o in graph.output]
+            out_names, results, out_layouts = [], [], []
+            for o in graph.output:
+                value = self.values[o.name]
+                layout = output_layout(o.name, value, self._elem_type(o, value))
+                names = [o.name] if layout is None else list(layout.elements)
+                if layout is not None:
+                    out_layouts.append(layout)
+                    if stored_dtype(layout.elem_type) is not None:
+                        self.storage.update(dict.fromkeys(names, stored_dtype(layout.elem_type)))
+                for n, x in zip(names, carried(value), strict=True):
+                    out_names.append(n)
+                    results.append(self._stored(n, materialize(x, f"{loaded.label}: graph output '{o.name}'")))
             func.ReturnOp(results)
         # The result types are known only now that the body is built.
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
-        declared = {s.name: s.dtype for s in self.inputs} | {o.name: self.storage[o.name] for o in graph.output
-                                                              if o.name in self.storage}
+        declared = {s.name: s.dtype for s in self.inputs} | {n: self.storage[n] for n in out_names
+                                                              if n in self.storage}
         declared = {n: d for n, d in declared.items() if d != numpy_dtype(mlir_type(d))}
         if declared:
             fn.attributes[DECLARED_TYPES_ATTR] = ir.DictAttr.get({n: ir.StringAttr.get(d.name)
                                                                   for n, d in declared.items()})
-        for key, names in (("arg_attrs", [s.name for s in self.inputs]), ("res_attrs", [o.name for o in graph.output])):
+        for key, names in (("arg_attrs", [s.name for s in self.inputs]), ("res_attrs", out_names)):
             if names:
                 fn.attributes[key] = ir.ArrayAttr.get(
                     [ir.DictAttr.get({NAME_ATTR: ir.StringAttr.get(n)}) for n in names]
                 )
         self._verify(module)
-        outputs = [TensorSpec(o.name, tuple(shape_of(r)), self.storage.get(o.name, dtype_of(r)))
-                   for o, r in zip(graph.output, results, strict=True)]
-        return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded)
+        outputs = [TensorSpec(n, tuple(shape_of(r)), self.storage.get(n, dtype_of(r)))
+                   for n, r in zip(out_names, results, strict=True)]
+        return ImportedModel(module, loaded.name, name, self.inputs, outputs, self.folded, self.layouts, out_layouts)
+
+    def _elem_type(self, output: onnx.ValueInfoProto, value: Any) -> int:
+        """The ONNX element type of the tensors of a sequence or optional graph output: as declared, else from the
+        tensors (0 for a plain tensor)."""
+        if not isinstance(value, (Seq, Opt)):
+            return 0
+        if value_kind(output.type) in (SEQUENCE, OPTIONAL):
+            return element_type(self.loaded.label, output.name, output.type, "output")
+        inner = value if isinstance(value, Seq) else value.value
+        dtype = inner.dtype if isinstance(inner, Seq) else np.dtype(np.float32) if inner is None else dtype_of(inner)
+        return onnx.helper.np_dtype_to_tensor_dtype(dtype)
 
     def _stored(self, name: str, value: ir.Value) -> ir.Value:
         """A graph output as the model declares it: cast to its storage type where it has one (an integer one
@@ -572,6 +604,9 @@ class _Importer:
             if result is None:  # an output the handler does not compute: nothing may read it
                 if self.plan.readers.get(name) or name in self.graph_outputs:
                     raise ctx.unsupported(f"output #{i} '{name}' is used, but this output is not supported")
+                continue
+            if isinstance(result, (Seq, Opt)):
+                self.values[name] = result
                 continue
             self._check_inferred(ctx, name, result)
             if name in self.storage:
@@ -685,12 +720,19 @@ class _Importer:
                 raise ctx.error(f"expects {expected} {what}{'' if hi == 1 else 's'}, got {len(given)}")
         if not any(node.output):
             raise ctx.error("none of its outputs has a name")
+        if not handler.structured:
+            for i in range(len(node.input)):
+                x = ctx.optional_input(i)
+                if isinstance(x, (Seq, Opt)):
+                    what = "a sequence" if isinstance(x, Seq) else "an optional"
+                    raise ctx.unsupported(f"input #{i} '{node.input[i]}' is {what}, which {node.op_type} does not "
+                                          "take (it takes tensors)")
         with ir.Location.name(ctx.label):
             try:
                 result = handler.fn(ctx)
             except VerifyError as e:
                 raise ctx.error(str(e)) from None
-        results = [result] if isinstance(result, (Const, ir.Value)) else list(result)
+        results = [result] if isinstance(result, (Const, ir.Value, Seq, Opt)) else list(result)
         assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
         return results
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import ml_dtypes
 import numpy as np
@@ -21,6 +22,9 @@ from google.protobuf.message import DecodeError, Message
 from onnx import TensorProto, numpy_helper
 
 from ..errors import ModelError, UnsupportedError
+
+if TYPE_CHECKING:
+    from .structured import Layout
 
 #: The element types glow_mlir handles: float32 for compute, int64/int32 for shapes and indices, bool.
 ELEMENT_TYPES: dict[int, np.dtype] = {
@@ -432,21 +436,29 @@ def storage_types(graph: onnx.GraphProto) -> dict[str, np.dtype]:
 # --------------------------------------------------------------------------- shapes
 
 
-def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """Parse ``--input-shape`` options, ``NAME=DxDx...xD`` each, into ``{NAME: dims}``."""
-    shapes: dict[str, tuple[int, ...]] = {}
+def parse_input_shapes(specs: Iterable[str]) -> dict[str, Any]:
+    """Parse ``--input-shape`` options into ``{NAME: dims}``: ``NAME=DxDx...xD`` a tensor's shape, ``NAME=[DxD,DxD]``
+    the shapes of a sequence's elements (``NAME=[]`` an empty sequence), ``NAME=none`` an empty optional."""
+    shapes: dict[str, Any] = {}
+    shape = r"[1-9][0-9]*(x[1-9][0-9]*)*"
     for spec in specs:
         # rpartition: a name may contain '=', dims never do.
         name, sep, dims = spec.rpartition("=")
         name, dims = name.strip(), dims.strip()
-        if not sep or not name or not re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*)*", dims):
+        if not sep or not name or not re.fullmatch(rf"{shape}|\[({shape}(,{shape})*)?\]|none", dims.replace(" ", "")):
             raise ModelError(
                 f"--input-shape '{spec}': expected NAME=DxDx...xD with positive integer dimensions, "
-                "e.g. input=1x3x224x224"
+                "e.g. input=1x3x224x224 (a sequence's elements: NAME=[DxD,DxD]; an empty optional: NAME=none)"
             )
         if name in shapes:
             raise ModelError(f"--input-shape: input '{name}' is given twice")
-        shapes[name] = tuple(int(d) for d in dims.split("x"))
+        dims = dims.replace(" ", "")
+        if dims == "none":
+            shapes[name] = None
+        elif dims.startswith("["):
+            shapes[name] = [tuple(int(d) for d in s.split("x")) for s in dims[1:-1].split(",") if s]
+        else:
+            shapes[name] = tuple(int(d) for d in dims.split("x"))
     return shapes
 
 
@@ -523,12 +535,14 @@ def _weights_set_aside(graph: onnx.GraphProto) -> Iterator[None]:
 
 
 def resolve_shapes(
-    loaded: LoadedModel, input_shapes: Mapping[str, Sequence[int]] | None
-) -> tuple[list[TensorSpec], dict[str, ValueType], dict[str, np.dtype]]:
-    """Fix the graph inputs' shapes (``input_shapes`` overrides the model's dims), run ONNX shape
-    inference, and return the inputs (initializers excluded; a storage type as declared), the inferred type of
-    every value (storage types as the float32 they are computed in) and the values the model stores in a storage
-    type (:func:`storage_types`)."""
+    loaded: LoadedModel, input_shapes: Mapping[str, Any] | None
+) -> tuple[list[TensorSpec], dict[str, ValueType], dict[str, np.dtype], list[Layout]]:
+    """Fix the graph inputs' shapes (``input_shapes`` overrides the model's dims; for a sequence or optional input it
+    gives its elements' shapes: :mod:`.structured`), run ONNX shape inference, and return the tensor inputs
+    (initializers excluded, a sequence's or optional's elements included; a storage type as declared), the inferred
+    type of every value (storage types as the float32 they are computed in), the values the model stores in a storage
+    type (:func:`storage_types`) and the layouts of the sequence and optional inputs."""
+    from .structured import OPTIONAL, SEQUENCE, structured_input, value_kind
     label, graph = loaded.label, loaded.proto.graph
     overrides = dict(input_shapes or {})
     inputs = [i for i in graph.input if i.name not in loaded.initializers]
@@ -541,13 +555,19 @@ def resolve_shapes(
         )
     for out in graph.output:
         kind = out.type.WhichOneof("value")
-        if kind not in (None, "tensor_type"):
+        if kind not in (None, "tensor_type", "sequence_type", "optional_type"):
             raise UnsupportedError(f"{label}: graph output '{out.name}' is a {kind.removesuffix('_type')}, not a tensor "
-                                   "(sequence, map and optional values are not supported)")
+                                   "(map values are not supported)")
     specs: list[TensorSpec] = []
+    layouts: list[Layout] = []
     for inp in inputs:
+        if value_kind(inp.type) in (SEQUENCE, OPTIONAL):
+            layout, elements = structured_input(label, inp, overrides.get(inp.name), inp.name in overrides)
+            layouts.append(layout)
+            specs += elements
+            continue
         if not inp.type.HasField("tensor_type"):
-            raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor")
+            raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor (map values are not supported)")
         tt = inp.type.tensor_type
         dtype = stored_dtype(tt.elem_type)
         dtype = ELEMENT_TYPES.get(tt.elem_type) if dtype is None else dtype
@@ -601,4 +621,4 @@ def resolve_shapes(
         if vi.type.HasField("tensor_type") and tt.HasField("shape"):
             dims = tuple(d if isinstance(d, int) and d > 0 else None for d in _dims(tt.shape))
             types[vi.name] = (compute_dtype(tt.elem_type), dims)
-    return specs, types, storage_types(g)
+    return specs, types, storage_types(g), layouts

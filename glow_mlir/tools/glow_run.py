@@ -221,7 +221,7 @@ def main(argv: list[str]) -> int:
     with progress_line(args):
         model = compile(args.model, **vars(options), cache=not args.no_cache)
     inputs, reference = _given_inputs(args)
-    outputs = model.run(inputs)
+    outputs = model.run_tensors(inputs)  # a sequence output's elements each under its own name, x[0], ...
     print(f"Model: {model.name}")
     for spec in model.outputs:
         print(format_output(spec.name, outputs[spec.name], args.print_limit))

@@ -231,7 +231,13 @@ def test_compare():
     assert compare([f], [f.astype(np.float64)], 1e-3, 1e-7) == "output 0: dtype float64, expected float32"
     assert compare([np.array([np.nan], np.float32)], [np.array([np.nan], np.float32)], 1e-3, 1e-7) is None
     assert compare([np.array([True])], [np.array([False])], 1e-3, 1e-7).startswith("output 0: 1 of 1 elements")
-    assert compare([[f]], [f], 1e-3, 1e-7) == "output 0: got ndarray, expected a list"
+    # sequences (lists) compare element by element; an empty optional (None) only with None
+    assert compare([[f]], [f], 1e-3, 1e-7) == "output 0: got ndarray, expected list"
+    assert compare([[f, f]], [[f, f]], 1e-3, 1e-7) is None
+    assert compare([[f, f]], [[f]], 1e-3, 1e-7) == "output 0: a sequence of 1, expected 2"
+    assert compare([[f, f]], [[f, f + 1]], 1e-3, 1e-7).startswith("output 0, element 1: 2 of 2 elements differ")
+    assert compare([None], [None], 1e-3, 1e-7) is None
+    assert compare([None], [f], 1e-3, 1e-7) == "output 0: got ndarray, expected NoneType"
     # a summed output (DFT): rounding noise where the exact value is 0 passes at 2^-20 of the largest magnitude
     want, got = np.array([8.0, 2e-7], np.float32), np.array([8.0, 0.0], np.float32)
     assert compare([want], [got], 1e-3, 1e-7) is not None

@@ -33,6 +33,7 @@ from ...dialects.optable import numpy_dtype
 from ...errors import ModelError, NonConstantInputError, UnsupportedError
 from ..builder import Const, NodeContext, Tensor, dtype_of, materialize, onnx_op, shape_of
 from ..model import fmt_shape
+from ..structured import Opt, Seq
 from .core import _concat_all, _reshape, _transpose
 from .datamove import _box
 
@@ -80,7 +81,8 @@ def _import(ctx: NodeContext, graph, bindings: dict[str, Tensor], scoped: bool =
     return ctx.import_graph(graph, bindings, scoped=scoped) if scoped else ctx.import_graph(graph, bindings)
 
 
-@onnx_op("If", since=1, inputs=(1, 1), outputs=(1, None), attrs=("then_branch", "else_branch"), folds=True)
+@onnx_op("If", since=1, inputs=(1, 1), outputs=(1, None), attrs=("then_branch", "else_branch"), folds=True,
+         structured=True)
 def if_(ctx: NodeContext) -> list[Tensor]:
     """The branch a known condition selects, imported in place; with a condition computed at run time, an if in the
     graph (:func:`_branches_in_graph`)."""
@@ -112,6 +114,11 @@ def _branches_in_graph(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
             outputs = _import(ctx, _graph(ctx, name), {}, scoped=True)
             if len(outputs) != len(ctx.node.output):
                 raise ctx.error(f"{name} gives {len(outputs)} outputs, the node {len(ctx.node.output)}")
+            if any(isinstance(x, (Seq, Opt)) for x in outputs):
+                probe.operation.erase()
+                # a caller that knows the condition's value (the ONNX backend) may bind it and compile again
+                raise NonConstantInputError(f"{ctx.where}: an If giving sequence or optional values needs a condition "
+                                            "known at compile time", ctx.node.input[0])
             branches.append([ctx.value(x) for x in outputs])
     for i, (then, other) in enumerate(zip(*branches, strict=True)):
         if then.type != other.type:
@@ -130,7 +137,7 @@ def _branches_in_graph(ctx: NodeContext, cond: Tensor) -> list[Tensor]:
     return list(branch.results)
 
 
-@onnx_op("Loop", since=1, inputs=(2, None), outputs=(1, None), attrs=("body",), folds=True)
+@onnx_op("Loop", since=1, inputs=(2, None), outputs=(1, None), attrs=("body",), folds=True, structured=True)
 def loop(ctx: NodeContext) -> list[Tensor]:
     """A loop in the graph (:func:`_loop_in_graph`), or the body unrolled (:func:`_unrolled`) when it is short or
     cannot be a loop's body."""
@@ -158,6 +165,13 @@ def loop(ctx: NodeContext) -> list[Tensor]:
         raise ctx.error(f"the node has {len(node.output)} outputs; the body gives {len(carried)} loop-carried values "
                         f"and {scans} scan outputs")
     known = cond is None or isinstance(cond, Const)
+    if any(isinstance(x, (Seq, Opt)) for x in carried):
+        # sequences and optionals exist only at import: the loop is unrolled, so its bounds must be known there
+        for i, unknown in ((0, limit is not None), (1, not known)):
+            if unknown:
+                raise NonConstantInputError(f"{ctx.where}: a loop carrying sequence or optional values needs its "
+                                            f"{'trip count' if i == 0 else 'condition'} known at compile time",
+                                            node.input[i])
     if known and not (cond is None or _flag_value(ctx, cond, "the initial condition")):
         if scans:
             raise ctx.unsupported("a loop that runs no iteration has empty scan outputs of unknown shape")
@@ -165,7 +179,7 @@ def loop(ctx: NodeContext) -> list[Tensor]:
     if limit is not None:
         bound = _declared_length(ctx, len(carried), scans) if scans else RUN_TIME_BOUND
         return _loop_in_graph(ctx, body, bound, cond, carried, scans, limit)
-    if trip is not None and trip <= UNROLL_MAX and known:
+    if trip is not None and (trip <= UNROLL_MAX or any(isinstance(x, (Seq, Opt)) for x in carried)) and known:
         return _unrolled(ctx, body, trip, carried, scans)
     if trip is None:  # only the body's condition ends it: unrolled while that is known at import
         if known:

@@ -453,23 +453,10 @@ def transpose(ctx: NodeContext) -> Tensor:
     return _transpose(ctx, x, ctx.attr("perm", INTS, list(reversed(range(len(shape_of(x)))))))
 
 
-@onnx_op("Identity", since=1, inputs=(1, 1), folds=True)
+@onnx_op("Identity", since=1, inputs=(1, 1), folds=True, structured=True)
 def identity(ctx: NodeContext) -> Tensor:
-    """The input itself: no op is built."""
+    """The input itself (a tensor, a sequence or an optional): no op is built."""
     return ctx.input(0)
-
-
-@onnx_op("OptionalGetElement", since=18, inputs=(1, 1), folds=True)
-def optional_get_element(ctx: NodeContext) -> Tensor:
-    """The element of an optional value; of a plain tensor (which opset 18 allows), the tensor itself. Optional and
-    sequence types themselves are not supported: such an input is refused as the graph's or a node's type."""
-    return ctx.input(0)
-
-
-@onnx_op("OptionalHasElement", since=18, inputs=(0, 1), folds=True)
-def optional_has_element(ctx: NodeContext) -> Tensor:
-    """Whether the input holds an element: a scalar bool, true for a tensor given, false for none."""
-    return ctx.const(np.array(ctx.optional_input(0) is not None), name=ctx.output_name)
 
 
 # --------------------------------------------------------------------------- constants
