@@ -559,6 +559,10 @@ class _Importer:
         dtype = self.storage.get(name)
         if dtype is None:
             return value
+        owner = value.owner.opview if isinstance(value, ir.OpResult) else None
+        if owner is not None and owner.operation.name == "glowgraph.cast" and \
+                ir.RankedTensorType(owner.operands[0].type).element_type == mlir_type(dtype):
+            return owner.operands[0]  # a value of the stored type narrowed to be computed (a bitcast's float64)
         if is_integer_storage(dtype) and integer_bits(dtype)[0] < 8:
             value = _masked(value, integer_bits(dtype)[0])
         return value if mlir_type(dtype) == ir.RankedTensorType(value.type).element_type else \

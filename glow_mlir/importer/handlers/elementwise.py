@@ -34,6 +34,7 @@ from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import Const, NodeContext, Tensor, dtype_of, onnx_op, shape_of
 from ..model import (
+    COMPUTE_DTYPE,
     ELEMENT_TYPES,
     FLOAT8_TYPES,
     INTEGER_STORAGE_TYPES,
@@ -480,7 +481,7 @@ def bit_cast(ctx: NodeContext) -> Tensor:
     value whatever their sign here (the importer wraps it into the declared type's range as it stores it); a float
     is put into its declared type (float32 as it is, float16 / bfloat16 / an 8-bit float by a cast, exact: the
     value the model stores is already of that type), reinterpreted by a ``bitcast`` node, and the result widened to
-    the type it is computed in. float64 is computed in float32, so its bits are not at hand: not supported."""
+    the type it is computed in. float64 is computed in float32: see :func:`_float64_bits`."""
     x = ctx.input(0)
     name = ctx.node.input[0]
     to = ctx.attr("to", INT, None)
@@ -495,8 +496,7 @@ def bit_cast(ctx: NodeContext) -> Tensor:
         raise ctx.error(f"input type {source} ({widths[source]} bits) and 'to' {target} ({widths[target]} bits) "
                         "must have one width")
     if np.dtype(np.float64) in (source, target):
-        raise ctx.unsupported(f"a bitcast from {source} to {target} is not supported (float64 is computed in "
-                              "float32: its bits are not kept)")
+        return _float64_bits(ctx, x, source, target)
     floats = _is_float(source), _is_float(target)
     if widths[source] < 8 and any(floats):
         raise ctx.unsupported(f"a bitcast from {source} to {target} is not supported (only among integers below 8 "
@@ -514,6 +514,23 @@ def bit_cast(ctx: NodeContext) -> Tensor:
     narrow = target if floats[1] else bits
     result = gg.bitcast(value, to=mlir_type(narrow))
     return result if narrow == compute else gg.cast(result, to=mlir_type(compute))
+
+
+def _float64_bits(ctx: NodeContext, x: Tensor, source: np.dtype, target: np.dtype) -> Tensor:
+    """A bitcast from or to float64, which is computed in float32. From: the bits are at hand only in a graph
+    input, read before its conversion to float32; a float64 computed in the graph is not supported. To: the float64
+    is made, then computed in float32 like every float64, but a graph output keeps all its bits (the importer
+    stores a float64 that was narrowed to float32 as the float64 itself)."""
+    if source == np.dtype(np.float64):
+        owner = x.owner.opview if isinstance(x, ir.OpResult) else None
+        wide = owner.operands[0] if owner is not None and owner.operation.name == "glowgraph.cast" else None
+        if wide is None or not isinstance(wide, ir.BlockArgument) or \
+                ir.RankedTensorType(wide.type).element_type != ir.F64Type.get():
+            raise ctx.unsupported(f"a bitcast from float64 to {target} of a value computed in the graph is not "
+                                  "supported (float64 is computed in float32: only a graph input's bits are at hand)")
+        return gg.bitcast(wide, to=mlir_type(np.dtype(np.int64)))
+    value = ctx.value(x)  # int64, or uint64 held in int64 bit for bit
+    return gg.cast(gg.bitcast(value, to=mlir_type(target)), to=mlir_type(COMPUTE_DTYPE))
 
 
 def _is_float(dtype: np.dtype) -> bool:
