@@ -237,14 +237,28 @@ def _panels(v: ir.Value, width: int) -> ir.Value:
     return memref.expand_shape(result, v, [[0], [1, 2]], [], shape)
 
 
+def _pack_panels(b: ir.Value, packed: ir.Value, nr: int) -> None:
+    """``packed[p, k, j] = b[k, p * nr + j]`` as a generic over (k, p, j): its loops read B row by row, one
+    sequential stream, where the transpose's (p, k, j) order read a panel down its rows, 4 KiB apart at N = 1024 (a
+    line per row and page: the prefetchers stop at pages). haswell code on Zen 4, SGEMM 1024^3, same-run A/B, three
+    rounds: 0.94-0.96x OpenBLAS-Haswell against 0.91-0.93x (the AVX-512 code level, 0.94-1.01 both)."""
+    d = [ir.AffineDimExpr.get(i) for i in range(3)]
+    maps = [ir.AffineMap.get(3, 0, d), ir.AffineMap.get(3, 0, [d[1], d[0], d[2]])]
+    op = linalg.GenericOp([], [_panels(b, nr)], [packed], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                          [linalg.IteratorType.parallel] * 3)
+    block = op.regions[0].blocks.append(ir.F32Type.get(), ir.F32Type.get())
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+
+
 def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles) -> None:
-    """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (each ``nr``-column
-    panel of B contiguous, so the register tile streams it without cache-set conflicts), then
+    """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (:func:`_pack_panels`;
+    each ``nr``-column panel of B contiguous, so the register tile streams it without cache-set conflicts), then
     ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``."""
     k, n = ir.MemRefType(a.type).shape[1], ir.MemRefType(b.type).shape[1]
     f32, nr = ir.F32Type.get(), tiles.nr
     packed = memref.alloc(ir.MemRefType.get([n // nr, k, nr], f32), [], [], alignment=ALIGNMENT)
-    linalg.transpose(_panels(b, nr), outs=[packed], permutation=[1, 0, 2])
+    _pack_panels(b, packed, nr)
     _panel_island(a, packed, _panels(c, nr), tiles)
     memref.dealloc(packed)
 

@@ -109,12 +109,15 @@ func.func @untouched(%a: memref<4x4xi64>, %b: memref<4x4xi64>, %c: memref<4x4xi6
 // -----
 
 // The large class packs B: its 32-column panels are copied contiguous into a scratch buffer (the only buffer the
-// kernel allocates), and the contraction runs on the panel views of B and C.
+// kernel allocates) by a generic over (k, panel, column) that reads B row by row, and the contraction runs on the
+// panel views of B and C.
+// CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG:   #[[SWAP:.+]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 // CHECK-LABEL: func.func @packed(
 // CHECK-SAME:  %[[A:.+]]: memref<128x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<128x512xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
 // CHECK:       %[[BV:.+]] = memref.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [256, 16, 32]
-// CHECK:       linalg.transpose ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>) permutation = [1, 0, 2]
+// CHECK:       linalg.generic {indexing_maps = [#[[ID]], #[[SWAP]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[BV]] : memref<256x16x32xf32>) outs(%[[P]] : memref<16x256x32xf32>)
 // CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 16, 32]
 // CHECK:       bufferization.to_tensor %[[P]] restrict
 // CHECK:       bufferization.to_tensor %[[CV]] restrict writable
