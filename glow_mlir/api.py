@@ -177,6 +177,11 @@ class CompiledModel:
         outputs = self.run_tensors(inputs)
         return regroup(self.output_layouts, outputs) if self.output_layouts else outputs
 
+    def rerun(self) -> None:
+        """Run the code once more on the inputs of the last ``run``, in place: no copies of the inputs into the
+        program's memory or of the outputs out of it (the bench times the code alone so, as a bundle runs)."""
+        self._jit.rerun()
+
     def run_tensors(self, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
         """Run on named inputs (a sequence's elements as a list, or by their own names ``x[0]``, ...); returns the
         tensors of ``outputs`` by name, a sequence's elements each under its own."""

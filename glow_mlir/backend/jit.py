@@ -347,6 +347,14 @@ class JitProgram:
         frame.run()
         return outputs
 
+    def rerun(self) -> None:
+        """Run the code once more on the inputs of the last call, which a planned program's mutable region still
+        holds, copying nothing in or out: what a bundle's caller pays (for timing the code alone)."""
+        if self.memory is None:
+            raise CompileError(f"@{self.func_name}: only a memory-planned program runs again in place")
+        with self._lock:
+            self._run()
+
     def _call_planned(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Inputs into the mutable region, run, outputs copied out (the region is reused by the next call)."""
         arrays = {a.name: self._input(a, inputs[a.name]) for a in self.signature if a.role == "input"}
