@@ -113,16 +113,20 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(1024, 64, 64, AVX2)] == [(1020, 6), (4, 4)]
     # a piece of one vector keeps 8 rows on AVX-512 (5 x 1 would not keep the pipes busy): strips as before
     assert [(p.rows, p.tiles.mr, p.tiles.nr) for p in matmul.plan(10, 16, 8, AVX512)] == [(8, 8, 16), (2, 2, 16)]
-    # OW 56: 4x16 (8 accumulators, 6 loads per 8 FMAs) over 14x8 (15 loads per 14 FMAs): fewest loads per FMA
-    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 32, 4, 16)
-    # OW 14: 14 columns of one vector: 14 accumulators + the filter vector + the broadcast = 16 registers (7x16
-    # would need 17, 2x16 has 4 accumulators: too few for the FMA pipes)
-    assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 8, 14, 8)
-    # ... unless its 14 input pixels are 4 KiB apart (C = 1024): all in one L1 set of 8 ways
+    # OW 56: 6x16 (12 accumulators, 8 loads per 12 FMAs) in 9 tiles and a last one of 2 columns, over 4x16 (6 loads
+    # per 8 FMAs), which divides the row, and 14x8 (15 per 14): the least cost over the row (conv.tile_cost)
+    assert conv.plan([1, 56, 56, 64], 1, AVX2) == conv.ConvTiles(56, 32, 6, 16)
+    assert conv.tile_cost(56, 6, 2, AVX2) < conv.tile_cost(56, 4, 2, AVX2) < conv.tile_cost(56, 14, 1, AVX2)
+    # OW 14: 5x16, 5 + 5 + 4 columns (7x16 would need 17 registers; 14x8 reads more per FMA)
+    assert conv.plan([1, 14, 14, 256], 2, AVX2) == conv.ConvTiles(14, 32, 5, 16)
+    # tiles whose input pixels are 4 KiB apart (C = 1024) count against the L1's 8 ways: 14 of them do not fit
     assert conv.set_streams(14, 4096, AVX2) == 14 and conv.set_streams(14, 2048, AVX2) == 7
-    assert conv.plan([1, 14, 14, 256], 1, AVX2, pixel_bytes=4096) == conv.ConvTiles(14, 8, 7, 8)
-    # OW 7: seven columns of one vector (7 accumulators) beat one of two vectors
-    assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8)
+    assert conv.plan([1, 14, 14, 8], 1, AVX2, pixel_bytes=4096) == conv.ConvTiles(14, 8, 7, 8)
+    # OW 7: 4x16 and a last tile of 3x16 beat seven columns of one vector (7 accumulators: the pipes idle)
+    assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 32, 4, 16)
+    # only whole tiles (how a pointwise convolution weighs the matmul): OW 14 and 7 as before
+    assert conv.plan([1, 14, 14, 256], 2, AVX2, whole_tiles=True) == conv.ConvTiles(14, 8, 14, 8)
+    assert conv.plan([1, 7, 7, 512], 1, AVX2, whole_tiles=True) == conv.ConvTiles(7, 8, 7, 8)
     assert conv.plan([1, 24, 24, 64], 1, AVX2) == conv.ConvTiles(24, 32, 6, 16)  # 6x16: 12 + 2 + 1
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
@@ -130,12 +134,16 @@ def test_avx2_tiles_fit_16_registers() -> None:
     # a pointwise convolution on 256 or more channels whose row tile is poor runs as a matmul of its pixels, on
     # panels of the matmul tile's width (AVX2 at OW 14: 14x8, 1.07 loads per FMA, against 4x16 over 196 pixels, 0.75)
     assert conv.filter_block([1, 1, 256, 1024], 1, [1, 1], AVX2, [1, 14, 14, 1024], 1, 1024) == 16
-    assert conv._matmul_wins(conv.plan([1, 14, 14, 16], 1, AVX2), 196, 16, 256, AVX2)
-    assert not conv._matmul_wins(conv.plan([1, 14, 14, 16], 1, AVX2), 196, 16, 64, AVX2)  # short reduction
-    assert not conv._matmul_wins(conv.plan([1, 56, 56, 16], 1, AVX2), 3136, 16, 256, AVX2)  # 4x16 rows already
-    assert not conv._matmul_wins(conv.plan([1, 14, 14, 32], 1, AVX512), 196, 32, 256, AVX512)  # 14x32 is better
+    def whole(shape, spec):
+        return conv.plan(shape, 1, spec, whole_tiles=True)
+
+    assert conv._matmul_wins(whole([1, 14, 14, 16], AVX2), 196, 16, 256, AVX2)
+    assert not conv._matmul_wins(whole([1, 14, 14, 16], AVX2), 196, 16, 64, AVX2)  # short reduction
+    assert not conv._matmul_wins(whole([1, 56, 56, 16], AVX2), 3136, 16, 256, AVX2)  # 4x16 rows already
+    assert not conv._matmul_wins(whole([1, 14, 14, 32], AVX512), 196, 32, 256, AVX512)  # 14x32 is better
     # the block of a one-vector register tile is its width: every filter line read is used whole
-    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 8
+    # (AVX2 at OW 7: 4x16 and a last tile of 3x16, two vectors wide: blocks of 16)
+    assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 16
     assert conv.filter_block([3, 3, 64, 64], 1, [1, 1], AVX2, [1, 56, 56, 64], 1, 256) == 16
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX512, [1, 7, 7, 512], 1, 2048) == 32
     assert conv.channel_pieces(44, AVX2.lanes) == [(0, 40), (40, 4)]

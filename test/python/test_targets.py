@@ -97,9 +97,11 @@ def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 
 
 
 AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
-    "3x3-56": ((1, 32, 56, 56), 64, 3, 1, 1),  # 4x16 register tiles
-    "3x3-7-packed": ((1, 64, 7, 7), 128, 3, 1, 1),  # 7x8 tiles on 16-wide filter blocks
-    "3x3-14-stride-2": ((1, 32, 28, 28), 64, 3, 2, 1),
+    # rows in register tiles that need not divide them, the last tile peeled off narrower (bias and ReLU fused)
+    "3x3-56": ((1, 32, 56, 56), 64, 3, 1, 1),  # 6x16 tiles, the last 2 columns
+    "3x3-7-packed": ((1, 64, 7, 7), 128, 3, 1, 1),  # 4x16 and 3x16 on 16-wide filter blocks
+    "3x3-14-stride-2": ((1, 32, 28, 28), 64, 3, 2, 1),  # 5x16, 5x16 and 4x16
+    "3x3-13": ((1, 16, 13, 13), 32, 3, 1, 1),  # 5x16, 5x16 and 3x16
     "odd-filters": ((1, 12, 9, 11), 27, 3, 1, 1),  # 16 + 8 + 2 + 1 channel pieces
     "depthwise-56": ((1, 48, 28, 28), 48, 3, 1, 48),
     "depthwise-7-stride-2": ((1, 40, 14, 14), 40, 3, 2, 40),

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, linalg, memref, scf
+from mlir.dialects import arith, bufferization, linalg, memref, scf, transform
+from mlir.dialects.transform import loop as transform_loop
 from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
@@ -126,7 +127,8 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
         # 1024->256 at 14x14: 1.32 -> 1.16x)
         tiles = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes)
         pixels = math.prod(output_shape[:3])
-        if kh == kw == 1 and stride == 1 and _matmul_wins(tiles, pixels, block, c, spec):
+        whole = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes, whole_tiles=True)
+        if kh == kw == 1 and stride == 1 and _matmul_wins(whole, pixels, block, c, spec):
             return block  # run as a matmul of the pixels (ConvPlan.as_matmul): panels of the matmul tile's width
         if tiles.fr < block and f % tiles.fr == 0:
             return tiles.fr
@@ -157,31 +159,47 @@ def set_streams(rows: int, pixel_bytes: int, spec: KernelSpec) -> int:
     return -(-rows // period)
 
 
+def _column_cost(owr: int, vectors: int, spec: KernelSpec) -> float:
+    """The time of one output column of a register tile ``owr`` columns by ``vectors`` wide, in FMA slots: its loads
+    per FMA, ``(owr + vectors) / (owr x vectors)``, scaled up where its accumulators cannot keep every FMA pipe busy
+    (``spec.busy_accumulators``)."""
+    accumulators = owr * vectors
+    return (owr + vectors) / accumulators * max(1.0, spec.busy_accumulators / accumulators)
+
+
+def tile_cost(ow: int, owr: int, vectors: int, spec: KernelSpec) -> float:
+    """:func:`_column_cost` over a row of ``ow`` columns in tiles of ``owr``, the last one the ``ow % owr`` left over
+    (peeled into a narrower tile of its own by the schedule)."""
+    rest = ow % owr
+    cost = (ow - rest) * _column_cost(owr, vectors, spec)
+    return (cost + (rest * _column_cost(rest, vectors, spec) if rest else 0.0)) / ow
+
+
 def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: bool = False,
-         pixel_bytes: int = 0) -> ConvTiles:
+         pixel_bytes: int = 0, whole_tiles: bool = False) -> ConvTiles:
     """Tiles on ``spec`` for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of the lanes or a power of
     two below (a piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see
     :func:`matches`); ``pixel_bytes``: how far apart the input pixels of neighbouring output columns are.
 
     The register tile ``OWr x Fr`` (``Fr / lanes`` vectors) is chosen among those whose accumulators, filter vectors
-    and one broadcast fit the registers, whose broadcast streams fit the L1's ways (:func:`set_streams`), and that
-    keep the FMA pipes busy (``spec.busy_accumulators``): the fewest loads per FMA, ``(OWr + Fr / lanes) / (OWr x
-    Fr / lanes)``, then the most accumulators (when no tile keeps the pipes busy: the most accumulators first). On AVX2 (Zen 3) at OW 56 and 28 that
-    is 4x16 (0.75 loads per FMA) where the most accumulators, 14x8 (1.07), ran 15% slower; AVX-512's tiles stay the
-    widest (14x32: 0.57)."""
+    and one broadcast fit the registers and whose broadcast streams fit the L1's ways (:func:`set_streams`): the
+    least :func:`tile_cost` over the row (loads per FMA, scaled up where the accumulators leave the FMA pipes idle,
+    with the row's last tile the columns left over: OWr need not divide OW), then the most accumulators, then the
+    wider. AVX2 (haswell code on Zen 4, bench_kernels, resnet18's 3x3 convolutions, cold weights): OW 56 and 28 take
+    6x16 with a last tile of 2 and 4 columns (99-100 -> 102-107 GFLOP/s, where 4x16 divided them), OW 14 5x16
+    (14x8, the one dividing tile that kept the pipes busy: 86-87 -> 97-98), OW 7 4x16 and 3x16 (7x8: 68-70 ->
+    78-83); AVX-512's tiles stay the widest (14x32: 0.57 loads per FMA). ``whole_tiles``: only tiles that divide
+    OW (how a pointwise convolution weighs running as a matmul, :func:`_matmul_wins`, as measured)."""
     _, _, ow, f = output_shape
     width = spec.conv_width
     limit = spec.conv_strided_row_tile if stride > 1 else max(spec.conv_row_tiles)
     widths = [t for t in (width, width // 2) if t >= spec.lanes and f % t == 0] or [f]
     fits = [(owr, fr, -(-fr // spec.lanes)) for fr in widths for owr in spec.conv_row_tiles
-            if ow % owr == 0 and owr <= limit and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
+            if owr <= min(ow, limit) and (ow % owr == 0 or not whole_tiles)
+            and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
             and (owr + 1) * -(-fr // spec.lanes) + 1 <= spec.registers]
     apart = [t for t in fits if set_streams(t[0], pixel_bytes, spec) < spec.l1_ways] or fits
-    busy = [t for t in apart if t[0] * t[2] >= spec.busy_accumulators]
-    if busy:  # the fewest loads per FMA, then the most accumulators, then the wider
-        owr, fr, _ = min(busy, key=lambda t: ((t[0] + t[2]) / (t[0] * t[2]), -t[0] * t[2], -t[1]))
-    else:  # none keeps the pipes busy: the most accumulators, then the fewest loads per FMA
-        owr, fr, _ = min(apart, key=lambda t: (-t[0] * t[2], (t[0] + t[2]) / (t[0] * t[2]), -t[1]))
+    owr, fr, _ = min(apart, key=lambda t: (tile_cost(ow, t[0], t[2], spec), -t[0] * t[2], -t[1]))
     if weight_heavy and f > fr:
         return ConvTiles(ow, fr, owr, fr, filters_outer=True)
     fl = 2 * width if f % (2 * width) == 0 and fr == width else fr
@@ -234,7 +252,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
         tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
         pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
-        as_matmul = pointwise and _matmul_wins(tiles, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
+        whole = plan([*dest[:3], filt[-1]], 1, spec, pixel_bytes=4 * src[-1], whole_tiles=True) if pointwise else None
+        as_matmul = pointwise and _matmul_wins(whole, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
         return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul)
     stride = max(_ints(op, "strides"))
     pixel_bytes = 4 * src[-1] * _ints(op, "strides")[-1]
@@ -260,11 +279,6 @@ def _contiguous(v: ir.Value) -> bool:
     return strides == expected
 
 
-def _loads_per_fma(rows: int, width: int, spec: KernelSpec) -> float:
-    vectors = -(-width // spec.lanes)
-    return (rows + vectors) / (rows * vectors)
-
-
 #: the fewest input channels for which a pointwise convolution runs as a matmul of its pixels: its bias and
 #: activation then stay unfused, passes over the output that cost in proportion to 1 / C of the FMAs
 MIN_MATMUL_CHANNELS = 256
@@ -272,9 +286,12 @@ MIN_MATMUL_CHANNELS = 256
 
 def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec: KernelSpec) -> bool:
     """Whether a pointwise convolution of ``pixels`` output pixels on filter blocks of ``block`` runs better as a
-    matmul of its pixels: when the matmul's register tile over all the pixels needs fewer loads per FMA than the
-    convolution's over one output row (AVX2 at OW 14 and 7: 14x8 at 1.07 and 7x8 at 1.14 against 4x16 at 0.75 or
-    6x16 at 0.67; AVX-512 keeps its 14x32 and 7x32 convolution tiles)."""
+    matmul of its pixels: when the matmul's register tile over all the pixels costs less (:func:`tile_cost`) than
+    the convolution's whole tiles over one output row (``tiles``: ``plan(..., whole_tiles=True)``). AVX2 at OW 14
+    and 7: 14x8 and 7x8 against 4x16; the 5x16 and 4x16 row tiles with a narrower last one that the convolution
+    itself takes there still lose to the matmul (haswell code on Zen 4, bench_kernels, cold weights: 1x1 256->1024
+    at 14x14 1.24-1.45 ms against 1.07-1.14, 1024->256 1.13-1.15 against 1.05-1.07; AVX-512 keeps its 14x32 and 7x32
+    convolution tiles)."""
     from .matmul import register_rows, target_tiles
 
     if channels < MIN_MATMUL_CHANNELS:
@@ -283,7 +300,8 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
     rows = register_rows(pixels, t.mr, block, spec, strips=False)
     if rows * -(-block // spec.lanes) < spec.busy_accumulators:
         return False
-    return _loads_per_fma(rows, block, spec) < _loads_per_fma(tiles.owr, tiles.fr, spec)
+    vectors = -(-block // spec.lanes)
+    return tile_cost(pixels, rows, vectors, spec) < tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
 
 
 def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
@@ -451,5 +469,19 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
                                         interchange=order).tiled_linalg_op
     # the depthwise register tile takes the whole filter row (kw 0: untiled); the dense one steps kw and c by 1
     window = [1, 0] if t.depthwise else [1, 1, 1]
-    registers = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window]).tiled_linalg_op
-    structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
+    tiled = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window])
+    if t.ow % t.owr:  # the last register tile of a row is narrower: peeled into a loop of its own, static shapes
+        peel_remainder(root, tiled.loops[0])
+        tiled = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
+        structured.VectorizeOp(structured.DecomposeOp(tiled).transformed)
+        return
+    structured.VectorizeOp(structured.DecomposeOp(tiled.tiled_linalg_op).transformed)
+
+
+def peel_remainder(root: ir.Value, loop: ir.Value) -> None:
+    """Split ``loop`` (static bounds, a step that does not divide them) into the loop over its whole steps and the
+    last, shorter iteration, whose tiles canonicalization makes static."""
+    loop_type = transform.OperationType.get("scf.for")
+    cast = transform.CastOp(loop_type, loop).output
+    transform_loop.LoopPeelOp(loop_type, loop_type, cast)
+    schedule.canonicalize(schedule.functions(root))

@@ -459,7 +459,13 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
         if threads > 1:
             last = schedule.fuse(last, schedule.whole(across, extents) + extra, forall=True)
         tiled = schedule.fuse(last, schedule.whole(inside, extents) + extra)
-        schedule.fuse(tiled, schedule.whole(registers, [s or e for s, e in zip(l1, extents)]) + extra)
+        sizes = schedule.whole(registers, [s or e for s, e in zip(l1, extents)]) + extra
+        if not any(sizes):
+            continue
+        fused = structured.FuseOp(tiled, tile_sizes=sizes, apply_cleanup=True)
+        peeled = [d for d, (size, extent) in enumerate(zip(registers, l1)) if size and (extent % size)]
+        if peeled:  # the dim whose last register tile is narrower: that tile peeled off, its shapes static
+            conv.peel_remainder(root, fused.loops[sum(1 for s in sizes[:peeled[0]] if s)])
     # producers fused through an input (a chain that moved to another buffer) stay behind, dead, until DCE
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
 

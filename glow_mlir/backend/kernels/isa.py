@@ -11,9 +11,10 @@ Register budgets, for a register tile of ``rows x width`` f32 outputs (``width /
 
 - convolution (NHWC, the input broadcast): ``rows x width / lanes`` accumulators, ``width / lanes`` filter vectors
   and one broadcast of the input live at once (AVX2: 14x8 is 14 + 1 + 1 = 16 registers, where 7x16, 14 + 2 + 1,
-  spilled and ran at a third of the speed); among the tiles within the budget the kernel takes the fewest loads per
-  FMA that keeps ``busy_accumulators`` in flight (conv.plan: on Zen 3, 4x16 at 0.75 loads per FMA ran 15% faster
-  than 14x8 at 1.07);
+  spilled and ran at a third of the speed); among the tiles within the budget the kernel takes the one of least
+  cost over the output row: loads per FMA, scaled up where fewer than ``busy_accumulators`` are in flight, the row's
+  last tile the columns left over (conv.plan, conv.tile_cost: AVX2 at OW 14 5x16 and at OW 7 4x16 and 3x16, 11-15%
+  faster than the dividing 14x8 and 7x8);
 - matmul (the A element broadcast): ``mr x nr / lanes`` accumulators, ``nr / lanes`` rows of B, one broadcast; fewer
   rows where they divide M and still keep the pipes busy (matmul.register_rows).
 """
@@ -145,7 +146,7 @@ AVX512 = KernelSpec(
 #: AVX2 (and AVX with FMA): 16 ymm registers of 8 lanes.
 AVX2 = KernelSpec(
     isa="avx2", lanes=8, registers=16,
-    conv_width=16, conv_accumulators=14, conv_row_tiles=(14, 8, 7, 6, 4, 3, 2, 1), conv_strided_row_tile=14,
+    conv_width=16, conv_accumulators=14, conv_row_tiles=(14, 8, 7, 6, 5, 4, 3, 2, 1), conv_strided_row_tile=14,
     depthwise_channels=16, depthwise_row_tiles=(8, 7, 4, 2, 1), depthwise_accumulators=8, filter_block=16,
     matmul=(
         MatmulClass("row", 1, 256, 1, 64, pack=True,

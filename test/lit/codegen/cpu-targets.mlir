@@ -28,17 +28,23 @@ func.func @matmul(%a: memref<120x64xf32>, %b: memref<64x64xf32>, %c: memref<120x
 
 // -----
 
-// A 3x3 convolution with 7 output columns: AVX2 takes 7 columns of one 8-lane vector (7 accumulators: 7 x 16
-// spilled), AVX-512 7 columns of 32 filters (14 zmm), NEON 7 columns of 8 filters (two q registers each), Helium
-// one column of 4 (no row tile of its table divides 7 within 8 registers).
+// A 3x3 convolution with 7 output columns: AVX2 takes tiles of 4 columns of 16 filters (8 ymm accumulators: 7 x 16
+// would spill), the row's last tile the 3 columns left (peeled off, static); AVX-512 7 columns of 32 filters (14
+// zmm, dividing the row); NEON 4 and 3 columns of 16 filters (16 and 12 q accumulators); Helium 4 and 3 columns of 4
+// (within its 8 registers). No narrower tile runs alone where it cannot keep the FMA pipes busy.
 // AVX2-LABEL: func.func @conv(
-// AVX2:       vector.contract {{.+}} vector<1x7x1xf32>, vector<1x8xf32> into vector<1x7x8xf32>
+// AVX2:       vector.contract {{.+}} vector<1x4x1xf32>, vector<1x16xf32> into vector<1x4x16xf32>
+// AVX2:       vector.contract {{.+}} vector<1x3x1xf32>, vector<1x16xf32> into vector<1x3x16xf32>
+// AVX2-NOT:   vector<1x7x
 // AVX512-LABEL: func.func @conv(
 // AVX512:     vector.contract {{.+}} vector<1x7x1xf32>, vector<1x32xf32> into vector<1x7x32xf32>
+// AVX512-NOT: vector<1x3x
 // NEON-LABEL: func.func @conv(
-// NEON:       vector.contract {{.+}} vector<1x7x1xf32>, vector<1x8xf32> into vector<1x7x8xf32>
+// NEON:       vector.contract {{.+}} vector<1x4x1xf32>, vector<1x16xf32> into vector<1x4x16xf32>
+// NEON:       vector.contract {{.+}} vector<1x3x1xf32>, vector<1x16xf32> into vector<1x3x16xf32>
 // MVE-LABEL:  func.func @conv(
-// MVE:        vector.contract {{.+}} vector<1x1x1xf32>, vector<1x4xf32> into vector<1x1x4xf32>
+// MVE:        vector.contract {{.+}} vector<1x4x1xf32>, vector<1x4xf32> into vector<1x4x4xf32>
+// MVE:        vector.contract {{.+}} vector<1x3x1xf32>, vector<1x4xf32> into vector<1x3x4xf32>
 func.func @conv(%x: memref<1x9x9x64xf32>, %f: memref<3x3x64x32xf32>, %y: memref<1x7x7x32xf32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %f : memref<1x9x9x64xf32>, memref<3x3x64x32xf32>) outs(%y : memref<1x7x7x32xf32>)
