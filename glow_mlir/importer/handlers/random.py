@@ -110,8 +110,7 @@ def random_uniform(ctx: NodeContext) -> Tensor:
 @onnx_op("RandomUniformLike", since=1, inputs=(1, 1), attrs=("dtype", "high", "low", "seed"))
 def random_uniform_like(ctx: NodeContext) -> Tensor:
     """Uniform draws in [low, high) of the input's shape (its values are not read)."""
-    x = ctx.input(0)
-    return _uniform(ctx, shape_of(x), _float_dtype(ctx, x if dtype_of(x).kind == "f" else None))
+    return _like(ctx, _uniform)
 
 
 @onnx_op("RandomNormal", since=1, inputs=(0, 0), attrs=("dtype", "mean", "scale", "seed", "shape"))
@@ -123,8 +122,13 @@ def random_normal(ctx: NodeContext) -> Tensor:
 @onnx_op("RandomNormalLike", since=1, inputs=(1, 1), attrs=("dtype", "mean", "scale", "seed"))
 def random_normal_like(ctx: NodeContext) -> Tensor:
     """Normal draws N(mean, scale^2) of the input's shape (its values are not read)."""
+    return _like(ctx, _normal)
+
+
+def _like(ctx: NodeContext, draws) -> Tensor:
+    """``draws(ctx, shape, dtype)`` of the input's shape, of attribute ``dtype``, else of the input's float type."""
     x = ctx.input(0)
-    return _normal(ctx, shape_of(x), _float_dtype(ctx, x if dtype_of(x).kind == "f" else None))
+    return draws(ctx, shape_of(x), _float_dtype(ctx, x if dtype_of(x).kind == "f" else None))
 
 
 @onnx_op("Bernoulli", since=15, inputs=(1, 1), attrs=("dtype", "seed"))
