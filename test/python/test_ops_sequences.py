@@ -223,3 +223,12 @@ def test_glow_run_feeds_a_sequence_by_its_elements(tmp_path, capsys):
                           "--no-cache"]) == 0
     printed = capsys.readouterr().out
     assert "y: shape ( 2 x 2 ) float32" in printed and "parts[1]: shape ( 1 x 2 ) float32" in printed
+
+
+def test_a_tensor_of_another_type_cannot_join_a_sequence():
+    m = model([helper.make_node("SequenceEmpty", [], ["e"], dtype=F32),
+               helper.make_node("SequenceInsert", ["e", "i"], ["s"], name="ins")],
+              [tensor_info("i", [2], I64)], [seq_info("s", I64)])
+    with pytest.raises(ModelError, match=r"node 'ins' \(SequenceInsert\): a tensor of int64 cannot join a sequence of "
+                                         r"float32"):
+        glow.compile(m)

@@ -52,8 +52,9 @@ def _position(ctx: NodeContext, i: int, length: int, default: int, inserting: bo
 
 
 def _checked_item(ctx: NodeContext, seq: Seq, x: Tensor) -> Tensor:
-    if seq.items and dtype_of(x) != seq.dtype:
-        raise ctx.error(f"a {dtype_of(x)} tensor cannot join a sequence of {seq.dtype}")
+    """``x``, which must have the sequence's element type (an empty sequence's too: SequenceEmpty's ``dtype``)."""
+    if dtype_of(x) != seq.dtype:
+        raise ctx.error(f"a tensor of {dtype_of(x)} cannot join a sequence of {seq.dtype}")
     return x
 
 
