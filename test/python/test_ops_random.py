@@ -136,8 +136,7 @@ def test_loop_iterations_draw_apart():
 
 
 @pytest.mark.parametrize("node, message", [
-    (helper.make_node("RandomUniform", [], ["y"], name="r"), r"node 'r' \(RandomUniform\): attribute 'shape' is "
-                                                             r"required"),
+    (helper.make_node("RandomUniform", [], ["y"], name="r"), r"node 'r' \(RandomUniform\): attribute 'shape' is required"),
     (helper.make_node("RandomUniform", [], ["y"], shape=[2], low=2.0, high=1.0, name="r"),
      r"attribute 'low' \(2\) must not be above 'high' \(1\)"),
     (helper.make_node("RandomNormal", [], ["y"], shape=[2], dtype=I32, name="r"),
