@@ -122,17 +122,20 @@ def test_training_dropout_keeps_and_scales():
     assert abs(mask.mean() - 0.7) < 0.01  # standard error 0.0014
 
 
-def test_loop_iterations_draw_apart():
+@pytest.mark.parametrize("trips", [3, 8])  # unrolled at import; a loop in the graph (scf.for)
+def test_loop_iterations_draw_apart(trips: int):
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond"], ["cond_out"]),
          helper.make_node("RandomUniform", [], ["u"], shape=[1000], seed=7.0)],
         "body", [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", BOOL, [])],
         [helper.make_tensor_value_info("cond_out", BOOL, []), helper.make_tensor_value_info("u", F32, [1000])])
     m = model([helper.make_node("Loop", ["n", "c"], ["draws"], body=body)], [], ["draws"],
-              {"n": np.array(3, np.int64), "c": np.array(True)}, opset=16)
-    draws = glow.compile(m).run({})["draws"]
-    assert draws.shape == (3, 1000)
-    assert np.mean(draws[0] == draws[1]) < 0.01 and np.mean(draws[1] == draws[2]) < 0.01
+              {"n": np.array(trips, np.int64), "c": np.array(True)}, opset=16)
+    compiled = glow.compile(m)
+    assert ("scf.for" in compiled.stage("import").text) == (trips == 8)
+    draws = compiled.run({})["draws"]
+    assert draws.shape == (trips, 1000)
+    assert all(np.mean(draws[i] == draws[i + 1]) < 0.01 for i in range(trips - 1))
 
 
 @pytest.mark.parametrize("node, message", [
