@@ -10,7 +10,8 @@ matmul kernels' (:mod:`.matmul`): the output's content is the init, so a bias wr
 
 Register tiles come from a rule on the target's :class:`~.isa.KernelSpec`, not a search (:func:`plan`): ``Fr`` the
 spec's conv width (two vectors: 32 on AVX-512, 16 on AVX2) or half of it, ``OWr`` one of the spec's row tiles
-dividing OW, within the registers, the L1's ways and the FMA pipes, with the fewest loads per FMA; above stride 1
+within the registers and the L1's ways, of least cost over the row (:func:`tile_cost`: loads per FMA, the FMA
+pipes kept busy, the row's last tile the columns left over, which the schedule peels off); above stride 1
 ``OWr`` stays at the spec's strided limit (AVX-512 stride-2 tiles of 14 or 16 crashed inside the JIT code in the
 NOTES' probe). Depthwise convolutions: register tiles of ``OWr x`` the spec's
 depthwise channels with the whole filter row (NOTES, AVX-512: [16, 16] with KW 3 ran at 63 GFLOP/s, twice
