@@ -189,10 +189,9 @@ def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: floa
             return f"output {i}: got {type(have).__name__}, expected a {type(want).__name__}"
         # Some cases give a scalar output as a numpy scalar.
         want, have = np.asarray(want), np.asarray(have)
-        if have.shape != want.shape:
-            return f"output {i}: shape {list(have.shape)}, expected {list(want.shape)}"
-        if have.dtype != want.dtype:
-            return f"output {i}: dtype {have.dtype}, expected {want.dtype}"
+        mismatch = _shape_or_dtype(i, want, have)
+        if mismatch is not None:
+            return mismatch
         if want.dtype.kind in "bOSU":
             bad = have != want
         else:
@@ -210,15 +209,21 @@ def compare(expected: Sequence[Any], got: Sequence[Any], rtol: float, atol: floa
     return None
 
 
+def _shape_or_dtype(i: int, want: np.ndarray, have: np.ndarray) -> str | None:
+    """How output ``i`` differs from the expected one in shape or dtype, or None."""
+    if have.shape != want.shape:
+        return f"output {i}: shape {list(have.shape)}, expected {list(want.shape)}"
+    if have.dtype != want.dtype:
+        return f"output {i}: dtype {have.dtype}, expected {want.dtype}"
+    return None
+
+
 def _structure(expected: Sequence[Any], got: Sequence[Any]) -> str | None:
     """None when ``got`` has the outputs, shapes and dtypes of ``expected``, else the first difference."""
     if len(got) != len(expected):
         return f"{len(got)} outputs, {len(expected)} expected"
-    for i, (want, have) in enumerate(zip(expected, got)):
-        want, have = np.asarray(want), np.asarray(have)
-        if (have.shape, have.dtype) != (want.shape, want.dtype):
-            return f"output {i}: {have.dtype}{list(have.shape)}, expected {want.dtype}{list(want.shape)}"
-    return None
+    return next((m for i, (want, have) in enumerate(zip(expected, got))
+                 if (m := _shape_or_dtype(i, np.asarray(want), np.asarray(have))) is not None), None)
 
 
 def _bernoulli_draws(inputs: Sequence[Any], got: Sequence[Any]) -> str | None:

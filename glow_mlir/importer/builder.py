@@ -516,10 +516,11 @@ class _Importer:
                 value = self.values[o.name]
                 layout = output_layout(o.name, value, self._elem_type(o, value))
                 names = [o.name] if layout is None else list(layout.elements)
+                stored = None if layout is None else stored_dtype(layout.elem_type)
                 if layout is not None:
                     out_layouts.append(layout)
-                    if stored_dtype(layout.elem_type) is not None:
-                        self.storage.update(dict.fromkeys(names, stored_dtype(layout.elem_type)))
+                if stored is not None:  # each tensor of a sequence of a storage type is stored in it
+                    self.storage.update(dict.fromkeys(names, stored))
                 for n, x in zip(names, carried(value), strict=True):
                     out_names.append(n)
                     results.append(self._stored(n, materialize(x, f"{loaded.label}: graph output '{o.name}'")))

@@ -96,6 +96,13 @@ def stored_dtype(elem_type: int) -> np.dtype | None:
     return STORAGE_TYPES.get(elem_type, INTEGER_STORAGE_TYPES.get(elem_type))
 
 
+def declared_dtype(elem_type: int) -> np.dtype | None:
+    """The dtype of a graph input or output of ONNX element type ``elem_type`` at the program's edge: its storage type
+    if it has one, else its element type (None: unsupported)."""
+    stored = stored_dtype(elem_type)
+    return ELEMENT_TYPES.get(elem_type) if stored is None else stored
+
+
 def compute_dtype(elem_type: int) -> np.dtype | None:
     """The dtype a value of ONNX element type ``elem_type`` is computed in (None when unsupported)."""
     if elem_type in STORAGE_TYPES:
@@ -569,8 +576,7 @@ def resolve_shapes(
         if not inp.type.HasField("tensor_type"):
             raise UnsupportedError(f"{label}: graph input '{inp.name}' is not a tensor (map values are not supported)")
         tt = inp.type.tensor_type
-        dtype = stored_dtype(tt.elem_type)
-        dtype = ELEMENT_TYPES.get(tt.elem_type) if dtype is None else dtype
+        dtype = declared_dtype(tt.elem_type)
         if dtype is None:
             raise UnsupportedError(
                 f"{label}: graph input '{inp.name}' has unsupported element type {type_name(tt.elem_type)}"

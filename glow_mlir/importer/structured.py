@@ -23,7 +23,7 @@ import numpy as np
 import onnx
 
 from ..errors import InputError, ModelError, UnsupportedError
-from .model import ELEMENT_TYPES, TensorSpec, compute_dtype, stored_dtype, type_name
+from .model import TensorSpec, compute_dtype, declared_dtype, type_name
 
 #: the kinds of structured values
 SEQUENCE, OPTIONAL = "sequence", "optional"
@@ -105,14 +105,9 @@ def element_type(label: str, name: str, t: onnx.TypeProto, what: str = "input") 
     if value_kind(inner) == SEQUENCE:
         inner = inner.sequence_type.elem_type
     elem = _tensor_elem_type(label, name, inner, what)
-    if stored_dtype(elem) is None and elem not in ELEMENT_TYPES:
+    if declared_dtype(elem) is None:
         raise UnsupportedError(f"{label}: graph {what} '{name}' has unsupported element type {type_name(elem)}")
     return elem
-
-
-def _stored(elem: int) -> np.dtype:
-    dtype = stored_dtype(elem)
-    return ELEMENT_TYPES[elem] if dtype is None else dtype
 
 
 def _shape(label: str, name: str, dims: Any) -> tuple[int, ...]:
@@ -135,7 +130,7 @@ def structured_input(label: str, inp: onnx.ValueInfoProto, given: Any, has_overr
     t, name = inp.type, inp.name
     kind = value_kind(t)
     elem = element_type(label, name, t)
-    dtype = _stored(elem)
+    dtype = declared_dtype(elem)
     if kind == OPTIONAL:
         inner = t.optional_type.elem_type
         if not has_override:

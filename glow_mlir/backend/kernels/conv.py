@@ -299,9 +299,9 @@ def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec:
         return False
     t = target_tiles(pixels, block, 1, spec)
     rows = register_rows(pixels, t.mr, block, spec, strips=False)
-    if rows * -(-block // spec.lanes) < spec.busy_accumulators:
-        return False
     vectors = -(-block // spec.lanes)
+    if rows * vectors < spec.busy_accumulators:
+        return False
     return tile_cost(pixels, rows, vectors, spec) < tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
 
 
@@ -471,12 +471,11 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
     # the depthwise register tile takes the whole filter row (kw 0: untiled); the dense one steps kw and c by 1
     window = [1, 0] if t.depthwise else [1, 1, 1]
     tiled = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window])
+    registers = tiled.tiled_linalg_op
     if t.ow % t.owr:  # the last register tile of a row is narrower: peeled into a loop of its own, static shapes
         peel_remainder(root, tiled.loops[0])
-        tiled = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
-        structured.VectorizeOp(structured.DecomposeOp(tiled).transformed)
-        return
-    structured.VectorizeOp(structured.DecomposeOp(tiled.tiled_linalg_op).transformed)
+        registers = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
+    structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
 
 
 def peel_remainder(root: ir.Value, loop: ir.Value) -> None:

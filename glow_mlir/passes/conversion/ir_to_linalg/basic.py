@@ -3,6 +3,7 @@ activation rows of the elementwise table."""
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
@@ -26,6 +27,7 @@ from .common import (
     _update,
     elementwise,
     index_constant,
+    module_global,
     row_major_strides,
     storage_type,
 )
@@ -68,14 +70,12 @@ def _splat(op: ir.OpView, new: Operands) -> None:
 
 #: splitmix64: the step between its states (2^64 over the golden ratio) and its finalizer's two multipliers
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
-#: the counter of the draws of one seed: a private mutable memref.global per seed, of this type
-_RUN_COUNTER = "memref<1xi64>"
 
 
 def _i64(value: int) -> ir.Value:
     """An i64 constant of the 64 bits of ``value`` (taken modulo 2^64)."""
     value &= (1 << 64) - 1
-    return arith.constant(ir.IntegerType.get_signless(64), value - (1 << 64) if value >> 63 else value)
+    return _constant(ir.IntegerType.get_signless(64), value - (1 << 64) if value >> 63 else value)
 
 
 def _mix64(x: ir.Value) -> ir.Value:
@@ -85,30 +85,15 @@ def _mix64(x: ir.Value) -> ir.Value:
     return arith.xori(x, arith.shrui(x, _i64(31)))
 
 
-def _run_counter(op: ir.OpView) -> ir.Value:
-    """The counter of the draws of ``op``'s seed (a zero-initialized mutable private ``memref.global`` that every
-    random_uniform of that seed in the module shares), read at the current insertion point."""
-    module = op.operation
-    while module.name != "builtin.module":
-        module = module.parent
-    table = ir.SymbolTable(module)
-    name = f"glow_random_runs_{op.seed & ((1 << 64) - 1):x}"
-    mtype = ir.MemRefType(ir.Type.parse(_RUN_COUNTER))
-    if name not in table:
-        zero = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], mtype.element_type),
-                                              ir.IntegerAttr.get(mtype.element_type, 0))
-        with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
-            table.insert(memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=zero))
-    return memref.get_global(mtype, name)
-
-
 def _random_uniform(op: ir.OpView, new: Operands) -> None:
     """dest[i] = 24 bits of splitmix64(key + (i + 1) * step), read as a float in [0, 1), i the flat row-major index
     and key = splitmix64(seed + run * step), run counting the draws of this seed from 0 (a counter in a global of the
     module, bumped here): the ops of one seed (an unrolled loop's copies of one node) draw in turn from one stream.
     Each element's draw is independent of the others', so the generic vectorizes and parallelizes as any
     elementwise op."""
-    counter = _run_counter(op)
+    # the draw count of the seed: state in the module that every random_uniform of the seed shares
+    counter = module_global(op.operation, f"glow_random_runs_{op.seed & ((1 << 64) - 1):x}", np.zeros(1, np.int64),
+                            constant=False)
     at = [index_constant(0)]
     run = memref.load(counter, at)
     memref.store(arith.addi(run, _i64(1)), counter, at)

@@ -10,11 +10,10 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
 from ....dialects.cnn_numpy import lrn_window, pool_counts
-from ....dialects.optable import mlir_type, numpy_dtype, numpy_to_elements
+from ....dialects.optable import numpy_dtype
 from ....dialects.shapes import window_extent
 from .basic import fused_activation
 from .common import (
-    ALIGNMENT,
     BLOCKED_CONV_ATTR,
     INF,
     Lowering,
@@ -25,6 +24,7 @@ from .common import (
     _memref,
     _update,
     elementwise,
+    module_global,
     row_major_strides,
 )
 from .datamove import _subview
@@ -241,24 +241,6 @@ def lower_max_pool(op: ir.OpView, new: Operands) -> None:
         _pool(op, new, -(1 << (ir.IntegerType(et).width - 1)), arith.maxsi)
 
 
-def _global_constant(anchor: ir.Operation, base: str, value: np.ndarray) -> ir.Value:
-    """A private constant ``memref.global`` holding ``value``, declared in the module of ``anchor``, and read
-    (``memref.get_global``) at the current insertion point."""
-    module = anchor
-    while module.name != "builtin.module":
-        module = module.parent
-    table = ir.SymbolTable(module)
-    name, k = base, 0
-    while name in table:
-        k += 1
-        name = f"{base}_{k}"
-    mtype = ir.MemRefType.get(list(value.shape), mlir_type(value.dtype))
-    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
-        memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=numpy_to_elements(value),
-                        constant=True, alignment=ALIGNMENT)
-    return memref.get_global(mtype, name)
-
-
 def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
     """avg_pool(dest, src) -> dest = sum over the window positions' strided views of src bordered by zeros; then dest
     divided by each window's count: one constant when all windows count alike, else a constant [OH, OW] map
@@ -272,7 +254,7 @@ def lower_avg_pool(op: ir.OpView, new: Operands) -> None:
         count = _constant(et, float(counts.flat[0]))
         _update(new.dest, [], [], lambda total: arith.divf(total, count))
         return
-    table = _global_constant(op.operation, "__glow_pool_counts", counts.astype(numpy_dtype(et)))
+    table = module_global(op.operation, "__glow_pool_counts", counts.astype(numpy_dtype(et)))
     _update(new.dest, [table], [_dims(1, 2, rank=4)], lambda n, total: arith.divf(total, n))
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
 from ....dialects import glowir
+from ....dialects.optable import mlir_type, numpy_to_elements
 from ...registry import PassError
 
 PREFIX = glowir.DIALECT.name + "."
@@ -71,6 +73,28 @@ def storage_type(t: ir.Type) -> ir.MemRefType:
 def index_constant(value: int) -> ir.Value:
     """An arith constant of type index."""
     return arith.constant(ir.IndexType.get(), value)
+
+
+def module_global(anchor: ir.Operation, name: str, value: np.ndarray, constant: bool = True) -> ir.Value:
+    """A private ``memref.global`` holding ``value`` in the module of ``anchor``, read (``memref.get_global``) at the
+    current insertion point. A constant one is a table of its own, named ``name`` or ``name_1``, ``name_2`` ...;
+    a mutable one is state that every op asking for ``name`` shares (made on the first request)."""
+    module = anchor
+    while module.name != "builtin.module":
+        module = module.parent
+    table = ir.SymbolTable(module)
+    base, k = name, 0
+    while constant and name in table:
+        k += 1
+        name = f"{base}_{k}"
+    mtype = ir.MemRefType.get(list(value.shape), mlir_type(value.dtype))
+    if name not in table:
+        with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+            # inserted into the symbol table too, so that the next request sees it
+            table.insert(memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private",
+                                         initial_value=numpy_to_elements(value), constant=constant,
+                                         alignment=ALIGNMENT))
+    return memref.get_global(mtype, name)
 
 
 def _constant(element_type: ir.Type, value: float) -> ir.Value:

@@ -12,7 +12,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, memref, scf
 
 from ....dialects.quantized import UNSIGNED_SHIFT, fixed_point, ratio
-from .cnn import _global_constant, _padded_type, conv_into
+from .cnn import _padded_type, conv_into
 from .common import (
     ALIGNMENT,
     INT8_CONV_ATTR,
@@ -25,6 +25,7 @@ from .common import (
     _expand,
     _memref,
     elementwise,
+    module_global,
 )
 from .common import index_constant as _index
 
@@ -92,7 +93,7 @@ def requantization_tables(op: ir.OpView) -> tuple[ir.Value, ir.Value]:
     pairs = [fixed_point(float(np.float32(m))) for m in op.multipliers]
     channels = _memref(op.dest).shape[-1]
     pairs = pairs * channels if len(pairs) == 1 else pairs
-    return tuple(_global_constant(op.operation, name, np.array([p[i] for p in pairs], np.int32))
+    return tuple(module_global(op.operation, name, np.array([p[i] for p in pairs], np.int32))
                  for i, name in ((0, "__glow_requant_multipliers"), (1, "__glow_requant_shifts")))
 
 
