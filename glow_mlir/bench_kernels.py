@@ -142,6 +142,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
         def visit(op: ir.Operation) -> ir.WalkResult:
             if (plan := conv_kernels.matches(op, spec)) is not None and plan.as_matmul:
                 keys.append(f"matmul of the pixels, {filt.shape[0]} panels")
+            elif plan is not None and plan.pixel_rows:
+                keys.append(f"pixels reg={plan.pixel_rows}x{filt.shape[-1]} x{filt.shape[0]} blocks")
             elif plan is not None:
                 keys.extend(tiles.key() + (f" x{filt.shape[0]} blocks" if plan.blocked else "")
                             for _, _, tiles in plan.pieces)

@@ -99,8 +99,11 @@ def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 
 AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     # rows in register tiles that need not divide them, the last tile peeled off narrower (bias and ReLU fused)
     "3x3-56": ((1, 32, 56, 56), 64, 3, 1, 1),  # 6x16 tiles, the last 2 columns
-    "3x3-7-packed": ((1, 64, 7, 7), 128, 3, 1, 1),  # 4x16 and 3x16 on 16-wide filter blocks
-    "3x3-14-stride-2": ((1, 32, 28, 28), 64, 3, 2, 1),  # 5x16, 5x16 and 4x16
+    # short rows on 16-wide filter blocks: tiles of pixels across output rows (5 x 16 over 49, 6 x 16 over 196)
+    "3x3-7-packed": ((1, 64, 7, 7), 128, 3, 1, 1),
+    "3x3-14-stride-2": ((1, 32, 28, 28), 64, 3, 2, 1),
+    "3x3-7-two-images": ((2, 64, 7, 7), 128, 3, 1, 1),
+    "1x1-stride-2-into-7": ((1, 64, 14, 14), 128, 1, 2, 1),
     "3x3-13": ((1, 16, 13, 13), 32, 3, 1, 1),  # 5x16, 5x16 and 3x16
     "odd-filters": ((1, 12, 9, 11), 27, 3, 1, 1),  # 16 + 8 + 2 + 1 channel pieces
     "depthwise-56": ((1, 48, 28, 28), 48, 3, 1, 48),
@@ -121,6 +124,46 @@ def test_avx2_code_matches_the_reference(case: tuple, threads: int) -> None:
     x = RNG.standard_normal(shape).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * k * k * shape[1] / group)
+
+
+@needs_avx2
+@pytest.mark.parametrize("threads", [1, 2])
+def test_avx2_residual_block_on_tiles_of_pixels_matches_the_reference(threads: int) -> None:
+    # two 3x3 convolutions at 7x7 on 16-wide filter blocks (tiles of pixels), the second's epilogue a residual add
+    # and a ReLU that stay behind as vector loops
+    c = 48
+    w1, w2 = ((RNG.standard_normal((c, c, 3, 3)) * 0.1).astype(np.float32) for _ in range(2))
+    b1, b2 = (RNG.standard_normal(c).astype(np.float32) for _ in range(2))
+    conv = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], **conv), helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], **conv), helper.make_node("Add", ["c2", "x"], ["s"]),
+             helper.make_node("Relu", ["s"], ["y"])]
+    graph = helper.make_graph(nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 7, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, 7, 7])],
+                              [numpy_helper.from_array(v, n) for v, n in ((w1, "w1"), (w2, "w2"), (b1, "b1"), (b2, "b2"))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell", cache=False)
+    assert "llvm.intr.prefetch" in compiled.stage("codegen").text
+    x = RNG.standard_normal((1, c, 7, 7)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-3)
+
+
+def test_short_rows_take_tiles_of_pixels_where_they_save_fma_slots() -> None:
+    from glow_mlir.backend.kernels import conv, isa
+
+    def rows(ow: int, spec: isa.KernelSpec, stride: int = 1) -> int:
+        block = spec.filter_block
+        return conv.pixel_rows(conv.plan([1, ow, ow, block], stride, spec), ow * ow, block, spec)
+
+    assert (rows(7, isa.AVX2), rows(14, isa.AVX2), rows(7, isa.AVX2, 2)) == (5, 6, 5)
+    assert rows(28, isa.AVX2) == 0  # the 6x16 row tiles cost under 2% more, and fuse the epilogue
+    assert rows(7, isa.AVX512) == rows(14, isa.AVX512) == 0  # 7x32 and 14x32 row tiles
+    for spec in isa.SPECS.values():  # every tile within the registers and the address registers
+        for ow in (5, 7, 13, 14):
+            r = rows(ow, spec)
+            vectors = spec.filter_block // spec.lanes
+            assert r <= spec.pixel_tile_limit and (r + 1) * vectors + 1 <= spec.registers
 
 
 def test_a_pointwise_convolution_on_many_channels_becomes_a_matmul_of_its_pixels_for_avx2() -> None:

@@ -3,6 +3,8 @@ class (and a way to cover shapes the tiles do not divide).
 
 - :mod:`.matmul`: ``linalg.matmul`` / ``linalg.batch_matmul`` (glowir's matmul, fully_connected, batch_matmul).
 - :mod:`.conv`: ``linalg.conv_2d_nhwc_hwcf`` (glowir's conv2d with one group).
+- :mod:`.pixel_tiles`: a convolution on a packed filter with short output rows, in register tiles of output pixels
+  that cross the rows (loops of vector FMAs, built directly).
 - :mod:`.vectorize`: every other linalg op on memrefs, vectorized on its innermost dim (``cpu-vectorize-rest``).
 - :mod:`.approx`: f32 exp, erf and tanh as polynomials (``cpu-approximate-math``).
 - :mod:`.epilogue`: either of them with the bias that initializes its output and the elementwise updates after it

@@ -26,6 +26,9 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
   a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
   conv island per block, so that a block streams in once and stays in L2 across the output rows;
+- a convolution on a packed filter whose output rows are short for the row tiles (AVX2 at OW 7 and 14: 4x16 and
+  3x16, 5x16 and 4x16) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`, :mod:`.pixel_tiles`:
+  6x16 over 196 pixels, 5x16 over 49), its epilogue left as vector loops;
 - a 1x1 stride-1 convolution on a packed filter of 256 or more input channels whose output row admits only a poor
   register tile runs as a matmul of its pixels on the filter's blocks as panels (:func:`make_matmul_islands`; AVX2 at
   OW 14 and 7: resnet50's 1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x), its bias and activation left
@@ -233,6 +236,9 @@ class ConvPlan:
     #: a 1x1 stride-1 convolution on a packed filter, run as a matmul of the flattened pixels by the filter's blocks
     #: (:func:`make_matmul_islands`)
     as_matmul: bool = False
+    #: a convolution on a packed filter in register tiles of this many output pixels, which may cross output rows
+    #: (:func:`pixel_rows`, :mod:`.pixel_tiles`); 0: row tiles
+    pixel_rows: int = 0
 
 
 def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
@@ -255,7 +261,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
         whole = plan([*dest[:3], filt[-1]], 1, spec, pixel_bytes=4 * src[-1], whole_tiles=True) if pointwise else None
         as_matmul = pointwise and _matmul_wins(whole, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
-        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul)
+        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec)
+        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows)
     stride = max(_ints(op, "strides"))
     pixel_bytes = 4 * src[-1] * _ints(op, "strides")[-1]
     # the filter outweighs the input: streaming every filter once per output row then costs more than the FMAs
@@ -267,6 +274,31 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
                  else plan(shape, stride, spec, weight_heavy, pixel_bytes))
         pieces.append((start, size, tiles))
     return ConvPlan(tuple(pieces))
+
+
+#: how much less a pixel tile must cost than the row tiles (:func:`tile_cost`) to take its place: the pixel kernel
+#: leaves the epilogue to a pass of its own over the output, which the row tiles fuse (AVX2: OW 7 saves 22%, 14 6.5%,
+#: 28 1.8%, which ran even: 1.00-1.01 of the row tiles' time)
+PIXEL_TILE_SAVING = 0.05
+
+
+def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec) -> int:
+    """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
+    output pixels per image, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`) cost at least
+    :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`); 0 otherwise. A tile holds at
+    most ``spec.pixel_tile_limit`` pixels, its accumulators within the spec's, with its filter vectors and one
+    broadcast within the registers. AVX2 at OW 7 and 14: 6x16 over 49 and 196 pixels; AVX-512's 7x32 and 14x32 row
+    tiles stay."""
+    vectors = -(-block // spec.lanes)
+    if block % spec.lanes:
+        return 0
+    fits = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1)
+            if r * vectors <= spec.conv_accumulators and (r + 1) * vectors + 1 <= spec.registers]
+    if not fits:
+        return 0
+    rows = min(fits, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
+    rows_cost = tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
+    return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - PIXEL_TILE_SAVING) * rows_cost else 0
 
 
 def _contiguous(v: ir.Value) -> bool:

@@ -81,6 +81,11 @@ class KernelSpec:
     filter_block: int
     #: the matmul tile table, first covering row wins (the last must cover every shape)
     matmul: tuple[MatmulClass, ...] = field(default=())
+    #: the most output pixels in a register tile of pixels that may cross output rows (conv.pixel_rows): each reads
+    #: the input at an address of its own, one general-purpose register per pixel beside the filter's, the channel
+    #: index and the loop bounds (x86-64 has 16: AVX-512 tiles of 12 and 14 pixels ran at 1.09x the time of its 7x32
+    #: row tiles, haswell 6x16 at 0.83x)
+    pixel_tile_limit: int = 6
     #: accumulators that keep every FMA pipe busy (pipes x FMA latency): a register tile below it waits on its FMAs
     busy_accumulators: int = 8
     #: L1 data and L2 cache bytes of the target (per core), and the L1's ways
@@ -200,7 +205,7 @@ MVE = KernelSpec(
     isa="mve", lanes=4, registers=8,
     conv_width=4, conv_accumulators=6, conv_row_tiles=(6, 4, 3, 2, 1), conv_strided_row_tile=6,
     depthwise_channels=4, depthwise_row_tiles=(4, 2, 1), depthwise_accumulators=4, filter_block=4,
-    busy_accumulators=4,
+    busy_accumulators=4, pixel_tile_limit=4,
     matmul=(
         MatmulClass("row", 1, 64, 1, 16, why="one row: 4 q accumulators"),
         MatmulClass("matrix-vector", 8, 64, 6, 4, why="few rows: up to 6 x 1 q accumulators and a broadcast"),

@@ -35,7 +35,7 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import approx, conv, epilogue, int8, isa, llvm_vectors, matmul, vectorize
+from . import approx, conv, epilogue, int8, isa, llvm_vectors, matmul, pixel_tiles, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -219,6 +219,9 @@ class TileKernels(TargetOptions, Pass):
             for op, plan in convolutions:
                 if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
                     conv.make_matmul_islands(op, spec, moves=self.threads == 1)
+                    continue
+                if plan.pixel_rows:  # its epilogue stays behind as vector loops
+                    pixel_tiles.make_kernel(op, plan, spec, self._block_threads(op, plan))
                     continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind

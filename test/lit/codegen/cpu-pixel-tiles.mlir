@@ -1,0 +1,121 @@
+// cpu-tile-kernels on convolutions on packed filters (convert-glowir-to-linalg's blocked generic, dest viewed [N, OH,
+// OW, F/B, B]) whose output rows are short: register tiles of output pixels that may cross output rows
+// (backend/kernels/pixel_tiles.py), where they cost at least 5% less than the row tiles (conv.pixel_rows).
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=THREADS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
+
+// AVX2, 7x7 output pixels on blocks of 16 filters: tiles of 5 pixels (10 ymm accumulators; 49 = 9 x 5 + 4), each
+// pixel's row and column from its index, the next block's filter line prefetched into L2 at every step; the last 4
+// pixels a tile of their own. The loops replace the generic: no row tiles (vector.contract) are left.
+// AVX2-LABEL: func.func @short_rows(
+// AVX2:       scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
+// AVX2:       %[[NEXT:.+]] = arith.minui
+// AVX2:       scf.for %{{.+}} = %{{.+}} to %c9 step
+// AVX2:       arith.divui %{{.+}}, %c7
+// AVX2:       arith.remui %{{.+}}, %c7
+// AVX2:       memref.prefetch %{{.+}}[%[[NEXT]], {{.+}}], read, locality<2>, data
+// AVX2-COUNT-2: vector.load %{{.+}}[%[[J]], {{.+}} : memref<2x3x3x32x16xf32>, vector<8xf32>
+// AVX2-COUNT-10: vector.fma {{.+}} : vector<8xf32>
+// AVX2-NOT:   vector.fma
+// AVX2:       scf.yield
+// AVX2:       memref.prefetch
+// AVX2-COUNT-8: vector.fma {{.+}} : vector<8xf32>
+// AVX2-NOT:   vector.fma
+// AVX2-NOT:   vector.contract
+// AVX2-NOT:   linalg.generic
+// AVX2:       return
+// With threads the blocks are the tasks (one each here), each running its tiles on its thread.
+// THREADS-LABEL: func.func @short_rows(
+// THREADS:     scf.forall (%[[B:.+]]) in (2)
+// THREADS:     memref.prefetch
+// THREADS-COUNT-10: vector.fma
+// THREADS-NOT: scf.forall
+// THREADS:     return
+func.func @short_rows(%x: memref<1x9x9x32xf32>, %w: memref<2x3x3x32x16xf32>, %y: memref<1x7x7x2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x9x9x32xf32>, memref<2x3x3x32x16xf32>) outs(%y : memref<1x7x7x2x16xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// AVX2 at 28 output columns: the row tiles (6x16, the last 4 columns peeled) cost under 2% more than tiles of pixels
+// and keep their fused epilogue: kept.
+// AVX2-LABEL: func.func @long_rows(
+// AVX2-NOT:   memref.prefetch
+// AVX2:       vector.contract {{.+}} into vector<1x6x16xf32>
+// AVX2-NOT:   memref.prefetch
+// AVX2:       return
+func.func @long_rows(%x: memref<1x30x30x16xf32>, %w: memref<2x3x3x16x16xf32>, %y: memref<1x28x28x2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x30x30x16xf32>, memref<2x3x3x16x16xf32>) outs(%y : memref<1x28x28x2x16xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// AVX-512 at 7x7 on blocks of 32: its 7x32 row tiles (14 zmm accumulators) are as cheap as any pixel tile within
+// the address registers (at most 6 pixels): kept.
+// AVX512-LABEL: func.func @avx512_rows(
+// AVX512-NOT: memref.prefetch
+// AVX512:     vector.contract {{.+}} into vector<1x7x32xf32>
+// AVX512-NOT: memref.prefetch
+// AVX512:     return
+func.func @avx512_rows(%x: memref<1x9x9x32xf32>, %w: memref<2x3x3x32x32xf32>, %y: memref<1x7x7x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x9x9x32xf32>, memref<2x3x3x32x32xf32>) outs(%y : memref<1x7x7x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Stride 2 into 7x7 for AVX2, the pixels' input rows and columns are twice their output row and column.
+// AVX2-LABEL: func.func @strided(
+// AVX2:       %[[ROW:.+]] = arith.divui %{{.+}}, %c7
+// AVX2:       %[[COLUMN:.+]] = arith.remui %{{.+}}, %c7
+// AVX2:       arith.muli %[[ROW]], %c2
+// AVX2:       arith.muli %[[COLUMN]], %c2
+// AVX2:       memref.prefetch
+// AVX2:       return
+func.func @strided(%x: memref<1x15x15x32xf32>, %w: memref<2x3x3x32x16xf32>, %y: memref<1x7x7x2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x15x15x32xf32>, memref<2x3x3x32x16xf32>) outs(%y : memref<1x7x7x2x16xf32>)
+      attrs = {glow.blocked_conv = array<i64: 2, 2>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
