@@ -92,9 +92,12 @@ class CompileOptions:
         cpu_name, triple = self.target_names()
         return targets.named(cpu_name or None, triple or None)
 
-    def codegen(self, threads: int | None = None) -> list[Element]:
-        """The codegen stage for ``threads`` cores (default :meth:`thread_count`) of the target."""
-        return cpu.codegen(self.thread_count() if threads is None else threads, *self.target_names())
+    def codegen(self, threads: int | None = None, io_arguments: bool = True) -> list[Element]:
+        """The codegen stage for ``threads`` cores (default :meth:`thread_count`) of the target; ``io_arguments``:
+        the inputs and outputs as arguments of their own, as the in-process runtime calls the code (a bundle keeps
+        them in its mutableWeight region)."""
+        return cpu.codegen(self.thread_count() if threads is None else threads, *self.target_names(),
+                           io_arguments=io_arguments)
 
     def cache_options(self) -> dict[str, Any]:
         """What changes the generated code, as the compile cache keys it: the options, and every stage's pipeline
@@ -178,8 +181,8 @@ class CompiledModel:
         return regroup(self.output_layouts, outputs) if self.output_layouts else outputs
 
     def rerun(self) -> None:
-        """Run the code once more on the inputs of the last ``run``, in place: no copies of the inputs into the
-        program's memory or of the outputs out of it (the bench times the code alone so, as a bundle runs)."""
+        """Run the code once more on the inputs of the last ``run``, into outputs of its own that it does not return:
+        no output is allocated (the bench times the code alone so, as a bundle runs)."""
         self._jit.rerun()
 
     def run_tensors(self, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -343,7 +346,7 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Any] | None = None, opt
         start = time.perf_counter()
         progress.stage("jit: LLVM")
         jit = JitProgram(lowered.module, lowered.program.name, signature, memory=lowered.program.memory,
-                         threads=options.thread_count(), target=target)
+                         threads=options.thread_count(), target=target, io_arguments=True)
         lowered.stages.append(Stage("jit", "", time.perf_counter() - start))
     imported = lowered.imported
     if key is not None:
@@ -395,12 +398,13 @@ def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_second
     ctx = None
     if entry.object_code is not None and orc.available():
         jit = JitProgram(None, meta["program"], signature, memory=memory, threads=meta["threads"],
-                         object_code=entry.object_code)
+                         object_code=entry.object_code, io_arguments=True)
     else:
         ctx = make_context()
         with ctx, ir.Location.unknown(ctx):
             module = ir.Module.parse(entry.bytecode, ctx)
-            jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"])
+            jit = JitProgram(module, meta["program"], signature, memory=memory, threads=meta["threads"],
+                             io_arguments=True)
     stages.append(Stage("jit", "", time.perf_counter() - start))
     ins, outs = ([Layout.from_json(x) for x in part] for part in meta.get("layouts", [[], []]))
     return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
@@ -466,7 +470,8 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                 _emit(options, len(lowered.stages) - 1, "partition", module)
             partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
             # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count
-            lowered.stages.append(_run_stage("codegen", module, options.codegen(threads=options.threads or 1), options))
+            lowered.stages.append(_run_stage("codegen", module, options.codegen(threads=options.threads or 1,
+                                                                                 io_arguments=False), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
                 on_stage("codegen", module)

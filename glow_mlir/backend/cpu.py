@@ -104,12 +104,18 @@ PARALLEL_FLOPS = 1_000_000
 PARALLEL_BYTES = 256 * 1024
 
 
-def codegen_entries(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Entry]:
+def codegen_entries(threads: int = 1, target_cpu: str = "", target_triple: str = "",
+                    io_arguments: bool = False) -> list[Entry]:
     """glowir -> LLVM dialect for ``threads`` cores of a target (default: the host): CODEGEN, with the kernels'
-    tiles spread over the cores by the worker pool when ``threads > 1``."""
+    tiles spread over the cores by the worker pool when ``threads > 1``; ``io_arguments``: a planned program takes
+    its inputs and outputs as arguments of their own (the in-process runtime's convention, :mod:`.jit`), not in
+    the mutableWeight region (bundles)."""
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     entries = _threaded(threads)
+    if io_arguments:
+        entries = [(f"{spec}{{io-arguments=true}}" if spec == "convert-glowir-to-linalg" else spec, why)
+                   for spec, why in entries]
     if target_triple and targets.index_bits(target_triple) == 32:
         entries = _index32(entries)
     return _with_options(entries, target_options(target_cpu, target_triple))
@@ -148,9 +154,10 @@ def _threaded(threads: int) -> list[Entry]:
     return entries
 
 
-def codegen(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Element]:
+def codegen(threads: int = 1, target_cpu: str = "", target_triple: str = "",
+            io_arguments: bool = False) -> list[Element]:
     """glowir -> LLVM dialect, parsed (see :func:`codegen_entries`)."""
-    return _elements(codegen_entries(threads, target_cpu, target_triple))
+    return _elements(codegen_entries(threads, target_cpu, target_triple, io_arguments))
 
 
 def lower_to_llvm_text() -> str:

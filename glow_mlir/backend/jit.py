@@ -1,12 +1,16 @@
 """The CPU runtime: run a program lowered to the LLVM dialect in this process through MLIR's ExecutionEngine.
 
-The calling convention comes from ``convert-glowir-to-linalg``, and has two forms:
+The calling convention comes from ``convert-glowir-to-linalg``, and has three forms:
 
-- memory planned (glowir-plan-memory ran): the function takes three byte regions, Glow's bundle convention
-  ``(constantWeight, mutableWeight, activations)``. The runtime packs the constants into one 64-byte aligned blob at
-  their offsets once, at load time, and allocates the activations region and the mutable region once per
-  JitProgram. Each call copies the inputs into the mutable region at their offsets, runs, and copies the outputs
-  out: one call at a time per JitProgram (a lock serializes them), since the regions are reused;
+- memory planned, inputs and outputs as arguments (``io-arguments``, what :func:`glow_mlir.compile` builds): the
+  function takes the constantWeight and activations regions, then one buffer per input and output. The runtime
+  packs the constants into one 64-byte aligned blob at their offsets once, at load time, and allocates the
+  activations region once per JitProgram; each call hands the code the caller's input arrays as they are (copied
+  only when not C-contiguous) and fresh 64-byte aligned output arrays: nothing is copied in or out (SGEMM 1024^3
+  moved 12 MiB per call through the mutableWeight region before). One call at a time per JitProgram (a lock
+  serializes them), since the activations region is reused;
+- memory planned, Glow's bundle convention: three byte regions ``(constantWeight, mutableWeight, activations)``.
+  Each call copies the inputs into the mutable region at their offsets, runs, and copies the outputs out;
 - not planned: one memref per weight var, in declaration order; buffers cross as descriptors pointing into the
   caller's arrays (inputs) and fresh arrays (outputs), and activations come from the heap inside the code.
 
@@ -45,6 +49,7 @@ from mlir.execution_engine import ExecutionEngine
 from ..errors import CompileError, InputError
 from ..passes.conversion.ir_program import REGIONS, MemoryLayout, Program, read_program
 from ..passes.conversion.ir_to_linalg import ALIGNMENT, row_major_strides
+from ..passes.conversion.ir_to_linalg.program import IO_REGIONS
 from . import llvm_api, machine_code, orc, pool
 from . import target as targets
 from .tools_paths import c_runner_utils
@@ -168,6 +173,15 @@ def aligned_bytes(size: int, alignment: int = ALIGNMENT) -> np.ndarray:
     return raw[shift: shift + size]
 
 
+def _aligned_array(arg: Argument) -> np.ndarray:
+    """An uninitialized array for ``arg`` whose data starts on a 64-byte boundary, as the planned buffers do (a
+    vector store then never straddles a cache line where the tiles are whole vectors)."""
+    nbytes = int(np.prod(arg.shape, dtype=np.int64)) * arg.dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    shift = -raw.ctypes.data % ALIGNMENT
+    return raw[shift: shift + nbytes].view(arg.dtype).reshape(arg.shape)
+
+
 def _region_view(region: np.ndarray, arg: Argument) -> np.ndarray:
     """The array of ``arg`` inside its region, at its planned offset."""
     nbytes = int(np.prod(arg.shape, dtype=np.int64)) * arg.dtype.itemsize
@@ -204,7 +218,7 @@ class JitProgram:
     def __init__(self, module: ir.Module | None, func_name: str, signature: Sequence[Argument], opt_level: int = 2,
                  memory: MemoryLayout | None = None, threads: int = 1,
                  object_code: bytes | Sequence[bytes] | None = None, target: targets.Target | None = None,
-                 compile_threads: int | None = None):
+                 compile_threads: int | None = None, io_arguments: bool = False):
         self.module = module
         self.func_name = func_name
         self.signature = list(signature)
@@ -212,7 +226,13 @@ class JitProgram:
         bad = [a.role for a in self.signature if a.role not in ROLES]
         if bad:
             raise ValueError(f"argument roles must be one of {ROLES}, got {bad}")
-        expected = list(REGIONS) if memory is not None else [a.name for a in self.signature]
+        #: planned, with the inputs and outputs as arguments of their own (convert-glowir-to-linalg's io-arguments)
+        self.io_arguments = io_arguments and memory is not None
+        self._variable = [a for a in self.signature if a.role != "const"]
+        if memory is None:
+            expected = [a.name for a in self.signature]
+        else:
+            expected = list(IO_REGIONS) + [a.name for a in self._variable] if self.io_arguments else list(REGIONS)
         lowered = None if module is None else _lowered_arguments(module, func_name)
         if lowered is not None and lowered != expected:
             raise CompileError(f"@{func_name} was lowered to take {lowered}, but the runtime was given {expected}"
@@ -230,17 +250,26 @@ class JitProgram:
         if memory is None:
             self._consts = {a.name: np.require(a.value, a.dtype, "CA") for a in self.signature if a.role == "const"}
             self._const_pointers = {name: _descriptor_pointer(array) for name, array in self._consts.items()}
-            self._variable = [a for a in self.signature if a.role != "const"]
             self._frames = threading.local()
         else:
-            self._regions = [aligned_bytes(size) for size in memory.sizes()]
-            constants, mutable, _ = self._regions
+            constants_size, mutable_size, activations_size = memory.sizes()
+            constants, activations = aligned_bytes(constants_size), aligned_bytes(activations_size)
             for a in self.signature:
                 if a.role == "const":
                     _region_view(constants, a)[...] = a.value
-            self._in_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "input"}
-            self._out_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "output"}
-            pointers = [_descriptor_pointer(r) for r in self._regions]
+            if self.io_arguments:  # the inputs and outputs come with each call: no mutable region
+                self._regions = [constants, activations]
+                self._io = [_descriptor(a.shape) for a in self._variable]
+                pointers = [*(_descriptor_pointer(r) for r in self._regions), *(p for _, p in self._io)]
+                #: the inputs of the last call, and the outputs rerun writes (its own, made on its first call)
+                self._last: list[np.ndarray] = []
+                self._rerun_outputs: dict[str, np.ndarray] = {}
+            else:
+                mutable = aligned_bytes(mutable_size)
+                self._regions = [constants, mutable, activations]
+                self._in_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "input"}
+                self._out_views = {a.name: _region_view(mutable, a) for a in self.signature if a.role == "output"}
+                pointers = [_descriptor_pointer(r) for r in self._regions]
             self._packed = (ctypes.c_void_p * len(pointers))(*pointers)
             self._pointers = pointers  # the packed array holds bare addresses: keep the descriptors alive
             self._run = self._bind(self._packed)
@@ -329,6 +358,8 @@ class JitProgram:
             unknown = sorted(set(inputs) - set(self.input_names))
             missing = [n for n in self.input_names if n not in inputs]
             raise InputError(f"@{self.func_name} takes inputs {self.input_names}; missing {missing}, unknown {unknown}")
+        if self.io_arguments:
+            return self._call_in_place(inputs)
         if self.memory is not None:
             return self._call_planned(inputs)
         frame = getattr(self._frames, "frame", None)
@@ -348,12 +379,33 @@ class JitProgram:
         return outputs
 
     def rerun(self) -> None:
-        """Run the code once more on the inputs of the last call, which a planned program's mutable region still
-        holds, copying nothing in or out: what a bundle's caller pays (for timing the code alone)."""
+        """Run the code once more on the inputs of the last call, copying nothing in or out (for timing the code
+        alone): a planned program's mutable region still holds them, or with ``io_arguments`` the last call's input
+        arrays are used again, the outputs written into arrays of this method's own."""
         if self.memory is None:
             raise CompileError(f"@{self.func_name}: only a memory-planned program runs again in place")
         with self._lock:
+            if self.io_arguments:
+                if len(self._last) != sum(a.role == "input" for a in self._variable):
+                    raise CompileError(f"@{self.func_name}: no call to run again")
+                last = iter(self._last)
+                for (descriptor, _), a in zip(self._io, self._variable):
+                    array = next(last) if a.role == "input" else self._rerun_outputs.setdefault(
+                        a.name, _aligned_array(a))
+                    descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
             self._run()
+
+    def _call_in_place(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The caller's inputs and fresh outputs handed to the code where they are (``io_arguments``)."""
+        arrays = [self._input(a, inputs[a.name]) if a.role == "input" else _aligned_array(a)
+                  for a in self._variable]
+        with self._lock:
+            for (descriptor, _), array in zip(self._io, arrays):
+                descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
+            self._run()
+            # the inputs stay referenced for rerun; the outputs are the caller's alone
+            self._last = [array for a, array in zip(self._variable, arrays) if a.role == "input"]
+        return {a.name: array for a, array in zip(self._variable, arrays) if a.role == "output"}
 
     def _call_planned(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Inputs into the mutable region, run, outputs copied out (the region is reused by the next call)."""

@@ -87,9 +87,32 @@ def _planned_buffer(op: ir.Operation, regions: dict[str, ir.Value], sizes: dict[
     return memref.view(storage_type(op.results[0].type), regions[region], shift, [])
 
 
-def convert_program(func_op: ir.Operation) -> None:
+#: the regions a planned program takes with ``io_arguments``: its inputs and outputs come as arguments of their own
+IO_REGIONS = tuple(r for r in REGIONS if r != "mutableWeight")
+
+
+def _mutable(op: ir.Operation) -> bool:
+    return ir.StringAttr(op.attributes["mutability"]).value != "const"
+
+
+def _check_inputs_read_only(func_op: ir.Operation, name: str) -> None:
+    """An input handed over as the caller's own buffer must not be written: name the instruction that does."""
+    from ...ir.liveness import INPUT, Liveness  # the analysis of glowir programs (passes/ir)
+
+    lv = Liveness(func_op)
+    for root, kind in lv.kinds.items():
+        written = [a for a in lv.accesses_of(root) if a.writes] if kind == INPUT else []
+        if written:
+            raise PassError(f"glowir program @{name} writes its input '{root.owner.opview.name}' "
+                            f"('{written[0].op.name}'): inputs are read-only, so that they can be the caller's "
+                            f"buffers", written[0].op.location)
+
+
+def convert_program(func_op: ir.Operation, io_arguments: bool = False) -> None:
     """Rewrite one program in place: buffers become region views (planned) or arguments and allocations, every
-    other glowir op its lowering."""
+    other glowir op its lowering. ``io_arguments`` (planned only): the inputs and outputs are arguments of their own
+    after the constantWeight and activations regions (:data:`IO_REGIONS`), so that a caller's arrays are used
+    where they are, and there is no mutableWeight region."""
     name = ir.StringAttr(func_op.attributes["sym_name"]).value
     block = func_op.regions[0].blocks[0]
     if len(block.arguments):
@@ -101,17 +124,26 @@ def convert_program(func_op: ir.Operation) -> None:
     if not planned and any(REGION_SIZE_ATTRS[r] in func_op.attributes for r in REGIONS):
         raise PassError(f"glowir program @{name} gives some region sizes but not all of "
                         f"{', '.join(REGION_SIZE_ATTRS.values())}", func_op.location)
+    io_arguments = io_arguments and planned
+    if io_arguments:
+        _check_inputs_read_only(func_op, name)
     lowered: dict[ir.Value, ir.Value] = {}
     if planned:
         sizes = dict(zip(REGIONS, layout.sizes()))
+        kept = IO_REGIONS if io_arguments else REGIONS
         regions = {r: block.add_argument(ir.MemRefType.get([sizes[r]], ir.IntegerType.get_signless(8)),
-                                         func_op.location) for r in REGIONS}
-        names = ir.ArrayAttr.get([ir.StringAttr.get(r) for r in REGIONS])
+                                         func_op.location) for r in kept}
+        io = [op for op in weights if _mutable(op)] if io_arguments else []
+        lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
+                       for op in io)
+        names = ir.ArrayAttr.get([ir.StringAttr.get(r) for r in kept] + [ir.StringAttr.get(op.opview.name) for op in io])
     else:
         lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
                        for op in weights)
         names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
     for op in ops:
+        if op.results and op.results[0] in lowered:  # an input or output given as an argument of its own
+            continue
         if planned and op.name in (PREFIX + "weight_var", PREFIX + "alloc_activation"):
             with ir.InsertionPoint(op), op.location:
                 lowered[op.results[0]] = _planned_buffer(op, regions, sizes)
@@ -237,9 +269,14 @@ class ConvertIRToLinalg(Pass):
     name = "convert-glowir-to-linalg"
     summary = "lower glowir programs to linalg on memrefs; weight vars become function arguments"
 
+    #: a planned program takes its inputs and outputs as arguments of their own, not in the mutableWeight region:
+    #: the in-process runtime's convention (the caller's arrays used where they are); bundles keep Glow's three
+    #: regions
+    io_arguments: bool = False
+
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:
             for op in module.regions[0].blocks[0].operations:
                 if op.operation.name == "func.func" and is_program(op.operation):
-                    convert_program(op.operation)
+                    convert_program(op.operation, self.io_arguments)
             check_legal(module)
