@@ -11,6 +11,9 @@ Buffers are lowered one of two ways, per function:
     weight_var {offset}         -> memref.view(constantWeight or mutableWeight, offset)
     alloc_activation {offset}   -> memref.view(activations, offset)
     dealloc_activation          -> (nothing: the plan already reuses the memory)
+  with ``io-arguments`` (what the in-process runtime calls) the inputs and outputs are arguments of their own after
+  ``(constantWeight, activations)`` instead, so that the caller's arrays are used where they are; a program that
+  writes one of its inputs is then an error;
 - not planned (a pipeline that skips the plan, e.g. glow-opt on hand-written glowir): one argument per weight var
   (consts, inputs, outputs in declaration order), and the activations come from the heap:
     weight_var                  -> a function argument
