@@ -390,8 +390,9 @@ class JitProgram:
                     raise CompileError(f"@{self.func_name}: no call to run again")
                 last = iter(self._last)
                 for (descriptor, _), a in zip(self._io, self._variable):
-                    array = next(last) if a.role == "input" else self._rerun_outputs.setdefault(
-                        a.name, _aligned_array(a))
+                    if a.role == "output" and a.name not in self._rerun_outputs:
+                        self._rerun_outputs[a.name] = _aligned_array(a)
+                    array = next(last) if a.role == "input" else self._rerun_outputs[a.name]
                     descriptor.allocated = descriptor.aligned = array.__array_interface__["data"][0]
             self._run()
 
