@@ -140,10 +140,14 @@ class CompiledModel:
 
     def __init__(self, name: str, inputs: list[TensorSpec], outputs: list[TensorSpec], jit: JitProgram,
                  stages: list[Stage], ctx: ir.Context | None, cache: str = "off",
-                 input_layouts: Sequence[Layout] = (), output_layouts: Sequence[Layout] = ()):
+                 input_layouts: Sequence[Layout] = (), output_layouts: Sequence[Layout] = (),
+                 program_outputs: Sequence[str] = ()):
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        # the program's name of each output where it is not the graph's (an output named as an input gets a name
+        # of its own in the program)
+        self._renamed = {p: o.name for p, o in zip(program_outputs, outputs) if p != o.name}
         self.input_layouts = list(input_layouts)
         self.output_layouts = list(output_layouts)
         self.stages = stages
@@ -155,7 +159,8 @@ class CompiledModel:
     @property
     def memory(self) -> MemoryLayout | None:
         """The byte sizes of the program's three memory regions (constant weights, inputs and outputs,
-        activations), as planned at compile time (the runtime holds the same layout)."""
+        activations), as planned at compile time: a bundle's caller allocates them so; in process the code takes the
+        caller's input arrays and fresh output arrays in place of the inputs-and-outputs region."""
         return self._jit.memory
 
     def stage(self, name: str) -> Stage:
@@ -176,7 +181,9 @@ class CompiledModel:
         return _graph_names(self.outputs, self.output_layouts)
 
     def run(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """Run on named inputs; returns the outputs by name."""
+        """Run on named inputs; returns the outputs by name. The code reads the input arrays where they are (a
+        reference to them is kept until the next call, for :meth:`rerun`) and writes each output into a fresh array
+        of its own, which starts on a 64-byte boundary (a view of a slightly larger buffer: ``owndata`` is False)."""
         outputs = self.run_tensors(inputs)
         return regroup(self.output_layouts, outputs) if self.output_layouts else outputs
 
@@ -190,7 +197,8 @@ class CompiledModel:
         tensors of ``outputs`` by name, a sequence's elements each under its own."""
         if self.input_layouts:
             inputs = flatten(self.name, {lay.name: lay for lay in self.input_layouts}, inputs)
-        return self._jit(self._check_inputs(inputs))
+        out = self._jit(self._check_inputs(inputs))
+        return {self._renamed.get(k, k): v for k, v in out.items()} if self._renamed else out
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Outputs for positional and/or named inputs: one array, or a tuple for several outputs."""
@@ -357,12 +365,13 @@ def compile(model: ModelLike, *, input_shapes: dict[str, Any] | None = None, opt
                             [lay.to_json() for lay in imported.output_layouts]],
                 "signature": [[a.name, list(a.shape), a.dtype.name, a.role, a.offset] for a in signature],
                 "memory": None if lowered.program.memory is None else list(lowered.program.memory.sizes()),
+                "program_outputs": list(lowered.program.outputs),
                 "stages": [[st.name, st.text, st.seconds, st.pass_seconds] for st in lowered.stages if st.name != "jit"]}
         consts = {a.name: a.value for a in signature if a.role == "const" and a.value is not None}
         compile_cache.store(key, compile_cache.Entry(bytecode, meta, consts, jit.object_code()))
     return CompiledModel(imported.name, imported.inputs, imported.outputs, jit, lowered.stages, lowered.ctx,
                          cache="off" if key is None else "miss", input_layouts=imported.input_layouts,
-                         output_layouts=imported.output_layouts)
+                         output_layouts=imported.output_layouts, program_outputs=lowered.program.outputs)
 
 
 def _model_bytes(model: ModelLike) -> bytes:
@@ -408,7 +417,8 @@ def _from_cache(entry: compile_cache.Entry, options: CompileOptions, load_second
     stages.append(Stage("jit", "", time.perf_counter() - start))
     ins, outs = ([Layout.from_json(x) for x in part] for part in meta.get("layouts", [[], []]))
     return CompiledModel(meta["name"], [_spec(t) for t in meta["inputs"]], [_spec(t) for t in meta["outputs"]], jit,
-                         stages, ctx, cache="hit", input_layouts=ins, output_layouts=outs)
+                         stages, ctx, cache="hit", input_layouts=ins, output_layouts=outs,
+                         program_outputs=meta["program_outputs"])
 
 
 @dataclass

@@ -307,7 +307,7 @@ def bench_sgemm(n: int, runs: int, target_cpu: str = "") -> str:
     """SGEMM n^3 on one thread: glow_mlir's code for ``target_cpu`` against OpenBLAS's kernel for the same ISA, in
     GFLOP/s (best of ``runs`` in each of :data:`SGEMM_ROUNDS` alternating rounds) and their ratio. glow_mlir's call
     through the API takes A and B where they are and returns C in a fresh array, as numpy's ``a @ b`` does; the code
-    alone (``rerun``) writes into the C of the call before."""
+    alone (``rerun``) writes into a C it keeps."""
     from . import api
 
     target = named_target(target_cpu)

@@ -34,8 +34,9 @@ from . import __version__
 from .errors import GlowError
 
 CACHE_ENV = "GLOW_CACHE_DIR"
-#: bumped when the entry layout changes
-FORMAT = 5
+#: bumped when the entry layout or the calling convention of its code changes (6: inputs and outputs as arguments of
+#: their own, and the program's output names)
+FORMAT = 6
 _BYTECODE = "__bytecode__"
 _OBJECT = "__object__"
 _META = "__meta__"

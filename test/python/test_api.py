@@ -145,6 +145,20 @@ def test_inputs_are_read_where_they_are():
     assert compiled(x)[0, 0] == 3.0
 
 
+def test_an_input_that_is_also_an_output(tmp_path, monkeypatch):
+    # the program names its copy of the input apart (x_1); the caller sees the graph's names, compiled or cached
+    monkeypatch.setenv("GLOW_CACHE_DIR", str(tmp_path))
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [4, 5])], [_vi("x", [4, 5]), _vi("y", [4, 5])])
+    x = np.arange(20, dtype=np.float32).reshape(4, 5) - 10
+    for cache in ("miss", "hit"):
+        compiled = glow.compile(model)
+        assert compiled.cache == cache
+        same, relu = compiled(x)
+        np.testing.assert_array_equal(same, x)
+        np.testing.assert_array_equal(relu, np.maximum(x, 0))
+        assert list(compiled.run({"x": x})) == ["x", "y"]
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda m: m(np.zeros(2, np.float32)), "missing input 'b'"),
     (lambda m: m(np.zeros(2, np.float32), np.zeros(2, np.float32), np.zeros(2, np.float32)), "3 inputs given"),
