@@ -165,10 +165,10 @@ class _Frame:
         self.run: Callable[[], None] | None = None
 
 
-def aligned_bytes(size: int, alignment: int = ALIGNMENT) -> np.ndarray:
-    """A zeroed uint8 array of ``size`` bytes whose data starts at a multiple of ``alignment`` (it keeps its
-    over-allocated base alive)."""
-    raw = np.zeros(size + alignment, dtype=np.uint8)
+def aligned_bytes(size: int, alignment: int = ALIGNMENT, zeroed: bool = True) -> np.ndarray:
+    """A uint8 array of ``size`` bytes, zeroed unless not ``zeroed``, whose data starts at a multiple of
+    ``alignment`` (it keeps its over-allocated base alive)."""
+    raw = (np.zeros if zeroed else np.empty)(size + alignment, dtype=np.uint8)
     shift = -raw.ctypes.data % alignment
     return raw[shift: shift + size]
 
@@ -177,9 +177,7 @@ def _aligned_array(arg: Argument) -> np.ndarray:
     """An uninitialized array for ``arg`` whose data starts on a 64-byte boundary, as the planned buffers do (a
     vector store then never straddles a cache line where the tiles are whole vectors)."""
     nbytes = int(np.prod(arg.shape, dtype=np.int64)) * arg.dtype.itemsize
-    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
-    shift = -raw.ctypes.data % ALIGNMENT
-    return raw[shift: shift + nbytes].view(arg.dtype).reshape(arg.shape)
+    return aligned_bytes(nbytes, zeroed=False).view(arg.dtype).reshape(arg.shape)
 
 
 def _region_view(region: np.ndarray, arg: Argument) -> np.ndarray:

@@ -277,8 +277,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
 
 
 #: how much less a pixel tile must cost than the row tiles (:func:`tile_cost`) to take its place: the pixel kernel
-#: leaves the epilogue to a pass of its own over the output, which the row tiles fuse (AVX2: OW 7 saves 22%, 14 6.5%,
-#: 28 1.8%, which ran even: 1.00-1.01 of the row tiles' time)
+#: leaves the epilogue to a pass of its own over the output, which the row tiles fuse (AVX2, by the cost model: OW 7
+#: saves 22%, 14 6.5%, 28 1.8%; measured, 28 ran even: 1.00-1.01 of the row tiles' time)
 PIXEL_TILE_SAVING = 0.05
 
 
@@ -289,9 +289,9 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec) -> i
     most ``spec.pixel_tile_limit`` pixels, its accumulators within the spec's, with its filter vectors and one
     broadcast within the registers. AVX2 at OW 7 and 14: 6x16 over 49 and 196 pixels; AVX-512's 7x32 and 14x32 row
     tiles stay."""
-    vectors = -(-block // spec.lanes)
     if block % spec.lanes:
         return 0
+    vectors = block // spec.lanes
     fits = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1)
             if r * vectors <= spec.conv_accumulators and (r + 1) * vectors + 1 <= spec.registers]
     if not fits:

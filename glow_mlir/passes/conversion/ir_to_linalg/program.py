@@ -91,10 +91,6 @@ def _planned_buffer(op: ir.Operation, regions: dict[str, ir.Value], sizes: dict[
 IO_REGIONS = tuple(r for r in REGIONS if r != "mutableWeight")
 
 
-def _mutable(op: ir.Operation) -> bool:
-    return ir.StringAttr(op.attributes["mutability"]).value != "const"
-
-
 def _check_inputs_read_only(func_op: ir.Operation, name: str) -> None:
     """An input handed over as the caller's own buffer must not be written: name the instruction that does."""
     from ...ir.liveness import INPUT, Liveness  # the analysis of glowir programs (passes/ir)
@@ -127,20 +123,15 @@ def convert_program(func_op: ir.Operation, io_arguments: bool = False) -> None:
     io_arguments = io_arguments and planned
     if io_arguments:
         _check_inputs_read_only(func_op, name)
-    lowered: dict[ir.Value, ir.Value] = {}
-    if planned:
-        sizes = dict(zip(REGIONS, layout.sizes()))
-        kept = IO_REGIONS if io_arguments else REGIONS
-        regions = {r: block.add_argument(ir.MemRefType.get([sizes[r]], ir.IntegerType.get_signless(8)),
-                                         func_op.location) for r in kept}
-        io = [op for op in weights if _mutable(op)] if io_arguments else []
-        lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
-                       for op in io)
-        names = ir.ArrayAttr.get([ir.StringAttr.get(r) for r in kept] + [ir.StringAttr.get(op.opview.name) for op in io])
-    else:
-        lowered.update((op.results[0], block.add_argument(storage_type(op.results[0].type), op.location))
-                       for op in weights)
-        names = ir.ArrayAttr.get([ir.StringAttr.get(op.opview.name) for op in weights])
+    # the arguments: the regions (planned), then the weight vars that are not views of one
+    kept = (IO_REGIONS if io_arguments else REGIONS) if planned else ()
+    sizes = dict(zip(REGIONS, layout.sizes())) if planned else {}
+    regions = {r: block.add_argument(ir.MemRefType.get([sizes[r]], ir.IntegerType.get_signless(8)), func_op.location)
+               for r in kept}
+    own = [op for op in weights if not planned or (io_arguments and _region_of(op) == "mutableWeight")]
+    lowered: dict[ir.Value, ir.Value] = {
+        op.results[0]: block.add_argument(storage_type(op.results[0].type), op.location) for op in own}
+    names = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in [*kept, *(op.opview.name for op in own)]])
     for op in ops:
         if op.results and op.results[0] in lowered:  # an input or output given as an argument of its own
             continue
