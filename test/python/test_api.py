@@ -146,6 +146,29 @@ def test_inputs_are_read_where_they_are():
     assert compiled(x)[0, 0] == 3.0
 
 
+def test_read_only_and_scalar_inputs_and_outputs_of_every_width():
+    # a read-only input is read where it is too; outputs of 1-, 4- and 8-byte elements (and a 0-d one) start on
+    # 64-byte boundaries and hold what the reference computes
+    nodes = [helper.make_node("Greater", ["x", "s"], ["gt"]), helper.make_node("Cast", ["x"], ["wide"], to=7),
+             helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0)]
+    model = _model(nodes, [_vi("x", [3, 5]), _vi("s", [])],
+                   [_vi("gt", [3, 5], TensorProto.BOOL), _vi("wide", [3, 5], TensorProto.INT64), _vi("total", [])])
+    compiled = glow.compile(model, cache=False)
+    x = (np.arange(15, dtype=np.float32).reshape(3, 5) - 7) * 1.5
+    x.flags.writeable = False
+    s = np.array(2.0, np.float32)
+    for _ in range(2):
+        got = compiled.run({"x": x, "s": s})
+        assert compiled._jit._io[0][0].aligned == x.ctypes.data
+        want = ReferenceEvaluator(model).run(None, {"x": x, "s": s})
+        for (name, value), ref in zip(got.items(), want):
+            np.testing.assert_array_equal(value, ref, err_msg=name)
+            assert value.dtype == ref.dtype and value.shape == ref.shape, name
+            assert value.ctypes.data % 64 == 0, name
+    compiled.rerun()
+    np.testing.assert_array_equal(compiled._jit._rerun_outputs["total"][0], want[2])
+
+
 def test_an_input_that_is_also_an_output(tmp_path, monkeypatch):
     # the program names its copy of the input apart (x_1); the caller sees the graph's names, compiled or cached
     monkeypatch.setenv("GLOW_CACHE_DIR", str(tmp_path))
