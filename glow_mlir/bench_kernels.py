@@ -39,7 +39,7 @@ EVICT_BYTES = 64 << 20
 
 @dataclass(frozen=True)
 class ConvShape:
-    """One ONNX Conv: input ``[1, c, h, w]``, ``f`` filters of ``kh x kw``, group, stride, pads (t, l, b, r)."""
+    """One ONNX Conv: input ``[n, c, h, w]``, ``f`` filters of ``kh x kw``, group, stride, pads (t, l, b, r)."""
 
     c: int
     h: int
@@ -50,6 +50,8 @@ class ConvShape:
     group: int
     stride: int
     pads: tuple[int, int, int, int]
+    #: the batch
+    n: int = 1
 
     @property
     def depthwise(self) -> bool:
@@ -62,16 +64,17 @@ class ConvShape:
 
     def flops(self) -> float:
         oh, ow = self.out_hw
-        return 2.0 * oh * ow * self.f * self.kh * self.kw * (self.c // self.group)
+        return 2.0 * self.n * oh * ow * self.f * self.kh * self.kw * (self.c // self.group)
 
     def label(self) -> str:
         kind = "dw " if self.depthwise else ""
         pad = f" p{self.pads[0]}" if any(self.pads) else ""
-        return f"{kind}{self.kh}x{self.kw}/{self.stride} {self.c}->{self.f} @{self.h}x{self.w}{pad}"
+        batch = f" n{self.n}" if self.n != 1 else ""
+        return f"{kind}{self.kh}x{self.kw}/{self.stride} {self.c}->{self.f} @{self.h}x{self.w}{pad}{batch}"
 
 
 def conv_shapes(model: onnx.ModelProto) -> Counter[ConvShape]:
-    """The distinct 2-D convolutions of ``model`` (batch 1, group 1 or depthwise), with their counts."""
+    """The distinct 2-D convolutions of ``model`` (group 1 or depthwise), with their counts."""
     model = shape_inference.infer_shapes(model)
     shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
               for v in [*model.graph.value_info, *model.graph.input, *model.graph.output]}
@@ -85,9 +88,10 @@ def conv_shapes(model: onnx.ModelProto) -> Counter[ConvShape]:
         strides, dilations = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
         pads = attrs.get("pads", [0, 0, 0, 0])
         auto_pad = attrs.get("auto_pad", b"NOTSET")
-        if n != 1 or strides[0] != strides[1] or list(dilations) != [1, 1] or auto_pad != b"NOTSET":
+        if strides[0] != strides[1] or list(dilations) != [1, 1] or auto_pad != b"NOTSET":
             continue
-        shape = ConvShape(c, h, w, f, kh, kw, attrs.get("group", 1), strides[0], (pads[0], pads[1], pads[2], pads[3]))
+        shape = ConvShape(c, h, w, f, kh, kw, attrs.get("group", 1), strides[0], (pads[0], pads[1], pads[2], pads[3]),
+                          n)
         if shape.group == 1 or shape.depthwise:
             found[shape] += 1
     return found
@@ -115,10 +119,11 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     oh, ow = shape.out_hw
     hwcf = weights.transpose(2, 3, 1, 0)  # [F, C, KH, KW] -> [KH, KW, C, F]
     spec = isa.spec_of(target_cpu)
-    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec, [1, oh, ow, shape.f],
+    block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec,
+                                                                 [shape.n, oh, ow, shape.f],
                                                                  shape.stride, 4 * shape.c * shape.stride)
     filt = hwcf[:, :, 0, :] if shape.depthwise else conv_kernels.pack_filter(hwcf, block) if block else hwcf
-    x_shape, y_shape = (1, shape.h + t + b, shape.w + l + r, shape.c), (1, oh, ow, shape.f)
+    x_shape, y_shape = (shape.n, shape.h + t + b, shape.w + l + r, shape.c), (shape.n, oh, ow, shape.f)
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         f32 = ir.F32Type.get()
@@ -142,6 +147,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
         def visit(op: ir.Operation) -> ir.WalkResult:
             if (plan := conv_kernels.matches(op, spec)) is not None and plan.as_matmul:
                 keys.append(f"matmul of the pixels, {filt.shape[0]} panels")
+            elif plan is not None and plan.masked:
+                keys.append(f"masked {shape.f} of {plan.masked} lanes reg={plan.pieces[0][2].owr}")
             elif plan is not None and plan.pixel_rows:
                 keys.append(f"pixels reg={plan.pixel_rows}x{filt.shape[-1]} x{filt.shape[0]} blocks")
             elif plan is not None:
@@ -167,8 +174,8 @@ def onnx_conv(shape: ConvShape, weights: np.ndarray, bias: np.ndarray) -> onnx.M
     node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[shape.kh, shape.kw], group=shape.group,
                             strides=[shape.stride] * 2, pads=list(shape.pads))
     graph = helper.make_graph([node], "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                                                             [1, shape.c, shape.h, shape.w])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, shape.f, oh, ow])],
+                                                                             [shape.n, shape.c, shape.h, shape.w])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [shape.n, shape.f, oh, ow])],
                               [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
@@ -210,7 +217,7 @@ def bench_shape(shape: ConvShape, count: int, threads: int, budget_s: float, col
     rng = np.random.default_rng(0)
     weights = (rng.standard_normal((shape.f, shape.c // shape.group, shape.kh, shape.kw)) * 0.1).astype(np.float32)
     bias = rng.standard_normal(shape.f).astype(np.float32)
-    x = rng.standard_normal((1, shape.c, shape.h, shape.w)).astype(np.float32)
+    x = rng.standard_normal((shape.n, shape.c, shape.h, shape.w)).astype(np.float32)
     t, l, b, r = shape.pads
     padded = np.ascontiguousarray(np.pad(x.transpose(0, 2, 3, 1), [(0, 0), (t, b), (l, r), (0, 0)]))
     program, key = glow_kernel(shape, weights, bias, threads, target_cpu)
@@ -270,6 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.models.split(","):
         shapes.update(conv_shapes(onnx.load(str(_resolve(spec, directory)))))
     selected = [(s, n) for s, n in shapes.items() if args.only is None or args.only in s.label()]
+    if not selected:
+        what = f" whose label contains {args.only!r}" if args.only is not None else ""
+        print(f"glow_mlir.bench_kernels: {args.models} has no 2-D convolution (group 1 or depthwise, equal strides, "
+              f"no dilation or auto_pad){what}", file=sys.stderr)
+        return 2
     cold = None if args.warm else np.zeros(EVICT_BYTES // 4, np.float32)
     target = named_target(args.target_cpu)
     peak = peak_gflops(target, args.threads)

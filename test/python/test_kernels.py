@@ -362,6 +362,62 @@ def test_conv_matches_numpy(shape: tuple[int, ...], threads: int) -> None:
     np.testing.assert_allclose(program({"x": x, "f": f, "b": b})["y"], want, rtol=RTOL, atol=ATOL * kh * kw * c)
 
 
+def test_few_filters_take_one_masked_vector_per_pixel() -> None:
+    # fewer channels than the lanes that channel_pieces would cut in several: the next power of two
+    assert [conv.masked_width(f, AVX512) for f in (3, 5, 6, 10, 12, 15)] == [4, 8, 8, 16, 16, 16]
+    assert [conv.masked_width(f, AVX2) for f in (3, 5, 6, 7)] == [4, 8, 8, 8]
+    # one piece already (a power of two), or as many as the lanes or more: their pieces are whole vectors but one
+    assert [conv.masked_width(f, AVX512) for f in (1, 2, 4, 8, 16, 24, 40)] == [0] * 7
+    assert [conv.masked_width(f, AVX2) for f in (8, 10, 12, 27)] == [0] * 4
+
+
+def _few_filter_model(case: str) -> tuple[onnx.ModelProto, list[int]]:
+    """A model whose convolutions have fewer output channels than the vector lanes, and its input shape."""
+    def conv(x: str, y: str, c: int, f: int, k: int, stride: int = 1, pad: int = 0) -> list:
+        w = numpy_helper.from_array((RNG.standard_normal((f, c, k, k)) * 0.3).astype(np.float32), f"{y}_w")
+        b = numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), f"{y}_b")
+        node = helper.make_node("Conv", [x, w.name, b.name], [y], kernel_shape=[k, k], strides=[stride] * 2,
+                                pads=[pad] * 4)
+        return [node], [w, b]
+
+    def relu(x: str, y: str) -> list:
+        return [helper.make_node("Relu", [x], [y])], []
+
+    if case == "lenet-first":  # 5x5 1->6 at 24 columns (tiles of 14 and 10 pixels), two images, ReLU after
+        parts, shape, out = [conv("x", "c", 1, 6, 5), relu("c", "y")], [2, 1, 28, 28], [2, 6, 24, 24]
+    elif case == "stride-2-three-channels":  # 3x3/2 3->5 with pads: 8 lanes, 3 pixels per row
+        parts, shape, out = [conv("x", "y", 3, 5, 3, 2, 1)], [1, 3, 17, 5], [1, 5, 9, 3]
+    elif case == "pointwise-three":  # 1x1 2->3: 4 lanes
+        parts, shape, out = [conv("x", "y", 2, 3, 1)], [1, 2, 6, 5], [1, 3, 6, 5]
+    elif case == "residual":  # 3x3 7->7 with pads, a residual add and a ReLU after (vector loops of their own)
+        parts = [conv("x", "c", 7, 7, 3, 1, 1), ([helper.make_node("Add", ["c", "x"], ["s"])], []), relu("s", "y")]
+        shape, out = [1, 7, 9, 11], [1, 7, 9, 11]
+    else:  # "concat": two convolutions into the channel slices of one buffer (pixels not F apart)
+        parts = [conv("x", "a", 4, 6, 3, 1, 1), conv("x", "b", 4, 3, 3, 1, 1),
+                 ([helper.make_node("Concat", ["a", "b"], ["c"], axis=1)], []), relu("c", "y")]
+        shape, out = [1, 4, 10, 12], [1, 9, 10, 12]
+    nodes = [n for ns, _ in parts for n in ns]
+    inits = [i for _, inits in parts for i in inits]
+    return _model(nodes, {"x": shape}, out, inits), shape
+
+
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", ["lenet-first", "stride-2-three-channels", "pointwise-three", "residual", "concat"])
+def test_few_filter_convolutions_match_the_reference(case: str, threads: int, target_cpu: str) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    model, shape = _few_filter_model(case)
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu, cache=False)
+    assert "llvm.intr.masked.store" in compiled.stage("codegen").text  # the masked kernel ran
+    x = RNG.standard_normal(shape).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    for _ in range(2):  # the outputs' lanes past a pixel's channels leave nothing behind for the next call
+        np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4)
+
+
 def test_a_fused_bias_is_not_staged_through_the_stack() -> None:
     # the bias broadcast of a fused conv is an n-D vector transfer; lowered as a whole it went through a stack buffer
     # and two memcpy calls per register tile (8% of mobilenet_v2's time), unrolled it is 1-D vector stores

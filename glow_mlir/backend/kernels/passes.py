@@ -21,6 +21,7 @@ In the codegen pipeline::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -35,7 +36,7 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import approx, conv, epilogue, int8, isa, llvm_vectors, matmul, pixel_tiles, vectorize
+from . import approx, conv, epilogue, int8, isa, llvm_vectors, masked_channels, matmul, pixel_tiles, vectorize
 from . import transform as schedule
 from .matmul import TILES_ATTR
 
@@ -223,6 +224,9 @@ class TileKernels(TargetOptions, Pass):
                 if plan.pixel_rows:  # its epilogue stays behind as vector loops
                     pixel_tiles.make_kernel(op, plan, spec, self._block_threads(op, plan))
                     continue
+                if plan.masked:  # as pixel tiles: the epilogue stays behind
+                    masked_channels.make_kernel(op, plan, self._row_threads(op))
+                    continue
                 # the epilogue fuses into each island: the whole output's, or each channel piece's or filter
                 # block's with its slice of the epilogue (an epilogue that does not slice by channels stays behind
                 # in the same kernel as vector loops)
@@ -260,6 +264,12 @@ class TileKernels(TargetOptions, Pass):
     def _serial(self, chain: epilogue.Chain) -> bool:
         """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""
         return self.threads > 1 and epilogue.head_flops(chain) < self.parallel_flops
+
+    def _row_threads(self, op: ir.Operation) -> int:
+        """The threads a convolution of named form (not on packed blocks) spreads its output rows over (1: none)."""
+        _, filt, dest = (ir.MemRefType(v.type).shape for v in op.operands)
+        flops = 2 * math.prod(dest) * math.prod(filt[:-1])
+        return self.threads if self.threads > 1 and flops >= self.parallel_flops else 1
 
     def _block_threads(self, op: ir.Operation, plan: conv.ConvPlan) -> int:
         """The threads a convolution on packed filter blocks spreads its blocks over (1: none), as
