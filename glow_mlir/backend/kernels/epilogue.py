@@ -79,6 +79,12 @@ class Chain:
         would be a private buffer allocated per tile."""
         return any(DEAD_INPUT_ATTR in op.attributes for op in self.updates)
 
+    def before_move(self) -> Chain:
+        """The chain up to the update that moves it to another buffer (that update and the rest stay ops of their
+        own after the island): what several threads fuse, so that the convolution's rows stay their tasks."""
+        first = next(i for i, op in enumerate(self.updates) if DEAD_INPUT_ATTR in op.attributes)
+        return Chain(self.head, self.dest, self.init, self.updates[:first])
+
 
 def _dest(op: ir.Operation) -> ir.Value:
     return op.operands[len(op.operands) - 1]  # every op here has one output, its last operand

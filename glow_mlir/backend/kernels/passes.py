@@ -172,6 +172,13 @@ class PackMatmulWeights(TargetOptions, Pass):
                         op.operands[1] = constant(pack_panels(w, width))
 
 
+#: the least share of the time the filter blocks of a packed convolution keep the threads busy as tasks of their
+#: own (blocks / (threads x rounds)); below it the output rows of each block are the tasks. mobilenet_v2 on AVX-512
+#: has 1x1 convolutions into 32 channels, one block: on two threads they ran on one (bundle profile: 5% and 4% of the
+#: time in two serial convolutions)
+BLOCK_BALANCE = 0.9
+
+
 @dataclass(frozen=True)
 class TileKernels(TargetOptions, Pass):
     """Rewrite each f32 contraction and convolution on memrefs into tensor islands and apply its kernel schedule."""
@@ -232,6 +239,13 @@ class TileKernels(TargetOptions, Pass):
                 # in the same kernel as vector loops)
                 chain = epilogue.blocked_chain(op) if plan.blocked else epilogue.chain_of(op)
                 chain = epilogue.retarget_copy(chain) if chain is not None else None
+                if (chain is not None and not plan.blocked and self.threads > 1 and chain.moves()
+                        and not self._serial(chain)):
+                    # a residual add onto the skip fused in would keep the convolution on one thread (Chain.moves):
+                    # on several the rows stay the tasks and the add is a vector loop of its own after it
+                    # (mobilenet_v2 on two threads: its 1x1 144->24 at 56x56 and 192->32 at 28x28 ran on one,
+                    # 9% of the time in a bundle profile)
+                    chain = chain.before_move()
                 if chain is None or not chain.fused():
                     conv.make_island(op, plan, self._block_threads(op, plan))
                 elif plan.blocked:
@@ -272,11 +286,16 @@ class TileKernels(TargetOptions, Pass):
         return self.threads if self.threads > 1 and flops >= self.parallel_flops else 1
 
     def _block_threads(self, op: ir.Operation, plan: conv.ConvPlan) -> int:
-        """The threads a convolution on packed filter blocks spreads its blocks over (1: none), as
-        :func:`tiles_per_task` decides for the other kernels."""
+        """The threads a convolution on packed filter blocks spreads its blocks over (1: none, the blocks run in
+        turn), as :func:`tiles_per_task` decides for the other kernels. Where the blocks would keep the threads
+        busy less than :data:`BLOCK_BALANCE` of the time (one block on two threads: half; three: 3/4), each block's
+        output rows are the tasks instead (the islands are then not tagged serial); the tiles of pixels have no
+        rows to split and keep the blocks."""
         if not plan.blocked or self.threads == 1 or conv.blocked_flops(op) < self.parallel_flops:
             return 1
-        return self.threads
+        blocks = ir.MemRefType(op.operands[1].type).shape[0]
+        busy = blocks / (self.threads * -(-blocks // self.threads))
+        return self.threads if busy >= BLOCK_BALANCE or plan.pixel_rows else 1
 
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the

@@ -249,6 +249,34 @@ func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>,
 
 // -----
 
+// One filter block on two threads would keep one of them idle (BLOCK_BALANCE): the block's output rows are the
+// tasks instead, as for an unpacked convolution: two tasks of 4 rows (the block as a task would be one).
+// THREADS-LABEL: func.func @one_block(
+// THREADS-NOT: scf.forall (%{{.+}}) in (1)
+// THREADS:     scf.forall (%{{.+}}) in (2)
+// THREADS-NOT: scf.forall
+// THREADS:     vector.contract
+// THREADS:     return
+// SMALL-LABEL: func.func @one_block(
+// SMALL-NOT:   scf.forall
+// SMALL:       return
+func.func @one_block(%x: memref<1x10x18x16xf32>, %w: memref<1x3x3x16x32xf32>, %y: memref<1x8x16x1x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x10x18x16xf32>, memref<1x3x3x16x32xf32>) outs(%y : memref<1x8x16x1x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // 7 output rows do not split evenly over 2 threads: one task per row, which the pool's threads claim one by one.
 // THREADS-LABEL: func.func @odd_rows(
 // THREADS:     scf.forall (%{{.+}}) in (7)
@@ -383,6 +411,17 @@ func.func @unfused_remainder(%a: memref<10x8xf32>, %b: memref<8x20xf32>, %c: mem
 // BUF-LABEL:   func.func @moved(
 // BUF-NOT:     memref.alloc
 // BUF:         return
+// On two threads the add stays an op of its own after the island, whose output rows are the tasks (fused, the
+// island would run on one thread).
+// THREADS-LABEL: func.func @moved(
+// THREADS-SAME:  %[[Y:[^:]+]]: memref<1x16x16x64xf32>, %[[S:[^:]+]]: memref<1x16x16x64xf32>)
+// THREADS:       scf.forall (%{{.+}}) in (16)
+// THREADS:       vector.contract
+// THREADS-NOT:   arith.addf {{.+}} : vector
+// THREADS:       linalg.generic
+// THREADS-SAME:  ins(%[[S]], %[[Y]] : memref<1x16x16x64xf32>, memref<1x16x16x64xf32>) outs(%[[S]] : memref<1x16x16x64xf32>)
+// THREADS-NOT:   memref.alloc
+// THREADS:       return
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memref<64xf32>, %y: memref<1x16x16x64xf32>,
                  %s: memref<1x16x16x64xf32>) {
