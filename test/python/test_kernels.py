@@ -194,14 +194,20 @@ def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None
     np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
 
 
-@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784)], ids=["small", "remainders", "mlp"])
-def test_fully_connected_matches_numpy(shape: tuple[int, int, int]) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784), (1, 1024, 300), (1, 1000, 64)],
+                         ids=["small", "remainders", "mlp", "one-row-packed", "one-row-1000"])
+def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: str, threads: int) -> None:
+    # one row: the weights packed in the row class's panels (1024 columns), or kept where N is no whole number of them
+    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
     m, n, k = shape
     w = RNG.standard_normal((k, n)).astype(np.float32)
     bias = RNG.standard_normal(n).astype(np.float32)
     model = _model([helper.make_node("Gemm", ["x", "w", "bias"], ["y"])], {"x": [m, k]}, [m, n],
                    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
-    compiled = glow_mlir.compile(model, threads=1)
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu)
     x = RNG.standard_normal((m, k)).astype(np.float32)
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
 
@@ -416,6 +422,54 @@ def test_few_filter_convolutions_match_the_reference(case: str, threads: int, ta
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     for _ in range(2):  # the outputs' lanes past a pixel's channels leave nothing behind for the next call
         np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4)
+
+
+def _grouped_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray, group: int, stride: int, pad: int,
+                       dilation: int) -> np.ndarray:
+    """NCHW grouped convolution in float64, group by group."""
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    out = np.broadcast_to(b.astype(np.float64)[None, :, None, None], (n, f, oh, ow)).copy()
+    fg = f // group
+    for g in range(group):
+        xs, ws = xp[:, g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg].astype(np.float64)
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i * dilation:i * dilation + stride * oh:stride, j * dilation:j * dilation + stride * ow:stride]
+                out[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", patch, ws[:, :, i, j])
+    return out
+
+
+GROUPED = {  # (N, C, H, W), F, K, group, stride, pad, dilation
+    "alexnet-like": ((1, 32, 13, 13), 48, 3, 2, 1, 1, 1),  # 16 -> 24 channels a group: pieces 16 + 8
+    "three-groups-strided": ((2, 12, 11, 9), 18, 3, 3, 2, 1, 1),  # 4 -> 6 a group: masked vectors of 8
+    "many-groups": ((1, 64, 8, 8), 64, 3, 16, 1, 1, 1),  # ResNeXt-like: 4 -> 4 a group
+    "dilated": ((1, 8, 12, 12), 16, 3, 2, 1, 2, 2),
+    "pointwise": ((1, 48, 7, 7), 96, 1, 3, 1, 0, 1),
+}
+
+
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", GROUPED.values(), ids=GROUPED.keys())
+def test_grouped_convolutions_run_a_convolution_per_group(case: tuple, threads: int, target_cpu: str) -> None:
+    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    shape, f, k, group, stride, pad, dilation = case
+    w = (RNG.standard_normal((f, shape[1] // group, k, k)) * 0.3).astype(np.float32)
+    b = RNG.standard_normal(f).astype(np.float32)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    want = np.maximum(_grouped_reference(x, w, b, group, stride, pad, dilation), 0.0)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k], group=group, strides=[stride] * 2,
+                            pads=[pad] * 4, dilations=[dilation] * 2)
+    model = _model([node, helper.make_node("Relu", ["c"], ["y"])], {"x": list(shape)}, list(want.shape),
+                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu, cache=False)
+    assert "conv_2d_nhwc_hwcf" in compiled.stage("codegen").text or dilation > 1  # the kernels, not a generic
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * k * k)
 
 
 def test_a_fused_bias_is_not_staged_through_the_stack() -> None:

@@ -41,6 +41,26 @@ func.func @kept(%x: tensor<64x32xf32>, %s: tensor<4x32xf32>, %v: tensor<32x64xf3
 
 // -----
 
+// One row (batch 1): the row class packs too, in panels of its register tile's width (AVX2 64, AVX-512 128), so that
+// a tile streams one contiguous run of B; N = 1000 is no whole number of panels and keeps [K, N].
+// CHECK-LABEL: func.func @one_row
+// CHECK: "glowgraph.fully_connected"(%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<1x64xf32>, tensor<4x64x64xf32>, tensor<256xf32>) -> tensor<1x256xf32>
+// CHECK: "glowgraph.fully_connected"(%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<1x64xf32>, tensor<64x1000xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+// AVX512-LABEL: func.func @one_row
+// AVX512: "glowgraph.fully_connected"(%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<1x64xf32>, tensor<2x64x128xf32>, tensor<256xf32>) -> tensor<1x256xf32>
+// AVX512: "glowgraph.fully_connected"(%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<1x64xf32>, tensor<64x1000xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+func.func @one_row(%x: tensor<1x64xf32>) -> (tensor<1x256xf32>, tensor<1x1000xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<64x256xf32>} : () -> tensor<64x256xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<256xf32>} : () -> tensor<256xf32>
+  %v = "glowgraph.constant"() {value = dense<1.0> : tensor<64x1000xf32>} : () -> tensor<64x1000xf32>
+  %c = "glowgraph.constant"() {value = dense<0.5> : tensor<1000xf32>} : () -> tensor<1000xf32>
+  %0 = "glowgraph.fully_connected"(%x, %w, %b) : (tensor<1x64xf32>, tensor<64x256xf32>, tensor<256xf32>) -> tensor<1x256xf32>
+  %1 = "glowgraph.fully_connected"(%x, %v, %c) : (tensor<1x64xf32>, tensor<64x1000xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+  return %0, %1 : tensor<1x256xf32>, tensor<1x1000xf32>
+}
+
+// -----
+
 // Invalid: packed weights of 2 panels of 16 give 32 columns, not the 64 of the result type.
 func.func @invalid(%x: tensor<64x32xf32>, %w: tensor<2x32x16xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{result type tensor<64x64xf32> does not match the inferred type tensor<64x32xf32>}}

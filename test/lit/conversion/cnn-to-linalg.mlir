@@ -35,20 +35,18 @@ func.func @conv_padded() attributes {glowir.inputs = ["x"], glowir.outputs = ["y
 
 // -----
 
-// Other group counts: one generic over (n, oh, ow, g, f, kh, kw, c) on free expand_shapes of the HWCF filter.
-// CHECK-DAG:   #[[SRC:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d3, d7)>
-// CHECK-DAG:   #[[FILT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d3, d4)>
-// CHECK-DAG:   #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// Grouped (2 groups of 2 channels into 3 filters): an scf.for over the groups, each step the named convolution of
+// that group's channel slices of src, filter and dest (views at offsets 2 g and 3 g, known at run time).
 // CHECK-LABEL: func.func @grouped
 // CHECK-SAME:  (%[[W:.+]]: memref<1x1x2x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x4x6xf32>)
 // CHECK:       linalg.broadcast ins(%[[B]]
 // CHECK-NOT:   memref.alloc
-// CHECK:       %[[X5:.+]] = memref.expand_shape %[[X]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 8, 8, 2, 2]
-// CHECK:       %[[W5:.+]] = memref.expand_shape %[[W]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 1, 2, 2, 3]
-// CHECK:       %[[Y5:.+]] = memref.expand_shape %[[Y]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 2, 3]
-// CHECK:       linalg.generic {indexing_maps = [#[[SRC]], #[[FILT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X5]], %[[W5]] : {{.*}}) outs(%[[Y5]] :
-// CHECK:       %[[PROD:.+]] = arith.mulf
-// CHECK:       arith.addf %{{.+}}, %[[PROD]]
+// CHECK:       scf.for %[[G:.+]] = %{{.+}} to %c2 step
+// CHECK:       %[[XS:.+]] = memref.subview %[[X]][0, 0, 0, %{{.+}}] [1, 8, 8, 2] [1, 1, 1, 1] : memref<1x8x8x4xf32> to memref<1x8x8x2xf32, strided<[256, 32, 4, 1], offset: ?>>
+// CHECK:       %[[WS:.+]] = memref.subview %[[W]][0, 0, 0, %{{.+}}] [1, 1, 2, 3] [1, 1, 1, 1]
+// CHECK:       %[[YS:.+]] = memref.subview %[[Y]][0, 0, 0, %{{.+}}] [1, 4, 4, 3] [1, 1, 1, 1]
+// CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WS]] : {{.+}}) outs(%[[YS]] :
+// CHECK-NOT:   linalg.generic
 func.func @grouped() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<1x1x2x6xf32>} : () -> memref<1x1x2x6xf32>
   %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<6xf32>} : () -> memref<6xf32>
