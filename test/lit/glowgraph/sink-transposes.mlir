@@ -232,3 +232,59 @@ func.func @no_data_moved(%x: tensor<2x8x1x1xf32>, %y: tensor<2x3x1xf32>) -> (ten
   %1 = "glowgraph.transpose"(%y) {shuffle = array<i64: 1, 0, 2>} : (tensor<2x3x1xf32>) -> tensor<3x2x1xf32>
   return %0, %1 : tensor<2x1x1x8xf32>, tensor<3x2x1xf32>
 }
+
+// -----
+
+// A chain of transposes and reshapes holding two transposes or more permutes whole factors of the input's dims: one
+// transpose of the input viewed in those factors does it. ShuffleNet's channel shuffle between NHWC convolutions
+// (to NCHW, [N, G, C/G, H, W], swap G and C/G, back) is a transpose of each pixel's channels viewed [G, C/G].
+// CHECK-LABEL: func.func @channel_shuffle
+// CHECK-SAME:  (%[[X:.+]]: tensor<1x56x56x112xf32>)
+// CHECK:       %[[V:.+]] = "glowgraph.reshape"(%[[X]]) {shape = array<i64: 3136, 4, 28>}
+// CHECK:       %[[T:.+]] = "glowgraph.transpose"(%[[V]]) {shuffle = array<i64: 0, 2, 1>} : (tensor<3136x4x28xf32>) -> tensor<3136x28x4xf32>
+// CHECK:       %[[R:.+]] = "glowgraph.reshape"(%[[T]]) {shape = array<i64: 1, 56, 56, 112>}
+// CHECK-NOT:   glowgraph.transpose
+// CHECK:       return %[[R]]
+func.func @channel_shuffle(%x: tensor<1x56x56x112xf32>) -> tensor<1x56x56x112xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x56x56x112xf32>) -> tensor<1x112x56x56xf32>
+  %1 = "glowgraph.reshape"(%0) {shape = array<i64: 1, 4, 28, 56, 56>} : (tensor<1x112x56x56xf32>) -> tensor<1x4x28x56x56xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x4x28x56x56xf32>) -> tensor<1x28x4x56x56xf32>
+  %3 = "glowgraph.reshape"(%2) {shape = array<i64: 1, 112, 56, 56>} : (tensor<1x28x4x56x56xf32>) -> tensor<1x112x56x56xf32>
+  %4 = "glowgraph.transpose"(%3) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x112x56x56xf32>) -> tensor<1x56x56x112xf32>
+  return %4 : tensor<1x56x56x112xf32>
+}
+
+// -----
+
+// A chain whose transposes undo each other through a split: no transpose left, the reshapes are views.
+// CHECK-LABEL: func.func @split_between_inverse_transposes
+// CHECK-NOT:   glowgraph.transpose
+// CHECK:       return
+func.func @split_between_inverse_transposes(%x: tensor<2x12x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 2, 0, 1>} : (tensor<2x12x5xf32>) -> tensor<5x2x12xf32>
+  %1 = "glowgraph.reshape"(%0) {shape = array<i64: 5, 2, 3, 4>} : (tensor<5x2x12xf32>) -> tensor<5x2x3x4xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 1, 2, 3, 0>} : (tensor<5x2x3x4xf32>) -> tensor<2x3x4x5xf32>
+  return %2 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Negative: a reshape that cuts a factor unevenly ([2, 3] read as [3, 2]) is no permutation of whole factors, and a
+// chain whose middle value has another user stops there: both transposes of each stay.
+// CHECK-LABEL: func.func @kept
+// CHECK:       "glowgraph.transpose"(%arg0)
+// CHECK-NEXT:  "glowgraph.reshape"
+// CHECK-NEXT:  "glowgraph.transpose"
+// CHECK-NEXT:  "glowgraph.transpose"(%arg1)
+// CHECK-NEXT:  "glowgraph.reshape"
+// CHECK-NEXT:  "glowgraph.transpose"
+// CHECK-NEXT:  return
+func.func @kept(%x: tensor<2x3x4xf32>, %y: tensor<4x6xf32>) -> (tensor<4x2x3xf32>, tensor<6x4xf32>, tensor<4x6xf32>) {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %1 = "glowgraph.reshape"(%0) {shape = array<i64: 4, 3, 2>} : (tensor<4x2x3xf32>) -> tensor<4x3x2xf32>
+  %2 = "glowgraph.transpose"(%1) {shuffle = array<i64: 0, 2, 1>} : (tensor<4x3x2xf32>) -> tensor<4x2x3xf32>
+  %3 = "glowgraph.transpose"(%y) {shuffle = array<i64: 1, 0>} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %4 = "glowgraph.reshape"(%3) {shape = array<i64: 6, 4>} : (tensor<6x4xf32>) -> tensor<6x4xf32>
+  %5 = "glowgraph.transpose"(%4) {shuffle = array<i64: 1, 0>} : (tensor<6x4xf32>) -> tensor<4x6xf32>
+  return %2, %3, %5 : tensor<4x2x3xf32>, tensor<6x4xf32>, tensor<4x6xf32>
+}
