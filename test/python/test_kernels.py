@@ -427,7 +427,7 @@ def test_few_filter_convolutions_match_the_reference(case: str, threads: int, ta
 def _grouped_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray, group: int, stride: int, pad: int,
                        dilation: int) -> np.ndarray:
     """NCHW grouped convolution in float64, group by group."""
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     f, cg, kh, kw = w.shape
     xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
     oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1

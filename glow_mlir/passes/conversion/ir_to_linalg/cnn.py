@@ -147,9 +147,7 @@ def _group_loop(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strid
     as they take any convolution, where one linalg.generic over (n, oh, ow, g, f, kh, kw, c) ran unvectorized
     (alexnet's convolutions of 2 groups: the network at 13x onnxruntime's time). One loop, not one convolution per
     group: the compile stays the same size whatever the group count."""
-    n, hp, wp, _ = _memref(src).shape
-    kh, kw, cg, f = _memref(filt).shape
-    _, oh, ow, _ = _memref(dest).shape
+    _, _, cg, f = _memref(filt).shape
     fg = f // group
     loop = scf.ForOp(index_constant(0), index_constant(group), index_constant(1))
     with ir.InsertionPoint(loop.body):
