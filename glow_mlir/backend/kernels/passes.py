@@ -173,9 +173,8 @@ class PackMatmulWeights(TargetOptions, Pass):
 
 
 #: the least share of the time the filter blocks of a packed convolution keep the threads busy as tasks of their
-#: own (blocks / (threads x rounds)); below it the output rows of each block are the tasks. mobilenet_v2 on AVX-512
-#: has 1x1 convolutions into 32 channels, one block: on two threads they ran on one (bundle profile: 5% and 4% of the
-#: time in two serial convolutions)
+#: own (blocks / (threads x rounds)); below it the output rows of each block are the tasks: three blocks on two threads
+#: (mobilenet_v2's 1x1 convolutions into 96 channels on AVX-512) kept one thread idle a quarter of their time
 BLOCK_BALANCE = 0.9
 
 
@@ -239,8 +238,7 @@ class TileKernels(TargetOptions, Pass):
                 # in the same kernel as vector loops)
                 chain = epilogue.blocked_chain(op) if plan.blocked else epilogue.chain_of(op)
                 chain = epilogue.retarget_copy(chain) if chain is not None else None
-                if (chain is not None and not plan.blocked and self.threads > 1 and chain.moves()
-                        and not self._serial(chain)):
+                if chain is not None and chain.moves() and self._rows_are_tasks(op, plan, chain):
                     # a residual add onto the skip fused in would keep the convolution on one thread (Chain.moves):
                     # on several the rows stay the tasks and the add is a vector loop of its own after it
                     # (mobilenet_v2 on two threads: its 1x1 144->24 at 56x56 and 192->32 at 28x28 ran on one,
@@ -278,6 +276,17 @@ class TileKernels(TargetOptions, Pass):
     def _serial(self, chain: epilogue.Chain) -> bool:
         """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""
         return self.threads > 1 and epilogue.head_flops(chain) < self.parallel_flops
+
+    def _rows_are_tasks(self, op: ir.Operation, plan: conv.ConvPlan, chain: epilogue.Chain) -> bool:
+        """Whether the islands of convolution ``op`` will be cut into tasks of output rows: on several threads, an
+        unpacked one that is not too small (:meth:`_serial`), or a packed one whose blocks do not make the tasks
+        (:meth:`_block_threads`). A fused update that moves the chain to another buffer would then get a private
+        buffer per task from bufferization (a malloc, never freed, in every task)."""
+        if self.threads == 1:
+            return False
+        if not plan.blocked:
+            return not self._serial(chain)
+        return conv.blocked_flops(op) >= self.parallel_flops and self._block_threads(op, plan) == 1
 
     def _row_threads(self, op: ir.Operation) -> int:
         """The threads a convolution of named form (not on packed blocks) spreads its output rows over (1: none)."""

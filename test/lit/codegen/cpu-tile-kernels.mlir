@@ -249,23 +249,24 @@ func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>,
 
 // -----
 
-// One filter block on two threads would keep one of them idle (BLOCK_BALANCE): the block's output rows are the
-// tasks instead, as for an unpacked convolution: two tasks of 4 rows (the block as a task would be one).
-// THREADS-LABEL: func.func @one_block(
-// THREADS-NOT: scf.forall (%{{.+}}) in (1)
+// Three filter blocks on two threads would keep one of them idle a quarter of the time (BLOCK_BALANCE): each block's
+// output rows are the tasks instead, as for an unpacked convolution (two tasks of 4 rows per block, the blocks in
+// turn; as tasks of their own the blocks would be scf.forall (3)).
+// THREADS-LABEL: func.func @three_blocks(
+// THREADS-NOT: scf.forall (%{{.+}}) in (3)
+// THREADS:     scf.for
 // THREADS:     scf.forall (%{{.+}}) in (2)
-// THREADS-NOT: scf.forall
 // THREADS:     vector.contract
 // THREADS:     return
-// SMALL-LABEL: func.func @one_block(
+// SMALL-LABEL: func.func @three_blocks(
 // SMALL-NOT:   scf.forall
 // SMALL:       return
-func.func @one_block(%x: memref<1x10x18x16xf32>, %w: memref<1x3x3x16x32xf32>, %y: memref<1x8x16x1x32xf32>) {
+func.func @three_blocks(%x: memref<1x10x18x16xf32>, %w: memref<3x3x3x16x32xf32>, %y: memref<1x8x16x3x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%x, %w : memref<1x10x18x16xf32>, memref<1x3x3x16x32xf32>) outs(%y : memref<1x8x16x1x32xf32>)
+      ins(%x, %w : memref<1x10x18x16xf32>, memref<3x3x3x16x32xf32>) outs(%y : memref<1x8x16x3x32xf32>)
       attrs = {glow.blocked_conv = array<i64: 1, 1>} {
   ^bb0(%in: f32, %f: f32, %out: f32):
     %0 = arith.mulf %in, %f : f32
