@@ -197,30 +197,45 @@ def test_a_channel_shuffle_between_convolutions_is_one_transpose_of_each_pixel()
 @given(st.lists(st.tuples(st.sampled_from(["transpose", "merge", "split"]), st.integers(0, 10**6)), min_size=2,
                 max_size=6))
 def test_chains_of_transposes_and_reshapes_fold_to_one_transpose(steps):
-    # random chains of transposes and reshapes (merging two neighbouring dims or splitting one in two factors) on
-    # [2, 6, 4, 3]: whatever the optimizer makes of them computes the same permutation of the elements
-    shape, nodes, inits, name = [2, 6, 4, 3], [], {}, "x"
+    # random chains of transposes and reshapes on [2, 6, 4, 3] that move whole factors: a reshape merges two
+    # neighbouring dims or splits one where it was merged, or a dim of one factor in two; whatever the optimizer
+    # makes of them computes the same permutation of the elements, with one transpose at most
+    dims: list[list[int]] = [[2], [6], [4], [3]]  # each dim as the factors it is made of
+    nodes, inits, name = [], {}, "x"
     for i, (kind, seed) in enumerate(steps):
         r = np.random.default_rng(seed)
         if kind == "transpose":
-            perm = [int(p) for p in r.permutation(len(shape))]
+            perm = [int(p) for p in r.permutation(len(dims))]
             nodes.append(helper.make_node("Transpose", [name], [f"n{i}"], perm=perm))
-            shape = [shape[p] for p in perm]
+            dims = [dims[p] for p in perm]
         else:
-            if kind == "merge" and len(shape) > 1:
-                at = int(r.integers(0, len(shape) - 1))
-                shape = shape[:at] + [shape[at] * shape[at + 1]] + shape[at + 2:]
+            if kind == "merge" and len(dims) > 1:
+                at = int(r.integers(0, len(dims) - 1))
+                dims = dims[:at] + [dims[at] + dims[at + 1]] + dims[at + 2:]
             else:
-                splittable = [d for d, n in enumerate(shape) if any(n % f == 0 for f in range(2, n))]
-                if not splittable:
+                cuts = [(d, k) for d, fs in enumerate(dims) for k in range(1, len(fs))]
+                cuts += [(d, 0) for d, fs in enumerate(dims) if len(fs) == 1 and fs[0] in (4, 6)]
+                if not cuts:
                     continue
-                at = splittable[int(r.integers(0, len(splittable)))]
-                f = next(f for f in range(2, shape[at]) if shape[at] % f == 0)
-                shape = shape[:at] + [f, shape[at] // f] + shape[at + 1:]
-            inits[f"s{i}"] = np.array(shape, np.int64)
+                d, k = cuts[int(r.integers(0, len(cuts)))]
+                if k:
+                    dims = dims[:d] + [dims[d][:k], dims[d][k:]] + dims[d + 1:]
+                else:
+                    dims = dims[:d] + [[2], [dims[d][0] // 2]] + dims[d + 1:]
+            inits[f"s{i}"] = np.array([int(np.prod(fs)) for fs in dims], np.int64)
             nodes.append(helper.make_node("Reshape", [name, f"s{i}"], [f"n{i}"]))
         name = f"n{i}"
     nodes.append(helper.make_node("Identity", [name], ["y"]))
-    m = model(nodes, {"x": [2, 6, 4, 3]}, {"y": shape}, inits)
+    m = model(nodes, {"x": [2, 6, 4, 3]}, {"y": [int(np.prod(fs)) for fs in dims]}, inits)
     text = check(m, {"x": rand(2, 6, 4, 3)})
     assert count(text, "transpose") <= 1
+
+
+def test_a_reshape_across_factors_keeps_its_transposes():
+    # [3, 6] read as [2, 9] moves no whole factor: the chain is left as it is, and still computes the reference
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+             helper.make_node("Reshape", ["t", "s"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["y"], perm=[1, 0, 2])]
+    m = model(nodes, {"x": [6, 3, 4]}, {"y": [9, 2, 4]}, {"s": np.array([2, 9, 4], np.int64)})
+    text = check(m, {"x": rand(6, 3, 4)})
+    assert count(text, "transpose") == 2
