@@ -35,24 +35,32 @@ func.func @conv_padded() attributes {glowir.inputs = ["x"], glowir.outputs = ["y
 
 // -----
 
-// Grouped (2 groups of 2 channels into 3 filters): an scf.for over the groups, each step the named convolution of
-// that group's channel slices of src, filter and dest (views at offsets 2 g and 3 g, known at run time).
+// Grouped (2 groups of 2 channels into 3 filters, relu): an scf.for over the groups, each step that group's slice of
+// the bias broadcast into its slice of dest, the named convolution of its channel slices of src, filter and dest
+// (views at offsets 2 g and 3 g, known at run time), and the relu on its slice: what the kernel fuses as one.
 // CHECK-LABEL: func.func @grouped
 // CHECK-SAME:  (%[[W:.+]]: memref<1x1x2x6xf32>, %[[B:.+]]: memref<6xf32>, %[[X:.+]]: memref<1x8x8x4xf32>, %[[Y:.+]]: memref<1x4x4x6xf32>)
-// CHECK:       linalg.broadcast ins(%[[B]]
 // CHECK-NOT:   memref.alloc
+// CHECK-NOT:   linalg.broadcast
 // CHECK:       scf.for %[[G:.+]] = %{{.+}} to %c2 step
 // CHECK:       %[[XS:.+]] = memref.subview %[[X]][0, 0, 0, %{{.+}}] [1, 8, 8, 2] [1, 1, 1, 1] : memref<1x8x8x4xf32> to memref<1x8x8x2xf32, strided<[256, 32, 4, 1], offset: ?>>
 // CHECK:       %[[WS:.+]] = memref.subview %[[W]][0, 0, 0, %{{.+}}] [1, 1, 2, 3] [1, 1, 1, 1]
 // CHECK:       %[[YS:.+]] = memref.subview %[[Y]][0, 0, 0, %{{.+}}] [1, 4, 4, 3] [1, 1, 1, 1]
+// CHECK:       %[[BS:.+]] = memref.subview %[[B]][%{{.+}}] [3] [1]
+// CHECK:       linalg.broadcast ins(%[[BS]] : {{.+}}) outs(%[[YS]] :
 // CHECK:       linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WS]] : {{.+}}) outs(%[[YS]] :
-// CHECK-NOT:   linalg.generic
+// CHECK:       linalg.generic {{.+}} outs(%[[YS]] :
+// CHECK:       arith.maximumf
+// CHECK:       linalg.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
 func.func @grouped() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<1x1x2x6xf32>} : () -> memref<1x1x2x6xf32>
   %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<6xf32>} : () -> memref<6xf32>
   %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x8x8x4xf32>
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x6xf32>
-  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2} : (memref<1x4x4x6xf32>, memref<1x8x8x4xf32>, memref<1x1x2x6xf32>, memref<6xf32>) -> ()
+  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2, activation = "relu"} : (memref<1x4x4x6xf32>, memref<1x8x8x4xf32>, memref<1x1x2x6xf32>, memref<6xf32>) -> ()
   return
 }
 

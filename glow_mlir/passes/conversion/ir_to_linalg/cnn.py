@@ -102,14 +102,19 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
       group 1                      -> linalg.conv_2d_nhwc_hwcf
       depthwise (group = C = F)    -> linalg.depthwise_conv_2d_nhwc_hwc on the filter viewed as [KH, KW, C]
       depthwise with a multiplier  -> linalg.depthwise_conv_2d_nhwc_hwcm ([KH, KW, C, F/C] and dest [.., C, F/C])
-      any other group count        -> an scf.for over the groups of conv_2d_nhwc_hwcf on channel slices
-                                      (:func:`_group_loop`)
+      any other group count        -> an scf.for over the groups: each group's bias slice, conv_2d_nhwc_hwcf on
+                                      its channel slices and its activation (:func:`_group_loop`)
       a packed filter (rank 5)     -> one linalg.generic over the filter's blocks (:func:`blocked_conv`)
     The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
     dest, filt = new.dest, new.filter
     strides, dilations, group = op.strides, op.dilations, op.group
     # the padding first: the bias broadcast then sits right before the convolution, which the kernel takes as its init
     src = _padded(new, new.src, op.pads, 0.0)
+    depthwise = group == _memref(src).shape[3] and _memref(filt).shape[-2] == 1
+    if _memref(filt).rank == 4 and group > 1 and not depthwise:
+        # grouped: each group's bias, convolution and activation together in the loop, which the kernel fuses
+        _group_loop(src, filt, dest, group, strides, dilations, new.bias, lambda view: fused_activation(op, view))
+        return
     linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
     if _memref(filt).rank == 5:
         blocked_conv(src, filt, dest, strides)
@@ -141,20 +146,28 @@ def conv_into(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strides
 
 
 def _group_loop(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strides: Sequence[int],
-                dilations: Sequence[int]) -> None:
+                dilations: Sequence[int], bias: ir.Value | None = None,
+                epilogue: Callable[[ir.Value], None] | None = None) -> None:
     """A grouped convolution as an scf.for over the groups, each step the named convolution of group ``g``'s channel
     slices of src, filt and dest (views at offsets ``g x C/G`` and ``g x F/G``): the convolution kernels take each
     as they take any convolution, where one linalg.generic over (n, oh, ow, g, f, kh, kw, c) ran unvectorized
     (alexnet's convolutions of 2 groups: the network at 13x onnxruntime's time). One loop, not one convolution per
-    group: the compile stays the same size whatever the group count."""
+    group: the compile stays the same size whatever the group count. With ``bias`` (float convolutions), each step
+    first writes its group's slice of the bias into its slice of dest and ends with ``epilogue`` (the activation) on
+    that slice: the kernel takes the three as one island, as it does for an ungrouped convolution."""
     _, _, cg, f = _memref(filt).shape
     fg = f // group
     loop = scf.ForOp(index_constant(0), index_constant(group), index_constant(1))
     with ir.InsertionPoint(loop.body):
         g = loop.induction_variable
-        views = [_channel_slice(v, arith.muli(g, index_constant(size)), size)
-                 for v, size in ((src, cg), (filt, fg), (dest, fg))]
+        start = arith.muli(g, index_constant(fg))
+        views = [_channel_slice(src, arith.muli(g, index_constant(cg)), cg), _channel_slice(filt, start, fg),
+                 _channel_slice(dest, start, fg)]
+        if bias is not None:
+            linalg.broadcast(_channel_slice(bias, start, fg), outs=[views[2]], dimensions=[0, 1, 2])
         linalg.conv_2d_nhwc_hwcf(views[0], views[1], outs=[views[2]], strides=strides, dilations=dilations)
+        if epilogue is not None:
+            epilogue(views[2])
         scf.YieldOp([])
 
 
