@@ -68,8 +68,8 @@ class _Kernel:
         c0 = _index(0)
         xs = [arith.addi(x, _index(p)) if p else x for p in range(columns)]
         # all but the last pixel read and write whole vectors where the pixels are contiguous: the lanes past F are
-        # the next pixel's first channels, stored before that pixel's own values (in order), while masked stores
-        # cost ~20 cycles each on AMD's AVX2 cores (5x5 1->6 at 24 columns, haswell code on Zen 4: 43 us masked,
+        # the next pixel's first channels, stored before that pixel's own values (in order): masked AVX2 stores are
+        # slow on AMD cores (5x5 1->6 at 24 columns, haswell code on Zen 4: 43 us with every load and store masked,
         # 28 us so)
         whole = [self.flat is not None and p < columns - 1 for p in range(columns)]
         offsets = [arith.muli(xp, _index(self.f)) if full else None for xp, full in zip(xs, whole)]
