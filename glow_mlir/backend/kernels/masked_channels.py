@@ -5,8 +5,10 @@ pieces of vector widths (:func:`.conv.channel_pieces`: 6 as 4 + 2), one island e
 again and takes an FMA of its own per pixel, so 6 channels on AVX-512 fill 6 of the 32 lanes of two FMAs (lenet5's
 first convolution, 5x5 1->6, ran at 23% of the peak). Here the ``F`` channels of a pixel are one vector of the next
 power of two (8 for 6), its lanes beyond ``F`` masked off: the filter row ``[KH, KW, C, F]`` is read with a masked
-load, the output (its bias, written before) with a masked load and a masked store, so the lanes past ``F``
-touch no memory (the output may be a channel slice of a wider buffer).
+load. The output (its bias, written before) is read and written whole vectors at a time over each row seen as one
+dim, the lanes past a pixel's channels being the next pixel's, stored over in order, but for a tile's last pixel,
+whose load and store are masked; where the pixels are not F apart (a channel slice of a wider buffer) every load
+and store is masked, so the lanes past ``F`` touch no memory.
 
 Loops: output rows (the tasks with threads: each thread a contiguous run of the image rows), then register tiles of
 ``columns`` output pixels of the row (the last one narrower), then (kh, kw, input channel): per step one masked
@@ -56,7 +58,8 @@ class _Kernel:
         if strides[2:] == [self.f, 1]:
             shape = [self.images, self.oh, self.ow * self.f]
             dest_type = ir.MemRefType(self.dest.type)
-            layout = None if dest_type == ir.MemRefType.get(dest_type.shape, f32) else ir.StridedLayoutAttr.get(offset, [*strides[:2], 1])
+            identity = dest_type == ir.MemRefType.get(dest_type.shape, f32)
+            layout = None if identity else ir.StridedLayoutAttr.get(offset, [*strides[:2], 1])
             self.flat = memref.collapse_shape(ir.MemRefType.get(shape, f32, layout), self.dest, [[0], [1], [2, 3]])
 
     def tile(self, n: ir.Value, y: ir.Value, x: ir.Value, columns: int) -> None:

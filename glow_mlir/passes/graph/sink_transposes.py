@@ -282,8 +282,8 @@ def fold_transpose_chain(op: ir.Operation) -> bool:
     Reshape (reshapes are views): the chain permutes whole factors of the input's dims, and one transpose of the
     input viewed in those factors does it. ShuffleNet's channel shuffle between NHWC convolutions,
     NHWC -> NCHW, [N, G, C/G, H, W], swap G and C/G, back to [N, C, H, W] and NHWC (three transposes that move every
-    element), becomes a transpose of each pixel's channels viewed [G, C/G] (light_shufflenet, one thread: 13.9 -> 3.8 ms,
-    onnxruntime 4.6)."""
+    element), becomes a transpose of each pixel's channels viewed [G, C/G] (light_shufflenet, one thread: 13.9 ->
+    3.8 ms, onnxruntime 4.6)."""
     if op.name not in (TRANSPOSE, RESHAPE):
         return False
     chain = _chain(op)
