@@ -425,6 +425,16 @@ def _for(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None
         scf.YieldOp([])
 
 
+def for_carrying(hi: int, carried: list[ir.Value],
+                 body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+    """``for i in [0, hi)`` carrying ``carried`` through ``body(i, carried) -> carried`` as an scf.for; the final
+    values (the hand-written kernels' loops over accumulators: :mod:`.pixel_tiles`, :mod:`.masked_channels`)."""
+    loop = scf.ForOp(_index(0), _index(hi), _index(1), carried)
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp(body(loop.induction_variable, list(loop.inner_iter_args)))
+    return list(loop.results)
+
+
 def _forall(count: int, body: Callable[[ir.Value], None]) -> None:
     """``body(i)`` for ``i`` in ``[0, count)`` as the iterations of an scf.forall (tasks for the threads)."""
     loop = scf.ForallOp([0], [count], [1])

@@ -19,23 +19,12 @@ convolutions take it: :func:`.conv.masked_width`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, memref, vector
 
 from ...passes.conversion.ir_to_linalg import index_constant as _index
-from .conv import ConvPlan, for_blocks
+from .conv import ConvPlan, for_blocks, for_carrying, tile_cost
 from .isa import KernelSpec
-
-
-def _loop(hi: int, carried: list[ir.Value], body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
-          lo: int = 0) -> list[ir.Value]:
-    """``for i in [lo, hi)`` carrying ``carried`` through ``body(i, carried) -> carried``; the final values."""
-    loop = scf.ForOp(_index(lo), _index(hi), _index(1), carried)
-    with ir.InsertionPoint(loop.body):
-        scf.YieldOp(body(loop.induction_variable, list(loop.inner_iter_args)))
-    return list(loop.results)
 
 
 class _Kernel:
@@ -50,7 +39,6 @@ class _Kernel:
         f32 = ir.F32Type.get()
         self.vector_type = ir.VectorType.get([width], f32)
         self.mask_type = ir.VectorType.get([width], ir.IntegerType.get_signless(1))
-        self.width = width
         strides, offset = ir.MemRefType(self.dest.type).get_strides_and_offset()
         #: the output with each row's pixels and channels as one dim, where the pixels are F apart (not a channel
         #: slice of a wider buffer): whole vectors read and write across a pixel's end
@@ -84,11 +72,11 @@ class _Kernel:
 
         def over_kh(kh: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
             row = arith.addi(in_y, kh)
-            return _loop(self.kw, carried, lambda kw, c: over_kw(kh, kw, row, c))
+            return for_carrying(self.kw, carried, lambda kw, c: over_kw(kh, kw, row, c))
 
         def over_kw(kh: ir.Value, kw: ir.Value, row: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
             columns_in = [arith.addi(v, kw) for v in in_xs]
-            return _loop(self.channels, carried, lambda c, acc: step(kh, kw, c, row, columns_in, acc))
+            return for_carrying(self.channels, carried, lambda c, acc: step(kh, kw, c, row, columns_in, acc))
 
         def step(kh: ir.Value, kw: ir.Value, c: ir.Value, row: ir.Value, columns_in: list[ir.Value],
                  carried: list[ir.Value]) -> list[ir.Value]:
@@ -96,7 +84,7 @@ class _Kernel:
             return [vector.fma(vector.broadcast(self.vector_type, memref.load(self.src, [n, row, xp, c])), weights,
                                acc) for xp, acc in zip(columns_in, carried)]
 
-        accumulators = _loop(self.kh, accumulators, over_kh)
+        accumulators = for_carrying(self.kh, accumulators, over_kh)
         for xp, value, at in zip(xs, accumulators, offsets):
             if at is not None:
                 vector.store(value, self.flat, [n, y, at])
@@ -112,7 +100,7 @@ class _Kernel:
             self.tile(n, y, arith.muli(t, _index(columns)), columns)
             return []
 
-        _loop(whole, [], one)
+        for_carrying(whole, [], one)
         if rest:
             self.tile(n, y, _index(whole * columns), rest)
 
@@ -131,8 +119,6 @@ def register_columns(ow: int, spec: KernelSpec) -> int:
     """The output pixels of a register tile of one masked vector each: the spec's row tile of least
     :func:`.conv.tile_cost` over a row of ``ow`` (each pixel's accumulator, the filter vector and a broadcast within
     the registers), ties to the wider."""
-    from .conv import tile_cost
-
     fits = [t for t in spec.conv_row_tiles if t <= ow and t <= spec.conv_accumulators and t + 2 <= spec.registers]
     return min(fits or [1], key=lambda t: (tile_cost(ow, t, 1, spec), -t))
 

@@ -23,27 +23,16 @@ kernel: one pass over an output of a few hundred KB. Which convolutions take it:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, memref, vector
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.ir_to_linalg import index_constant as _index
-from .conv import ConvPlan, for_blocks
+from .conv import ConvPlan, for_blocks, for_carrying
 from .isa import KernelSpec
 
 #: the prefetch's locality hint: 2 keeps the line in L2 (prefetcht1 on x86), where the block's tiles read it
 _L2 = 2
-
-
-def _loop(hi: int, carried: list[ir.Value], body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
-          lo: int = 0) -> list[ir.Value]:
-    """``for i in [lo, hi)`` carrying ``carried`` through ``body(i, carried) -> carried``; the final values."""
-    loop = scf.ForOp(_index(lo), _index(hi), _index(1), carried)
-    with ir.InsertionPoint(loop.body):
-        scf.YieldOp(body(loop.induction_variable, list(loop.inner_iter_args)))
-    return list(loop.results)
 
 
 class _Kernel:
@@ -76,11 +65,11 @@ class _Kernel:
 
         def over_kh(kh: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
             in_rows = [arith.addi(y, kh) for y in ys]
-            return _loop(self.kw, carried, lambda kw, c: over_kw(kh, kw, in_rows, c))
+            return for_carrying(self.kw, carried, lambda kw, c: over_kw(kh, kw, in_rows, c))
 
         def over_kw(kh: ir.Value, kw: ir.Value, in_rows: list[ir.Value], carried: list[ir.Value]) -> list[ir.Value]:
             in_columns = [arith.addi(x, kw) for x in xs]
-            return _loop(self.channels, carried, lambda c, acc: step(kh, kw, c, in_rows, in_columns, acc))
+            return for_carrying(self.channels, carried, lambda c, acc: step(kh, kw, c, in_rows, in_columns, acc))
 
         def step(kh: ir.Value, kw: ir.Value, c: ir.Value, in_rows: list[ir.Value], in_columns: list[ir.Value],
                  carried: list[ir.Value]) -> list[ir.Value]:
@@ -93,7 +82,7 @@ class _Kernel:
                     out[p * self.vectors + v] = vector.fma(pixel, weights[v], out[p * self.vectors + v])
             return out
 
-        accumulators = _loop(self.kh, accumulators, over_kh)
+        accumulators = for_carrying(self.kh, accumulators, over_kh)
         for (y, x, v), value in zip(at, accumulators):
             vector.store(value, self.dest, [n, y, x, j, lanes[v]])
 
@@ -108,12 +97,12 @@ class _Kernel:
                 self.tile(n, j, after, arith.muli(t, _index(rows)), rows)
                 return []
 
-            _loop(whole, [], one)
+            for_carrying(whole, [], one)
             if rest:
                 self.tile(n, j, after, _index(whole * rows), rest)
             return []
 
-        _loop(self.images, [], image)
+        for_carrying(self.images, [], image)
 
 
 def make_kernel(op: ir.Operation, plan: ConvPlan, spec: KernelSpec, threads: int = 1) -> None:
