@@ -6,8 +6,10 @@ compiled once, its entry point handed to every program that calls it.
     glow_pool_run(task, ctx, n, threads)   // task(ctx, i) for every i in [0, n), on up to `threads` threads
 
 The calling thread takes part; ``threads - 1`` workers are started on first use (``pthread_create``) and kept. The
-pool keeps the workers of the widest loop so far, and a loop seats only ``threads - 1`` of them (a compare-and-swap
-on ``generation << 32 | seats left``), so a program compiled for 2 threads runs on 2 whatever ran before. An
+pool keeps the workers of the widest loop so far, each with its number, and a loop of ``threads`` seats workers 0 to
+``threads - 2`` (the job publishes ``generation << 32 | threads - 1``; a worker compares its number, no atomic
+read-modify-write, so sixteen workers join without contending for one cache line), so a program compiled for 2
+threads runs on 2 whatever ran before. An
 iteration is claimed with a compare-and-swap on one 64-bit ticket, ``generation << 32 | next index``: a worker that
 read the job of an earlier generation cannot claim an index of the next one. The caller publishes a job by storing
 the ticket (release), then bumps the 32-bit generation word the workers watch, and spins until every iteration is
@@ -126,8 +128,10 @@ module {{
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
     %null = llvm.mlir.zero : !llvm.ptr
+    // the argument: this worker's number << 32 | the generation when it was started
     %start64 = llvm.ptrtoint %arg : !llvm.ptr to i64
     %start = llvm.trunc %start64 : i64 to i32
+    %id = llvm.lshr %start64, %c32 : i64
     llvm.br ^wait(%start, %zero : i32, i32)
   ^wait(%seen: i32, %spun: i32):
     %g = llvm.load %generation atomic acquire {{alignment = 4 : i64}} : !llvm.ptr -> i32
@@ -153,16 +157,11 @@ module {{
   ^seat:
     %w = llvm.load %seats atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %wgen = llvm.lshr %w, %c32 : i64
-    %left = llvm.and %w, %low : i64
+    %helpers = llvm.and %w, %low : i64
     %current = llvm.icmp "eq" %wgen, %g64 : i64
-    %free = llvm.icmp "ne" %left, %c0 : i64
-    %open = llvm.and %current, %free : i1
-    llvm.cond_br %open, ^take, ^wait(%g, %zero : i32, i32)
-  ^take:
-    %w1 = llvm.sub %w, %c1 : i64
-    %pair = llvm.cmpxchg %seats, %w, %w1 acq_rel monotonic : !llvm.ptr, i64
-    %taken = llvm.extractvalue %pair[1] : !llvm.struct<(i64, i1)>
-    llvm.cond_br %taken, ^run, ^seat
+    %mine = llvm.icmp "ult" %id, %helpers : i64
+    %open = llvm.and %current, %mine : i1
+    llvm.cond_br %open, ^run, ^wait(%g, %zero : i32, i32)
   ^run:
     llvm.call @glow_pool_work(%g64) : (i64) -> ()
     llvm.br ^wait(%g, %zero : i32, i32)
@@ -216,7 +215,9 @@ module {{
   ^create:
     %tid = llvm.alloca %c1 x i64 : (i64) -> !llvm.ptr
     %g0_64 = llvm.zext %g0 : i32 to i64
-    %arg = llvm.inttoptr %g0_64 : i64 to !llvm.ptr
+    %number = llvm.shl %k, %c32 : i64
+    %tagged = llvm.or %number, %g0_64 : i64
+    %arg = llvm.inttoptr %tagged : i64 to !llvm.ptr
     %err = llvm.call @pthread_create(%tid, %null, %worker, %arg) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
     %failed = llvm.icmp "ne" %err, %z32 : i32
     %k1 = llvm.add %k, %c1 : i64
