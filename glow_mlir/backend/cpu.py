@@ -147,8 +147,9 @@ def _threaded(threads: int) -> list[Entry]:
     entries: list[Entry] = []
     for spec, why in pipelines.CODEGEN:
         if spec == "convert-scf-to-cf":
-            entries += [(f"{s}{{threads={threads}}}" if s == "cpu-parallel-to-pool" else s, w)
-                        for s, w in pipelines.PARALLEL]
+            pool = (f"cpu-parallel-to-pool{{threads={threads} flops-per-thread={PARALLEL_FLOPS // 2} "
+                    f"bytes-per-thread={PARALLEL_BYTES // 2}}}")
+            entries += [(pool if s == "cpu-parallel-to-pool" else s, w) for s, w in pipelines.PARALLEL]
         if spec in ("cpu-tile-kernels", "cpu-int8-kernels"):
             spec = f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
         elif spec == "cpu-vectorize-rest":

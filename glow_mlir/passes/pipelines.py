@@ -146,9 +146,9 @@ CODEGEN: list[Entry] = [
 #: run the kernels' scf.forall loops across cores: inserted into CODEGEN before convert-scf-to-cf when threads > 1,
 #: with cpu-tile-kernels{threads=N} and cpu-parallel-to-pool{threads=N} (the JIT links the worker pool)
 PARALLEL: list[Entry] = [
-    ("func.func(scf-forall-to-parallel)", "the kernels' L1 tile loops (scf.forall) become scf.parallel"),
-    ("cpu-parallel-to-pool", "each scf.parallel becomes a task function and a call to the worker pool, whose spinning "
-     "workers take a task in well under a microsecond"),
+    ("cpu-parallel-to-pool", "each of the kernels' task loops (scf.forall) becomes a task function and a call to the "
+     "worker pool, whose spinning workers take a task in well under a microsecond; a loop asks for no more threads "
+     "than its work is worth"),
 ]
 
 PIPELINES: dict[str, list[Entry]] = {

@@ -615,7 +615,8 @@ def test_the_jit_object_uses_fma_instructions(tmp_path) -> None:
 def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
     text = ",".join(spec for spec, _ in cpu.codegen_entries(4))
     assert f"cpu-tile-kernels{{threads=4 parallel-flops={cpu.PARALLEL_FLOPS}}}" in text
-    assert "cpu-parallel-to-pool{threads=4}" in text
+    assert (f"cpu-parallel-to-pool{{threads=4 flops-per-thread={cpu.PARALLEL_FLOPS // 2} "
+            f"bytes-per-thread={cpu.PARALLEL_BYTES // 2}}}") in text
     assert len(parse_pipeline(text)) == len(cpu.codegen(4))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         cpu.codegen_entries(0)

@@ -81,6 +81,45 @@ func.func @grid(%y: memref<?x?xf32>, %m: index, %n: index) {
 
 // -----
 
+// A loop of three tasks asks for three threads, not the four the pass may use.
+// CHECK-LABEL: func.func @three(
+// CHECK:       %[[T:.+]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK:       llvm.call @glow_pool_run(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]])
+func.func @three(%y: memref<3x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    vector.store %zero, %y[%i, %c0] : memref<3x16xf32>, vector<16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A result-less scf.forall (a kernel's tile loop once bufferized) is outlined the same way, its static bounds as
+// constants: no scf.forall-to-parallel step between.
+// CHECK-LABEL: func.func @tiles(
+// CHECK:       llvm.call @glow_pool_run
+// CHECK-NOT:   scf.forall
+// CHECK-LABEL: func.func private @tiles_task0(
+// CHECK:       arith.muli %{{.+}}, %{{.+}} : index
+// CHECK:       vector.store
+// LLVM-LABEL:  llvm.func @tiles(
+// LLVM:        llvm.call @glow_pool_run
+func.func @tiles(%y: memref<8x16xf32>) {
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %c0 = arith.constant 0 : index
+  scf.forall (%i) = (0) to (8) step (2) {
+    vector.store %zero, %y[%i, %c0] : memref<8x16xf32>, vector<16xf32>
+  }
+  return
+}
+
+// -----
+
 // Negative: a loop with a reduction stays as it is (convert-scf-to-cf runs it serially); a function without parallel
 // loops gets no declaration of the pool.
 // CHECK-NOT:   llvm.func @glow_pool_run
