@@ -246,6 +246,34 @@ def test_tiles_per_task(flops: int, tiles: int, threads: int, expected: int) -> 
     assert tiles_per_task(flops, tiles, threads, parallel_flops=10**6) == expected
 
 
+@pytest.mark.parametrize(("grid", "split", "threads", "expected"), [
+    (18, 9, 2, 1),  # 9 row tiles keep two threads 9/10 busy: rows
+    (14, 7, 2, matmul.GRID),  # 7 row tiles: 7/8
+    (14, 7, 16, matmul.GRID),  # 7 of 16: the 14 tiles of both dims
+    (56, 28, 16, 1),  # 28 tiles: 28/32 busy, the grid no better
+    (16, 16, 16, 1),
+])
+def test_matmul_tasks_are_a_grid_where_the_split_dim_has_too_few_tiles(grid: int, split: int, threads: int,
+                                                                       expected: int) -> None:
+    from glow_mlir.backend.kernels.passes import _grid_or_rows, busy
+
+    assert busy(7, 16) == 7 / 16 and busy(40, 16) == 40 / 48
+    assert _grid_or_rows(grid, split, threads) == expected
+
+
+@pytest.mark.parametrize("shape", [(128, 128, 128), (49, 160, 960), (136, 128, 64), (7, 1000, 512)],
+                         ids=["bert", "pixels-7x7", "odd-tile-grid", "few-rows"])
+def test_matmul_on_sixteen_threads_matches_numpy(shape: tuple[int, int, int]) -> None:
+    # more threads than this machine has cores: tasks as grids of tiles, loops asking for fewer threads than 16
+    m, n, k = shape
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [m, k], "b": [k, n]}, [m, n])
+    compiled = glow_mlir.compile(model, threads=16, cache=False)
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    for _ in range(3):
+        np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
+
+
 def test_a_destroyed_threaded_program_leaves_the_others_running() -> None:
     # the pool outlives every program: a program's code is freed only after its last call's tasks are done
     model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
@@ -554,6 +582,14 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
 }
 
 
+#: packed convolutions whose tasks depend on the thread count: on 16 threads, 40 blocks (7 rows: the blocks are the
+#: tasks though they do not divide) and 5 blocks (the 7 rows are the tasks of each block)
+SIXTEEN_THREADS = {
+    "forty-blocks-seven-rows": (320, 7, 7, 1280, 1, 1, (0, 0, 0, 0)),
+    "five-blocks-seven-rows": (960, 7, 7, 160, 1, 1, (0, 0, 0, 0)),
+}
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("shape", PACKED.values(), ids=PACKED.keys())
 def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int) -> None:
@@ -575,6 +611,11 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
     x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
+
+
+@pytest.mark.parametrize("shape", SIXTEEN_THREADS.values(), ids=SIXTEEN_THREADS.keys())
+def test_convs_on_packed_filters_on_sixteen_threads(shape: tuple) -> None:
+    test_convs_on_packed_filters_match_the_reference(shape, 16)
 
 
 def test_the_kernel_benchmark_runs_packed_and_odd_shapes() -> None:

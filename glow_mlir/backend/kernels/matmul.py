@@ -51,6 +51,9 @@ TILES_ATTR = "glow.tiles"
 #: of the scf.forall that runs across the cores) takes along the split dim; 0: no forall, the island runs on the
 #: calling thread (``cpu-tile-kernels`` sets it)
 TASK_ATTR = "glow.tiles_per_task"
+#: the :data:`TASK_ATTR` of an island whose every L1 tile of both output dims is a task (a two-dim scf.forall): the
+#: split dim alone has too few tiles to keep the threads busy (a 1x1 convolution at 7x7 pixels: 7 row tiles)
+GRID = -1
 #: on the init and update ops inside a packed island (:class:`Epilogue`): the island's tile key, for its schedule
 INIT_ATTR = "glow.island_epilogue"
 #: on the last op of a packed island with an epilogue (the last update, else the product): the island's tile key
@@ -622,6 +625,14 @@ def split_tiles(op: ir.Operation) -> int:
     return shape[t.split] // l1[t.split]
 
 
+def grid_tiles(op: ir.Operation) -> int:
+    """How many L1 tiles the island ``op`` has along both output dims (the tasks of a :data:`GRID`)."""
+    t = parse_key(ir.StringAttr(op.attributes[TILES_ATTR]).value)
+    shape = ir.RankedTensorType(op.results[0].type).shape
+    l1 = [t.m, t.n // t.nr] if t.pack else [t.m, t.n]
+    return (shape[0] // l1[0]) * (shape[1] // l1[1])
+
+
 def flops(op: ir.Operation) -> int:
     """2 x the multiply-adds of the island ``op``: the output's elements times the reduction (A's last dim)."""
     out = ir.RankedTensorType(op.results[0].type)
@@ -643,15 +654,30 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
         name, l1, registers = "linalg.matmul", [t.m, t.n, t.k], [t.mr, t.nr, 1]
     ops = match_islands(root, name, key, tiles_per_task if threads > 1 else 0)
     if threads > 1 and tiles_per_task:  # tasks of the split dim's L1 tiles over the threads, loops inside each
-        across = [size * tiles_per_task if d == t.split else 0 for d, size in enumerate(l1[:2])]
+        across = _across(l1[:2], t.split, tiles_per_task)
         ops = structured.TileUsingForallOp(schedule.any_op(), schedule.any_op(), ops, tile_sizes=across).tiled_op
-        inside = [0 if d == t.split and tiles_per_task == 1 else size for d, size in enumerate(l1)]
+        inside = _inside(l1, t.split, tiles_per_task)
         if any(inside):
             ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
     else:
         ops = structured.TileUsingForOp(ops, sizes=l1).tiled_linalg_op
     registers = structured.TileUsingForOp(ops, sizes=registers).tiled_linalg_op
     structured.VectorizeOp(registers).create_named_contraction = True
+
+
+def _across(l1: list[int], split: int, tiles_per_task: int) -> list[int]:
+    """The tile sizes of the scf.forall of tasks over the two output dims: ``tiles_per_task`` L1 tiles of the split
+    dim (the other dim whole), or one L1 tile of both (:data:`GRID`)."""
+    if tiles_per_task == GRID:
+        return list(l1[:2])
+    return [size * tiles_per_task if d == split else 0 for d, size in enumerate(l1[:2])]
+
+
+def _inside(l1: list[int], split: int, tiles_per_task: int) -> list[int]:
+    """The L1 tile sizes inside one task: none along a dim whose task is one L1 tile."""
+    if tiles_per_task == GRID:
+        return [0, 0, *l1[2:]]
+    return [0 if d == split and tiles_per_task == 1 else size for d, size in enumerate(l1)]
 
 
 def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tiles_per_task: int) -> None:
@@ -673,9 +699,8 @@ def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tile
                               op_attrs=ir.DictAttr.get({LAST_ATTR: ir.StringAttr.get(key)})).result
     inside = l1
     if threads > 1 and tiles_per_task:
-        across = [size * tiles_per_task if d == t.split else 0 for d, size in enumerate(l1)]
-        last = fuse(last, whole(across, extents), forall=True)
-        inside = [0 if d == t.split and tiles_per_task == 1 else size for d, size in enumerate(l1)]
+        last = fuse(last, whole(_across(l1, t.split, tiles_per_task), extents), forall=True)
+        inside = _inside(l1, t.split, tiles_per_task)
     last = fuse(last, whole(inside, extents))
     fuse(last, whole([t.mr, 1], l1))
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
@@ -694,6 +719,7 @@ __all__ = [
     "Piece",
     "Tiles",
     "flops",
+    "grid_tiles",
     "make_islands",
     "make_packed_islands",
     "match_islands",

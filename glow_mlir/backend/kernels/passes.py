@@ -297,14 +297,16 @@ class TileKernels(TargetOptions, Pass):
     def _block_threads(self, op: ir.Operation, plan: conv.ConvPlan) -> int:
         """The threads a convolution on packed filter blocks spreads its blocks over (1: none, the blocks run in
         turn), as :func:`tiles_per_task` decides for the other kernels. Where the blocks would keep the threads
-        busy less than :data:`BLOCK_BALANCE` of the time (one block on two threads: half; three: 3/4), each block's
-        output rows are the tasks instead (the islands are then not tagged serial); the tiles of pixels have no
-        rows to split and keep the blocks."""
+        busy less than :data:`BLOCK_BALANCE` of the time (one block on two threads: half; three: 3/4), and no
+        longer than its output rows would, each block's output rows are the tasks instead (the islands are then not
+        tagged serial; on sixteen threads the 7 rows of a 320->1280 1x1 convolution at 7x7 kept 7 busy, its 40
+        blocks 13 on average); the tiles of pixels have no rows to split and keep the blocks."""
         if not plan.blocked or self.threads == 1 or conv.blocked_flops(op) < self.parallel_flops:
             return 1
         blocks = ir.MemRefType(op.operands[1].type).shape[0]
-        busy = blocks / (self.threads * -(-blocks // self.threads))
-        return self.threads if busy >= BLOCK_BALANCE or plan.pixel_rows else 1
+        images, rows = ir.MemRefType(op.operands[2].type).shape[:2]
+        on_blocks, on_rows = busy(blocks, self.threads), busy(images * rows, self.threads)
+        return self.threads if on_blocks >= BLOCK_BALANCE or on_blocks > on_rows or plan.pixel_rows else 1
 
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the
@@ -321,6 +323,8 @@ class TileKernels(TargetOptions, Pass):
                     per_task = ir.IntegerAttr(op.attributes[matmul.TASK_ATTR]).value \
                         if matmul.TASK_ATTR in op.attributes else \
                         tiles_per_task(family.flops(op), family.split_tiles(op), self.threads, self.parallel_flops)
+                    if family is matmul and per_task == 1 and matmul.TASK_ATTR not in op.attributes:
+                        per_task = _grid_or_rows(matmul.grid_tiles(op), family.split_tiles(op), self.threads)
                     op.attributes[matmul.TASK_ATTR] = ir.IntegerAttr.get(i64, per_task)
                     if (family, key, per_task) not in groups:
                         groups.append((family, key, per_task))
@@ -328,6 +332,20 @@ class TileKernels(TargetOptions, Pass):
 
         module.walk(visit)
         return groups
+
+
+def _grid_or_rows(grid: int, split: int, threads: int) -> int:
+    """A matmul island's tasks: one L1 tile of its split dim each (1), or of both dims (:data:`.matmul.GRID`) when
+    the split dim's tiles keep the threads busy less than :data:`BLOCK_BALANCE` of the time and the grid more (on
+    sixteen threads, the 7 row tiles of a 1x1 convolution at 7x7 pixels used 7 of them)."""
+    if busy(split, threads) < BLOCK_BALANCE and busy(grid, threads) > busy(split, threads):
+        return matmul.GRID
+    return 1
+
+
+def busy(tasks: int, threads: int) -> float:
+    """The share of the time ``threads`` are busy on ``tasks`` equal tasks (each thread takes the next)."""
+    return tasks / (threads * -(-tasks // threads))
 
 
 def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:
