@@ -171,3 +171,58 @@ def test_roundeven_expansion_for_bare_metal_is_exact(monkeypatch: pytest.MonkeyP
     got = compiled.run({"x": x})["y"]
     np.testing.assert_array_equal(got, np.round(x))
     assert np.array_equal(np.signbit(got), np.signbit(np.round(x)))
+
+
+#: transposes whose swapped dims are whole numbers of vectors on some target (blocks transposed in registers: 16 x 16
+#: on AVX-512, 8 x 8 on AVX2), with runs of dims kept together (NCHW <-> NHWC), remainders, and a 5-D one
+TRANSPOSES = [
+    pytest.param((1, 64, 14, 16), [0, 2, 3, 1], id="nchw-to-nhwc"),
+    pytest.param((1, 14, 16, 64), [0, 3, 1, 2], id="nhwc-to-nchw"),
+    pytest.param((2, 48, 32), [0, 2, 1], id="batched-32x48"),
+    pytest.param((40, 64), [1, 0], id="rows-of-40"),
+    pytest.param((8, 16, 3, 16), [3, 2, 0, 1], id="scattered-dims"),
+    pytest.param((2, 16, 2, 8, 16), [0, 4, 2, 3, 1], id="five-dims"),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("shape,perm", TRANSPOSES)
+def test_transposes_in_blocks(shape: tuple[int, ...], perm: list[int], target_cpu: str, threads: int) -> None:
+    from glow_mlir.cache import cpu_features
+
+    if target_cpu == "haswell" and "avx2" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    x = f32(*shape)
+    model = _model("Transpose", {"x": x}, TensorProto.FLOAT, perm=perm)
+    got = glow.compile(model, threads=threads, target_cpu=target_cpu).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, x.transpose(perm))
+
+
+def test_a_transpose_of_a_slice_is_not_collapsed() -> None:
+    # the slice [:, :, :, 1:] is a view whose H and W are not contiguous: the transpose keeps its four dims
+    x = f32(1, 32, 8, 17)
+    starts, ends, axes = (np.array(v, dtype=np.int64) for v in ([1], [17], [3]))
+    nodes = [helper.make_node("Slice", ["x", "s", "e", "a"], ["v"]),
+             helper.make_node("Transpose", ["v"], ["y"], perm=[0, 2, 3, 1])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [helper.make_tensor("s", TensorProto.INT64, [1], starts),
+                               helper.make_tensor("e", TensorProto.INT64, [1], ends),
+                               helper.make_tensor("a", TensorProto.INT64, [1], axes)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = glow.compile(model).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, x[:, :, :, 1:].transpose(0, 2, 3, 1))
+
+
+@pytest.mark.parametrize(("perm", "groups"), [
+    ([0, 2, 3, 1], [[0], [2, 3], [1]]),
+    ([0, 3, 1, 2], [[0], [3], [1, 2]]),
+    ([2, 0, 1], [[2], [0, 1]]),
+    ([2, 1, 0], [[2], [1], [0]]),
+    ([0, 1, 2], [[0, 1, 2]]),
+])
+def test_transpose_groups(perm: list[int], groups: list[list[int]]) -> None:
+    from glow_mlir.passes.conversion.ir_to_linalg.basic import transpose_groups
+
+    assert transpose_groups(perm) == groups

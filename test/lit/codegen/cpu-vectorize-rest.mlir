@@ -158,11 +158,30 @@ func.func @transpose_to_channels_last(%a: memref<1x3x32x32xi8>, %b: memref<1x32x
 
 // -----
 
-// A transpose whose output's innermost dim is long keeps its vectors there.
+// A transpose of two long dims, each a whole number of vectors: 16 x 16 blocks, each read as 16 rows of the input
+// and written as 16 rows of the output, transposed in registers by two-source shuffles. The loop along the output's
+// rows (the input's columns) is the outer one.
 // CHECK-LABEL: func.func @transpose_long_rows(
-// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK:       scf.for %[[I:[^ ]+]] = %{{.+}} to %{{.+}} step %[[C16:[^ ]+]] {
+// CHECK:         scf.for %[[J:[^ ]+]] = %{{.+}} to %{{.+}} step %[[C16]] {
+// CHECK:           memref.subview %{{.+}}[%[[J]], %[[I]]] [16, 16]
+// CHECK:           vector.transfer_read {{.*}} memref<16x16xf32, {{.*}}>, vector<16x16xf32>
+// CHECK:           vector.shuffle
+// CHECK:           vector.transfer_write {{.*}} vector<16x16xf32>, memref<16x16xf32, {{.*}}>
 // CHECK-NOT:   linalg.
 func.func @transpose_long_rows(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
   linalg.transpose ins(%a : memref<64x64xf32>) outs(%b : memref<64x64xf32>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+// Negative: the input's rows (40) are no whole number of vectors: the vectors stay along the output's rows.
+// CHECK-LABEL: func.func @transpose_uneven(
+// CHECK-NOT:   vector.shuffle
+// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK-NOT:   linalg.
+func.func @transpose_uneven(%a: memref<64x40xf32>, %b: memref<40x64xf32>) {
+  linalg.transpose ins(%a : memref<64x40xf32>) outs(%b : memref<40x64xf32>) permutation = [1, 0]
   return
 }

@@ -147,13 +147,16 @@ func.func @batched_add() attributes {glowir.inputs = ["x"], glowir.outputs = ["y
 
 // -----
 
-// Data movement: transpose, broadcast (dims align right, size-1 dims read index 0), copy, splat.
+// Data movement: transpose, broadcast (dims align right, size-1 dims read index 0), copy, splat. The transpose
+// [2, 0, 1] keeps dims 0 and 1 together: it moves [6, 4] to [4, 6] on collapsed views of both buffers.
 
 // CHECK-DAG:   #[[BCAST:.+]] = affine_map<(d0, d1, d2) -> (0, d2)>
 // CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @movement
 // CHECK-SAME:  (%[[X:.+]]: memref<2x3x4xf32>, %[[R:.+]]: memref<1x4xf32>, %[[T:.+]]: memref<4x2x3xf32>, %[[B:.+]]: memref<2x3x4xf32>, %[[C:.+]]: memref<2x3x4xf32>)
-// CHECK:       linalg.transpose ins(%[[X]] : memref<2x3x4xf32>) outs(%[[T]] : memref<4x2x3xf32>) permutation = [2, 0, 1]
+// CHECK:       %[[XC:.+]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<2x3x4xf32> into memref<6x4xf32>
+// CHECK:       %[[TC:.+]] = memref.collapse_shape %[[T]] {{\[}}[0], [1, 2]] : memref<4x2x3xf32> into memref<4x6xf32>
+// CHECK:       linalg.transpose ins(%[[XC]] : memref<6x4xf32>) outs(%[[TC]] : memref<4x6xf32>) permutation = [1, 0]
 // CHECK:       linalg.generic {indexing_maps = [#[[BCAST]], #[[ID]]]
 // CHECK-SAME:  ins(%[[R]] : memref<1x4xf32>) outs(%[[B]] : memref<2x3x4xf32>)
 // CHECK-NEXT:  ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
@@ -171,6 +174,27 @@ func.func @movement() attributes {glowir.inputs = ["x", "r"], glowir.outputs = [
   "glowir.broadcast"(%b, %r) {shape = array<i64: 2, 3, 4>} : (memref<2x3x4xf32>, memref<1x4xf32>) -> ()
   "glowir.copy"(%c, %x) : (memref<2x3x4xf32>, memref<2x3x4xf32>) -> ()
   "glowir.splat"(%b) {value = 2.5 : f32} : (memref<2x3x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// NCHW -> NHWC keeps H and W together: [1, 4, 15] -> [1, 15, 4]. A transpose that reverses every dim keeps none
+// together and stays as it is.
+// CHECK-LABEL: func.func @transposes
+// CHECK-SAME:  (%[[X:.+]]: memref<1x4x3x5xf32>, %[[A:.+]]: memref<2x3x4xf32>, %[[Y:.+]]: memref<1x3x5x4xf32>, %[[B:.+]]: memref<4x3x2xf32>)
+// CHECK:       %[[XC:.+]] = memref.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : memref<1x4x3x5xf32> into memref<1x4x15xf32>
+// CHECK:       %[[YC:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0], [1, 2], [3]] : memref<1x3x5x4xf32> into memref<1x15x4xf32>
+// CHECK:       linalg.transpose ins(%[[XC]] : memref<1x4x15xf32>) outs(%[[YC]] : memref<1x15x4xf32>) permutation = [0, 2, 1]
+// CHECK-NOT:   memref.collapse_shape
+// CHECK:       linalg.transpose ins(%[[A]] : memref<2x3x4xf32>) outs(%[[B]] : memref<4x3x2xf32>) permutation = [2, 1, 0]
+func.func @transposes() attributes {glowir.inputs = ["x", "a"], glowir.outputs = ["y", "b"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x3x5xf32>
+  %a = "glowir.weight_var"() {mutability = "mutable", name = "a"} : () -> memref<2x3x4xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x5x4xf32>
+  %b = "glowir.weight_var"() {mutability = "mutable", name = "b"} : () -> memref<4x3x2xf32>
+  "glowir.transpose"(%y, %x) {shuffle = array<i64: 0, 2, 3, 1>} : (memref<1x3x5x4xf32>, memref<1x4x3x5xf32>) -> ()
+  "glowir.transpose"(%b, %a) {shuffle = array<i64: 2, 1, 0>} : (memref<4x3x2xf32>, memref<2x3x4xf32>) -> ()
   return
 }
 

@@ -179,8 +179,46 @@ def _broadcast(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.src], lambda x: x, [ir.AffineMap.get(dest.rank, 0, exprs)])
 
 
+def transpose_groups(perm: list[int]) -> list[list[int]]:
+    """The runs of input dims that a transpose ``perm`` (output dim i is input dim ``perm[i]``) keeps adjacent and
+    in order, in output order: NCHW -> NHWC ``[0, 2, 3, 1]`` moves ``[[0], [2, 3], [1]]``."""
+    groups = [[perm[0]]]
+    for d in perm[1:]:
+        if d == groups[-1][-1] + 1:
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    return groups
+
+
+def _collapsed(v: ir.Value, reassociation: list[list[int]]) -> ir.Value | None:
+    """``v`` with each group of dims collapsed into one (a view), or None where a group is not contiguous."""
+    t = ir.MemRefType(v.type)
+    strides, offset = t.get_strides_and_offset()
+    for group in reassociation:
+        if any(strides[d] != strides[d + 1] * t.shape[d + 1] for d in group[:-1]):
+            return None
+    shape = [int(np.prod([t.shape[d] for d in group])) for group in reassociation]
+    identity = t == ir.MemRefType.get(t.shape, t.element_type)
+    layout = None if identity else ir.StridedLayoutAttr.get(offset, [strides[g[-1]] for g in reassociation])
+    return memref.collapse_shape(ir.MemRefType.get(shape, t.element_type, layout=layout), v, reassociation)
+
+
 def _transpose(op: ir.OpView, new: Operands) -> None:
-    linalg.transpose(new.src, outs=[new.dest], permutation=op.shuffle)
+    """A transpose over the fewest dims: runs of dims it keeps together collapse into one on both sides (NCHW ->
+    NHWC is [1, C, H*W] -> [1, H*W, C]), so that the two dims it swaps are the innermost of each side where they
+    were apart (the kernels then transpose blocks of them in registers)."""
+    perm = list(op.shuffle)
+    groups = transpose_groups(perm)
+    if len(groups) < len(perm):
+        by_input = sorted(groups)
+        src = _collapsed(new.src, by_input)
+        dest = _collapsed(new.dest, [list(range(sum(len(g) for g in groups[:k]), sum(len(g) for g in groups[:k + 1])))
+                                     for k in range(len(groups))])
+        if src is not None and dest is not None:
+            linalg.transpose(src, outs=[dest], permutation=[by_input.index(g) for g in groups])
+            return
+    linalg.transpose(new.src, outs=[new.dest], permutation=perm)
 
 
 #: this family's rows of the lowering table (:data:`.program.LOWERINGS`)
