@@ -173,8 +173,8 @@ def test_roundeven_expansion_for_bare_metal_is_exact(monkeypatch: pytest.MonkeyP
     assert np.array_equal(np.signbit(got), np.signbit(np.round(x)))
 
 
-#: transposes whose swapped dims are whole numbers of vectors on some target (blocks transposed in registers: 16 x 16
-#: on AVX-512, 8 x 8 on AVX2), with runs of dims kept together (NCHW <-> NHWC), remainders, and a 5-D one
+#: transposes in blocks transposed in registers (16 x 16 on AVX-512, 8 x 8 on AVX2), with runs of dims kept together
+#: (NCHW <-> NHWC), dims that the lanes do not divide (masked last blocks), a 5-D one, and rows too short for blocks
 TRANSPOSES = [
     pytest.param((1, 64, 14, 16), [0, 2, 3, 1], id="nchw-to-nhwc"),
     pytest.param((1, 14, 16, 64), [0, 3, 1, 2], id="nhwc-to-nchw"),
@@ -182,6 +182,9 @@ TRANSPOSES = [
     pytest.param((40, 64), [1, 0], id="rows-of-40"),
     pytest.param((8, 16, 3, 16), [3, 2, 0, 1], id="scattered-dims"),
     pytest.param((2, 16, 2, 8, 16), [0, 4, 2, 3, 1], id="five-dims"),
+    pytest.param((1, 64, 14, 14), [0, 2, 3, 1], id="nchw-to-nhwc-masked"),
+    pytest.param((1, 13, 13, 255), [0, 3, 1, 2], id="nhwc-to-nchw-masked-both"),
+    pytest.param((3, 20, 9), [2, 0, 1], id="rows-shorter-than-a-vector"),
 ]
 
 

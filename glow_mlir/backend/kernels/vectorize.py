@@ -213,19 +213,19 @@ def _contiguous_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: l
 
 def _transposed_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: list[int], reduced: list[bool],
                           lanes: int) -> int | None:
-    """For a copy whose output's innermost dim is another dim of an input's (NCHW -> NHWC of 64 channels), both
-    whole numbers of vectors: the dim along which that input is contiguous. Blocks of ``lanes`` x ``lanes`` along the
-    two then read and write whole vectors, transposed in registers; vectors along the output's innermost dim alone
-    read the input element by element, a cache line apart (NCHW -> NHWC of [1, 64, 112, 112]: 34x onnxruntime's
-    time)."""
+    """For a copy whose output's innermost dim is another dim of an input's (NCHW -> NHWC of 64 channels), both at
+    least a vector long: the dim along which that input is contiguous. Blocks of ``lanes`` x ``lanes`` along the two
+    (the last ones masked where the lanes do not divide) then read and write whole vectors, transposed in registers;
+    vectors along the output's innermost dim alone read the input element by element, a cache line apart (NCHW ->
+    NHWC of [1, 64, 112, 112]: 34x onnxruntime's time; of [1, 64, 14, 14], masked blocks: 0.113 -> 0.019 ms)."""
     rank = len(extents)
-    if any(reduced) or extents[-1] % lanes or len(list(op.operands)) != 2:
+    if any(reduced) or extents[-1] < lanes or len(list(op.operands)) != 2:
         return None
     value, m = op.operands[0], maps[0]
     if not isinstance(value.type, ir.MemRefType) or not m.results:
         return None
     last = m.results[len(m.results) - 1]
-    if isinstance(last, ir.AffineDimExpr) and last.position != rank - 1 and extents[last.position] % lanes == 0 \
+    if isinstance(last, ir.AffineDimExpr) and last.position != rank - 1 and extents[last.position] >= lanes \
             and ir.MemRefType(value.type).get_strides_and_offset()[0][-1] == 1:
         return last.position
     return None

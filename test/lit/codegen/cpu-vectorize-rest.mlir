@@ -176,12 +176,28 @@ func.func @transpose_long_rows(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
 
 // -----
 
-// Negative: the input's rows (40) are no whole number of vectors: the vectors stay along the output's rows.
+// Rows of 40 and 64: the blocks along the 40 end with a masked one (the 8 lanes past 40 neither read nor written).
 // CHECK-LABEL: func.func @transpose_uneven(
-// CHECK-NOT:   vector.shuffle
-// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16:[^ ]+]] {
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16]] {
+// CHECK:           vector.create_mask %{{.+}} : vector<16xi1>
+// CHECK:           vector.transfer_read {{.*}} memref<16x?xf32, {{.*}}>, vector<16x16xf32>
+// CHECK:           vector.shuffle
+// CHECK:           vector.transfer_write {{.*}} vector<16x16xf32>, memref<?x16xf32, {{.*}}>
 // CHECK-NOT:   linalg.
 func.func @transpose_uneven(%a: memref<64x40xf32>, %b: memref<40x64xf32>) {
   linalg.transpose ins(%a : memref<64x40xf32>) outs(%b : memref<40x64xf32>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+// Negative: the input's rows (8) are shorter than a vector: the vectors stay along the output's rows.
+// CHECK-LABEL: func.func @transpose_short_rows(
+// CHECK-NOT:   vector.shuffle
+// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK-NOT:   linalg.
+func.func @transpose_short_rows(%a: memref<64x8xf32>, %b: memref<8x64xf32>) {
+  linalg.transpose ins(%a : memref<64x8xf32>) outs(%b : memref<8x64xf32>) permutation = [1, 0]
   return
 }
