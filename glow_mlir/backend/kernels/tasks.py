@@ -1,7 +1,8 @@
 """Parallel loops as tasks of the worker pool (:mod:`glow_mlir.backend.pool`).
 
-Each ``scf.parallel`` without reductions (the kernels' ``scf.forall`` after ``scf-forall-to-parallel``) becomes a
-task function and one call (a loop with reductions is left to convert-scf-to-cf, which runs it serially)::
+Each ``scf.parallel`` without reductions, and each ``scf.forall`` without results (the kernels' tile loops once
+bufferized, taken directly), becomes a task function and one call (a loop with reductions is left to
+convert-scf-to-cf, which runs it serially)::
 
     scf.parallel (%i) = (%lb) to (%ub) step (%s) {        func.func private @f_task0(%ctx: !llvm.ptr, %k: i64) {
       body(%i, %a, %m)                             ->       %a, %m = the captured values, loaded from %ctx
@@ -10,8 +11,6 @@ task function and one call (a loop with reductions is left to convert-scf-to-cf,
                                                           }
                                                           (in @f) %ctx = {%a, %m} in a stack slot of @f
                                                           glow_pool_run(@f_task0, %ctx, ceildiv(%ub - %lb, %s), N)
-
-An ``scf.forall`` without results (the kernels' tile loops once bufferized) is taken the same way, directly.
 
 How many threads a call asks for: never more than the loop has tasks, and with ``flops-per-thread`` or
 ``bytes-per-thread`` set, no more than its work is worth (:func:`work`: the float operations and the bytes loaded and
@@ -306,4 +305,4 @@ class ParallelToPool(Pass):
                 outline(loop, module, self.threads, self.flops_per_thread, self.bytes_per_thread)
 
 
-__all__ = ["ParallelToPool", "outline"]
+__all__ = ["ParallelToPool", "outline", "work", "worth"]
