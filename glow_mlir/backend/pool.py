@@ -9,14 +9,13 @@ The calling thread takes part; ``threads - 1`` workers are started on first use 
 pool keeps the workers of the widest loop so far, each with its number, and a loop of ``threads`` seats workers 0 to
 ``threads - 2`` (the job publishes ``generation << 32 | threads - 1``; a worker compares its number, no atomic
 read-modify-write, so sixteen workers join without contending for one cache line), so a program compiled for 2
-threads runs on 2 whatever ran before. An
-iteration is claimed with a compare-and-swap on one 64-bit ticket, ``generation << 32 | next index``: a worker that
-read the job of an earlier generation cannot claim an index of the next one. The caller publishes a job by storing
-the ticket (release), then bumps the 32-bit generation word the workers watch, and spins until every iteration is
-done. A worker spins (``pause``) for :data:`SPIN_ROUNDS` rounds after its last job, so the kernels of one inference
-find it awake (a hand-off costs well under a microsecond), then sleeps on the generation word (Linux futex): an idle
-process takes no CPU. A call made while another is running (a second Python thread, or a task that calls the pool)
-runs its iterations on its own thread.
+threads runs on 2 whatever ran before. An iteration is claimed with a compare-and-swap on one 64-bit ticket,
+``generation << 32 | next index``: a worker that read the job of an earlier generation cannot claim an index of the
+next one. The caller publishes a job by storing the ticket (release), then bumps the 32-bit generation word the
+workers watch, and spins until every iteration is done. A worker spins (``pause``) for :data:`SPIN_ROUNDS` rounds
+after its last job, so the kernels of one inference find it awake (a hand-off costs well under a microsecond), then
+sleeps on the generation word (Linux futex): an idle process takes no CPU. A call made while another is running (a
+second Python thread, or a task that calls the pool) runs its iterations on its own thread.
 
 Why not the async runtime that MLIR ships: its workers sleep on a condition variable after each task, and waking
 them cost 10 us at best and up to milliseconds when the other core was busy, so kernels below 60 MFLOP stayed on one
@@ -123,8 +122,6 @@ module {{
     %futex = llvm.mlir.constant({futex} : i64) : i64
     %wait = llvm.mlir.constant({FUTEX_WAIT_PRIVATE} : i64) : i64
     %seats = llvm.mlir.addressof @glow_pool_seats : !llvm.ptr
-    %c0 = llvm.mlir.constant(0 : i64) : i64
-    %c1 = llvm.mlir.constant(1 : i64) : i64
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
     %null = llvm.mlir.zero : !llvm.ptr
@@ -152,9 +149,8 @@ module {{
     %s1 = llvm.atomicrmw sub %sleepers, %one seq_cst : !llvm.ptr, i32
     llvm.br ^wait(%seen, %zero : i32, i32)
   ^work:
+    // this worker takes part if the job is still this generation's and its number is below the job's helpers
     %g64 = llvm.zext %g : i32 to i64
-    llvm.br ^seat
-  ^seat:
     %w = llvm.load %seats atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %wgen = llvm.lshr %w, %c32 : i64
     %helpers = llvm.and %w, %low : i64

@@ -11,6 +11,18 @@ from ..dialects import opdef_of
 from ..dialects.optable import elements_to_numpy
 
 
+def adjacent_runs(sequence: list[int]) -> list[list[int]]:
+    """The runs of ``sequence`` whose items go up one at a time: the dims a permutation keeps next to each other and
+    in order (NCHW -> NHWC, ``[0, 2, 3, 1]``: ``[[0], [2, 3], [1]]``)."""
+    runs: list[list[int]] = []
+    for item in sequence:
+        if runs and runs[-1][-1] + 1 == item:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
 def functions(module: ir.Operation) -> Iterator[ir.Operation]:
     """The func.func ops of a module."""
     for op in module.regions[0].blocks[0].operations:

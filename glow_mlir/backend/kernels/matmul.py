@@ -617,20 +617,24 @@ def parse_key(key: str) -> Tiles:
     return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split, init=init)
 
 
-def split_tiles(op: ir.Operation) -> int:
-    """How many L1 tiles the island ``op`` has along its split dim (the one spread over the threads)."""
+def _l1_counts(op: ir.Operation) -> tuple[list[int], Tiles]:
+    """How many L1 tiles the island ``op`` has along its two output dims, and its tiles."""
     t = parse_key(ir.StringAttr(op.attributes[TILES_ATTR]).value)
     shape = ir.RankedTensorType(op.results[0].type).shape  # [m, n], packed: [m, panels, nr]
     l1 = [t.m, t.n // t.nr] if t.pack else [t.m, t.n]
-    return shape[t.split] // l1[t.split]
+    return [shape[0] // l1[0], shape[1] // l1[1]], t
+
+
+def split_tiles(op: ir.Operation) -> int:
+    """How many L1 tiles the island ``op`` has along its split dim (the one spread over the threads)."""
+    counts, t = _l1_counts(op)
+    return counts[t.split]
 
 
 def grid_tiles(op: ir.Operation) -> int:
     """How many L1 tiles the island ``op`` has along both output dims (the tasks of a :data:`GRID`)."""
-    t = parse_key(ir.StringAttr(op.attributes[TILES_ATTR]).value)
-    shape = ir.RankedTensorType(op.results[0].type).shape
-    l1 = [t.m, t.n // t.nr] if t.pack else [t.m, t.n]
-    return (shape[0] // l1[0]) * (shape[1] // l1[1])
+    counts, _ = _l1_counts(op)
+    return counts[0] * counts[1]
 
 
 def flops(op: ir.Operation) -> int:

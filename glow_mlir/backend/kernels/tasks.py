@@ -171,11 +171,6 @@ def work(block: ir.Block) -> tuple[int, int]:
     return flops, moved
 
 
-def worth(amount: int, per_thread: int) -> int:
-    """The threads ``amount`` of work is worth at ``per_thread`` each (0: no limit)."""
-    return amount // per_thread if per_thread else 2 ** 31
-
-
 def _threads(loop: ir.Operation, threads: int, tasks: int | None, flops_per_thread: int = 0,
              bytes_per_thread: int = 0) -> int:
     """The threads a loop's call asks the pool for: the program's, at most the loop's number of tasks when known and
@@ -185,8 +180,8 @@ def _threads(loop: ir.Operation, threads: int, tasks: int | None, flops_per_thre
     threads = min(threads, tasks)
     if flops_per_thread or bytes_per_thread:
         flops, moved = work(loop.regions[0].blocks[0])
-        wanted = max(worth(tasks * flops, flops_per_thread) if flops_per_thread else 0,
-                     worth(tasks * moved, bytes_per_thread) if bytes_per_thread else 0)
+        wanted = max(tasks * flops // flops_per_thread if flops_per_thread else 0,
+                     tasks * moved // bytes_per_thread if bytes_per_thread else 0)
         threads = min(threads, max(2, wanted))
     return max(1, threads)
 
@@ -305,4 +300,4 @@ class ParallelToPool(Pass):
                 outline(loop, module, self.threads, self.flops_per_thread, self.bytes_per_thread)
 
 
-__all__ = ["ParallelToPool", "outline", "work", "worth"]
+__all__ = ["ParallelToPool", "outline", "work"]

@@ -26,7 +26,7 @@ from ...dialects import glowgraph as gg
 from ...dialects import opdef_of
 from ...dialects.optable import numpy_to_elements, tensor_like
 from ..registry import Pass
-from ..utils import body_ops, constant_value, functions, has_trait, has_uses
+from ..utils import adjacent_runs, body_ops, constant_value, functions, has_trait, has_uses
 from .patterns import attr, replace
 
 TRANSPOSE = "glowgraph.transpose"
@@ -294,14 +294,8 @@ def fold_transpose_chain(op: ir.Operation) -> bool:
     if found is None:
         return False
     sizes, dims = found
-    sequence = [a for dim in dims for a in dim]  # the atoms in the output's order
-    # runs of atoms that stay next to each other and in order are one dim of the view
-    runs: list[list[int]] = []
-    for a in sequence:
-        if runs and runs[-1][-1] + 1 == a:
-            runs[-1].append(a)
-        else:
-            runs.append([a])
+    # runs of atoms (in the output's order) that stay next to each other and in order are one dim of the view
+    runs = adjacent_runs([a for dim in dims for a in dim])
     by_input = sorted(runs)
     view = [int(np.prod([sizes[a] for a in run])) for run in by_input]
     shuffle = [by_input.index(run) for run in runs]

@@ -8,6 +8,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, memref
 
 from ...registry import PassError
+from ...utils import adjacent_runs
 from .arithmetic import _divsi
 from .common import (
     ALIGNMENT,
@@ -179,18 +180,6 @@ def _broadcast(op: ir.OpView, new: Operands) -> None:
     elementwise(new.dest, [new.src], lambda x: x, [ir.AffineMap.get(dest.rank, 0, exprs)])
 
 
-def transpose_groups(perm: list[int]) -> list[list[int]]:
-    """The runs of input dims that a transpose ``perm`` (output dim i is input dim ``perm[i]``) keeps adjacent and
-    in order, in output order: NCHW -> NHWC ``[0, 2, 3, 1]`` moves ``[[0], [2, 3], [1]]``."""
-    groups = [[perm[0]]]
-    for d in perm[1:]:
-        if d == groups[-1][-1] + 1:
-            groups[-1].append(d)
-        else:
-            groups.append([d])
-    return groups
-
-
 def _collapsed(v: ir.Value, reassociation: list[list[int]]) -> ir.Value | None:
     """``v`` with each group of dims collapsed into one (a view), or None where a group is not contiguous."""
     t = ir.MemRefType(v.type)
@@ -209,7 +198,7 @@ def _transpose(op: ir.OpView, new: Operands) -> None:
     NHWC is [1, C, H*W] -> [1, H*W, C]), so that the two dims it swaps are the innermost of each side where they
     were apart (the kernels then transpose blocks of them in registers)."""
     perm = list(op.shuffle)
-    groups = transpose_groups(perm)
+    groups = adjacent_runs(perm)  # runs of input dims, in output order
     if len(groups) < len(perm):
         by_input = sorted(groups)
         src = _collapsed(new.src, by_input)
