@@ -5,10 +5,12 @@
 // bundle's object holds (glow-compile --weights-in-object); firmware (cortex-m/build.sh) also sets
 // BUNDLE_STATIC_REGIONS: the other two regions are static arrays, nothing comes from a heap.
 //
-//   runner [WEIGHTS.bin] INPUT0.bin [INPUT1.bin ...] [--out DIR] [--repeat N]
+//   runner [WEIGHTS.bin] INPUT0.bin [INPUT1.bin ...] [--out DIR] [--repeat N] [--profile]
 //
 // Input k is the k-th symbol of the bundle's symbol table, read as raw bytes (its exact size, native byte order);
-// output k is written to DIR/output<k>.bin. With --repeat N the network runs N more times, timed.
+// output k is written to DIR/output<k>.bin. With --repeat N the network runs N more times, timed: the mean, the
+// fastest and the median run. With --profile as well, each of those runs calls the partitions one by one (as the
+// entry point does) and times each: a partitioned bundle (glow-compile --partitions K) shows where the time goes.
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
 #include <stdio.h>
@@ -104,13 +106,19 @@ static double seconds(void) {
 #endif
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv) {
   const char *files[NUM_INPUTS + 2];
-  int nfiles = 0, repeat = 0;
+  int nfiles = 0, repeat = 0, profile = 0;
   const char *out_dir = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--profile")) profile = 1;
     else if (nfiles < NUM_INPUTS + 1) files[nfiles++] = argv[i];
     else fail("too many arguments", argv[i]);
   }
@@ -122,7 +130,7 @@ int main(int argc, char **argv) {
   if (nfiles != weights_files + NUM_INPUTS) {
     fprintf(stderr, "usage: %s%s", argv[0], weights_files ? " WEIGHTS.bin" : "");
     for (int k = 0; k < NUM_INPUTS; k++) fprintf(stderr, " %s.bin", SYMBOL(_symbols)[k].name);
-    fprintf(stderr, " [--out DIR] [--repeat N]\n");
+    fprintf(stderr, " [--out DIR] [--repeat N] [--profile]\n");
     return 2;
   }
 
@@ -165,9 +173,35 @@ int main(int argc, char **argv) {
     }
   }
   if (repeat > 0) {
+    // column 0: whole runs; column 1 + p: partition p (with --profile)
+    int columns = 1 + (profile ? MACRO(_NUM_PARTITIONS) : 0);
+    double *times = malloc(sizeof(double) * (size_t)repeat * (size_t)columns);
+    if (!times) fail("out of memory", NULL);
     double start = seconds();
-    for (int r = 0; r < repeat; r++) BUNDLE_ENTRY(constant_weight, mutable_weight, activations);
-    printf("%.3f ms per run (%d runs)\n", (seconds() - start) * 1e3 / repeat, repeat);
+    for (int r = 0; r < repeat; r++) {
+      double t0 = seconds();
+      if (profile) {
+        for (int p = 0; p < MACRO(_NUM_PARTITIONS); p++) {
+          double tp = seconds();
+          SYMBOL(_partitions)[p].run(constant_weight, mutable_weight, activations);
+          times[(size_t)(1 + p) * repeat + r] = seconds() - tp;
+        }
+      } else {
+        BUNDLE_ENTRY(constant_weight, mutable_weight, activations);
+      }
+      times[r] = seconds() - t0;
+    }
+    double total = seconds() - start;
+    for (int c = 0; c < columns; c++) qsort(times + (size_t)c * repeat, (size_t)repeat, sizeof(double), by_value);
+    printf("%.3f ms per run (%d runs; fastest %.3f ms, median %.3f ms)\n", total * 1e3 / repeat, repeat,
+           times[0] * 1e3, times[repeat / 2] * 1e3);
+    for (int p = 0; p + 1 < columns; p++) {
+      const struct GlowMlirPartition *part = &SYMBOL(_partitions)[p];
+      const double *t = times + (size_t)(1 + p) * repeat;
+      printf("profile %d: %s fastest %.4f ms, median %.4f ms, %.2f GFLOP/s\n", p, part->name, t[0] * 1e3,
+             t[repeat / 2] * 1e3, t[0] > 0 ? (double)part->flops / t[0] * 1e-9 : 0.0);
+    }
+    free(times);
   }
   return 0;
 }

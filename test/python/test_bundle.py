@@ -77,8 +77,10 @@ def bundle_via_cli(model: Path, out: Path, *flags: str) -> tuple[BundleFiles, st
         printed.getvalue()
 
 
-def build_and_run(files: BundleFiles, entry: str, model: Path, tmp: Path, *build_args: str) -> Run:
-    """Build the runner for ``entry`` with build.sh, run it on the model's reference inputs, read its outputs."""
+def build_and_run(files: BundleFiles, entry: str, model: Path, tmp: Path, *build_args: str,
+                  run_args: tuple[str, ...] = ()) -> Run:
+    """Build the runner for ``entry`` with build.sh, run it (with ``run_args``) on the model's reference inputs,
+    read its outputs."""
     tmp.mkdir(parents=True, exist_ok=True)
     runner = tmp / f"{entry}_runner"
     built = subprocess.run(["sh", str(BUILD), str(files.directory), files.object.stem, "--entry", entry, "-o",
@@ -93,7 +95,7 @@ def build_and_run(files: BundleFiles, entry: str, model: Path, tmp: Path, *build
         args.append(str(path))
     out = tmp / f"{entry}.out"
     out.mkdir(exist_ok=True)
-    done = subprocess.run([str(runner), *args, "--out", str(out)], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([str(runner), *args, "--out", str(out), *run_args], capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr
     outputs = [np.fromfile(out / f"output{k}.bin", dtype=spec.dtype).reshape(spec.shape)
@@ -135,7 +137,8 @@ def bert_tiny_encoder(tmp_path_factory) -> Run:
 def mlp_partitioned(tmp_path_factory) -> Run:
     model = model_path("mlp_mnist")
     tmp = tmp_path_factory.mktemp("mlp3")
-    return build_and_run(make_bundle([model], tmp / "bundle", partitions=3), "mlp_mnist", model, tmp)
+    return build_and_run(make_bundle([model], tmp / "bundle", partitions=3), "mlp_mnist", model, tmp,
+                         run_args=("--repeat", "3", "--profile"))
 
 
 def check_against_jit(run: Run, model: Path) -> None:
@@ -162,6 +165,10 @@ def test_resnet18_bundle_matches_the_jit(tmp_path: Path):
     run = build_and_run(make_bundle([model], tmp_path / "bundle", partitions=4), "resnet18", model, tmp_path)
     check_against_jit(run, model)
     check_symbols(run.files.object)
+    # 2 * 1.814 G multiply-accumulates in the convolutions and the classifier, one FLOP per element elsewhere:
+    # the packed filters [F / B, KH, KW, C, B] counted once each
+    total = sum(int(f) for f in re.findall(r"partition \d: \w+, (\d+) FLOPs", run.stdout))
+    assert 3.63e9 < total < 3.70e9, total
 
 
 def test_object_needs_only_libc_and_libm_and_exports_the_entry_point(mlp_mnist: Run, bert_tiny_encoder: Run):
@@ -227,6 +234,25 @@ def test_partitioned_bundle_gives_the_same_bytes(mlp_mnist: Run, mlp_partitioned
     assert sum(int(f) for _, _, f, _ in listed) == total
     # the partitions are internal: only the entry point and the table are exported
     assert defined_symbols(mlp_partitioned.files.object) == ["mlp_mnist", "mlp_mnist_partitions"]
+
+
+def test_runner_profiles_each_partition(mlp_partitioned: Run):
+    # --repeat 3 --profile: the runs' mean, fastest and median, then each partition's fastest and median time and
+    # its FLOPs over the fastest, in the table's order
+    out = mlp_partitioned.stdout
+    mean, runs, fastest, median = re.search(
+        r"([\d.]+) ms per run \((\d+) runs; fastest ([\d.]+) ms, median ([\d.]+) ms\)", out).groups()
+    assert runs == "3" and 0 < float(fastest) <= float(median)
+    flops = {name: int(f) for name, f in re.findall(r"partition \d: (\w+), (\d+) FLOPs", out)}
+    profiled = re.findall(r"profile (\d): (\w+) fastest ([\d.]+) ms, median ([\d.]+) ms, ([\d.]+) GFLOP/s", out)
+    assert [(k, name) for k, name, *_ in profiled] == [(str(k), f"mlp_mnist_part{k}") for k in range(3)]
+    for _, name, low, mid, gflops in profiled:
+        assert 0 < float(low) <= float(mid)
+        assert float(gflops) == pytest.approx(flops[name] / float(low) * 1e-6, rel=0.01, abs=0.01)
+    # each run is its partitions' times and a little: their fastest sum to no more than the median run (to the
+    # printed digits), and a whole run cannot be faster than the fastest partition
+    assert sum(float(low) for _, _, low, _, _ in profiled) <= float(median) + 0.002
+    assert float(fastest) >= max(float(low) for _, _, low, _, _ in profiled) - 0.001
 
 
 def test_memory_budget_partitions_fit_and_give_the_same_bytes(bert_tiny_encoder: Run, tmp_path: Path):
