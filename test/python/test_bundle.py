@@ -240,7 +240,7 @@ def test_runner_profiles_each_partition(mlp_partitioned: Run):
     # --repeat 3 --profile: the runs' mean, fastest and median, then each partition's fastest and median time and
     # its FLOPs over the fastest, in the table's order
     out = mlp_partitioned.stdout
-    mean, runs, fastest, median = re.search(
+    _, runs, fastest, median = re.search(
         r"([\d.]+) ms per run \((\d+) runs; fastest ([\d.]+) ms, median ([\d.]+) ms\)", out).groups()
     assert runs == "3" and 0 < float(fastest) <= float(median)
     flops = {name: int(f) for name, f in re.findall(r"partition \d: (\w+), (\d+) FLOPs", out)}

@@ -344,6 +344,17 @@ def test_conv_register_tiles_follow_the_rule() -> None:
         assert conv.parse_key(t.key()) == t
 
 
+def test_pixel_tiles_take_whole_rows_where_the_registers_hold_them() -> None:
+    # AVX-512 at OW 7: two rows of 7 (28 zmm accumulators) against the 7x32 row tile; at OW 14 the 14x32 row tile
+    # already holds as many, at OW 3 three rows of 3; AVX2 (16 registers) keeps its tiles of 5 pixels across rows
+    rows = {ow: conv.plan([1, ow, ow, 32], 1, AVX512) for ow in (3, 7, 14)}
+    assert conv.pixel_rows(rows[7], 49, 32, AVX512, 7) == 14
+    assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14) == 0
+    assert conv.pixel_rows(rows[3], 9, 32, AVX512, 3) == 9
+    assert conv.pixel_rows(rows[7], 49, 32, AVX512) == 0  # rows of unknown width: at most the 6 pixels
+    assert conv.pixel_rows(conv.plan([1, 7, 7, 16], 1, AVX2), 49, 16, AVX2, 7) == 5
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 2100))
 def test_channel_pieces_cover_the_channels_in_vector_widths(f: int) -> None:
@@ -575,6 +586,9 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "1x1-stride-2": (64, 14, 14, 128, 1, 2, (0, 0, 0, 0)),  # 32 KiB of filter: the smallest packed
     "7x7-stride-2-uneven-pads": (16, 20, 17, 64, 7, 2, (3, 2, 1, 3)),
     "5-wide-rows": (32, 5, 5, 128, 3, 1, (1, 1, 1, 1)),
+    # AVX-512: tiles of whole output rows, 14 pixels at 7x7 (3 x 14 + 7), 9 at 3x3
+    "two-rows-of-seven": (64, 7, 7, 64, 3, 1, (1, 1, 1, 1)),
+    "three-rows-of-three": (64, 3, 3, 64, 3, 1, (1, 1, 1, 1)),
     # above cpu.PARALLEL_FLOPS: with 2 threads the blocks are the tasks, a run of 2 blocks per thread (4 blocks) or
     # one task per block (3 blocks)
     "blocks-per-thread": (64, 28, 28, 128, 3, 1, (1, 1, 1, 1)),
@@ -587,6 +601,9 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
 SIXTEEN_THREADS = {
     "forty-blocks-seven-rows": (320, 7, 7, 1280, 1, 1, (0, 0, 0, 0)),
     "five-blocks-seven-rows": (960, 7, 7, 160, 1, 1, (0, 0, 0, 0)),
+    # AVX-512: 2 blocks in tiles of two rows: each tile of each block a task, the short last one in a branch
+    "tiles-as-tasks": (64, 7, 7, 64, 3, 1, (1, 1, 1, 1)),
+    "tiles-as-tasks-stride-2": (128, 14, 14, 64, 3, 2, (1, 1, 1, 1)),
 }
 
 

@@ -267,7 +267,7 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
         whole = plan([*dest[:3], filt[-1]], 1, spec, pixel_bytes=4 * src[-1], whole_tiles=True) if pointwise else None
         as_matmul = pointwise and _matmul_wins(whole, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
-        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec)
+        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec, dest[2])
         return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows)
     stride = max(_ints(op, "strides"))
     width = masked_width(dest[-1], spec) if op.name == NAME and elements == ["f32"] * 3 else 0
@@ -305,21 +305,27 @@ def masked_width(f: int, spec: KernelSpec) -> int:
 PIXEL_TILE_SAVING = 0.05
 
 
-def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec) -> int:
+def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: int = 0) -> int:
     """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
-    output pixels per image, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`) cost at least
-    :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`); 0 otherwise. A tile holds at
-    most ``spec.pixel_tile_limit`` pixels, its accumulators within the spec's, with its filter vectors and one
-    broadcast within the registers. AVX2 at OW 7 and 14: 6x16 over 49 and 196 pixels; AVX-512's 7x32 and 14x32 row
-    tiles stay."""
+    output pixels per image in rows of ``ow``, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`)
+    cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`); 0 otherwise. The
+    accumulators stay within the spec's, with the filter vectors and one broadcast within the registers. A tile that
+    starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each reads the input at an address of its own); a
+    tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more. AVX2 at OW 7
+    and 14: 6x16 over 49 and 196 pixels; AVX-512 at OW 7: two rows, 14x32 over 49 pixels, where a 7x32 row tile read
+    each filter vector for 7 FMAs; AVX-512's 14x32 row tiles at OW 14 stay."""
     if block % spec.lanes:
         return 0
     vectors = block // spec.lanes
-    fits = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1)
-            if r * vectors <= spec.conv_accumulators and (r + 1) * vectors + 1 <= spec.registers]
-    if not fits:
+
+    def fits(r: int) -> bool:
+        return r * vectors <= spec.conv_accumulators and (r + 1) * vectors + 1 <= spec.registers
+
+    sizes = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1) if fits(r)]
+    sizes += [r for r in range(ow, pixels + 1, ow or pixels + 1) if r > spec.pixel_tile_limit and fits(r)]
+    if not sizes:
         return 0
-    rows = min(fits, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
+    rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
     rows_cost = tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
     return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - PIXEL_TILE_SAVING) * rows_cost else 0
 

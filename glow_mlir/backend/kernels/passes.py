@@ -228,7 +228,8 @@ class TileKernels(TargetOptions, Pass):
                     conv.make_matmul_islands(op, spec, moves=self.threads == 1)
                     continue
                 if plan.pixel_rows:  # its epilogue stays behind as vector loops
-                    pixel_tiles.make_kernel(op, plan, spec, self._block_threads(op, plan))
+                    threads = self._block_threads(op, plan)
+                    pixel_tiles.make_kernel(op, plan, spec, threads, self._tile_tasks(op, plan, threads))
                     continue
                 if plan.masked:  # as pixel tiles: the epilogue stays behind
                     masked_channels.make_kernel(op, plan, self._row_threads(op))
@@ -307,6 +308,17 @@ class TileKernels(TargetOptions, Pass):
         images, rows = ir.MemRefType(op.operands[2].type).shape[:2]
         on_blocks, on_rows = busy(blocks, self.threads), busy(images * rows, self.threads)
         return self.threads if on_blocks >= BLOCK_BALANCE or on_blocks > on_rows or plan.pixel_rows else 1
+
+    def _tile_tasks(self, op: ir.Operation, plan: conv.ConvPlan, threads: int) -> bool:
+        """Whether a convolution in tiles of pixels takes each tile of each block as a task: where its blocks would
+        keep the threads busy less than :data:`BLOCK_BALANCE` of the time and the tiles more (on sixteen threads
+        the 8 blocks of a 256-filter layer kept 8 busy; at 14x14, 8 x 14 tiles keep all)."""
+        if threads <= 1:
+            return False
+        blocks, images = ir.MemRefType(op.operands[1].type).shape[0], ir.MemRefType(op.operands[2].type).shape[0]
+        on_blocks = busy(blocks, threads)
+        tiles = blocks * images * pixel_tiles.tiles_per_image(op, plan)
+        return on_blocks < BLOCK_BALANCE and busy(tiles, threads) > on_blocks
 
     def _tag_tasks(self, module: ir.Operation) -> list[tuple[ModuleType, str, int]]:
         """Tag each island with its L1 tiles per task (:data:`.matmul.TASK_ATTR`, :func:`tiles_per_task`); the

@@ -24,11 +24,11 @@ kernel: one pass over an output of a few hundred KB. Which convolutions take it:
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, memref, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.ir_to_linalg import index_constant as _index
-from .conv import ConvPlan, for_blocks, for_carrying
+from .conv import ConvPlan, _forall, for_blocks, for_carrying
 from .isa import KernelSpec
 
 #: the prefetch's locality hint: 2 keeps the line in L2 (prefetcht1 on x86), where the block's tiles read it
@@ -52,11 +52,17 @@ class _Kernel:
 
     def tile(self, n: ir.Value, j: ir.Value, after: ir.Value, first: ir.Value, rows: int) -> None:
         """``rows`` output pixels from pixel ``first`` of image ``n`` in block ``j``; ``after``: the block whose
-        filter lines to prefetch."""
+        filter lines to prefetch. A tile of whole output rows starts at a row (the tiles before it are whole rows
+        too), so its pixels' rows and columns are the first's plus constants."""
         sh, sw = self.strides
-        pixels = [arith.addi(first, _index(p)) if p else first for p in range(rows)]
-        out_rows = [arith.divui(p, _index(self.ow)) for p in pixels]
-        out_columns = [arith.remui(p, _index(self.ow)) for p in pixels]
+        if rows % self.ow == 0:  # whole output rows: each pixel at a fixed distance from the first
+            top = arith.divui(first, _index(self.ow))
+            out_rows = [arith.addi(top, _index(p // self.ow)) if p >= self.ow else top for p in range(rows)]
+            out_columns = [_index(p % self.ow) for p in range(rows)]
+        else:
+            pixels = [arith.addi(first, _index(p)) if p else first for p in range(rows)]
+            out_rows = [arith.divui(p, _index(self.ow)) for p in pixels]
+            out_columns = [arith.remui(p, _index(self.ow)) for p in pixels]
         ys = [arith.muli(r, _index(sh)) for r in out_rows]
         xs = [arith.muli(c, _index(sw)) for c in out_columns]
         lanes = [_index(v * self.lanes) for v in range(self.vectors)]
@@ -105,10 +111,47 @@ class _Kernel:
         for_carrying(self.images, [], image)
 
 
-def make_kernel(op: ir.Operation, plan: ConvPlan, spec: KernelSpec, threads: int = 1) -> None:
+    def tasks(self, rows: int) -> None:
+        """Every tile of every image in every filter block, one task each (an scf.forall): for threads that the
+        blocks alone would leave idle."""
+        whole, rest = divmod(self.oh * self.ow, rows)
+        per_image = whole + (1 if rest else 0)
+        per_block = self.images * per_image
+
+        def one(t: ir.Value) -> None:
+            j = arith.divui(t, _index(per_block))
+            in_block = arith.remui(t, _index(per_block))
+            n, k = arith.divui(in_block, _index(per_image)), arith.remui(in_block, _index(per_image))
+            after = arith.minui(arith.addi(j, _index(1)), _index(self.blocks - 1))
+            if not rest:
+                self.tile(n, j, after, arith.muli(k, _index(rows)), rows)
+                return
+            last = arith.cmpi(arith.CmpIPredicate.eq, k, _index(whole))
+            branch = scf.IfOp(last, has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                self.tile(n, j, after, _index(whole * rows), rest)
+                scf.YieldOp([])
+            with ir.InsertionPoint(branch.else_block):
+                self.tile(n, j, after, arith.muli(k, _index(rows)), rows)
+                scf.YieldOp([])
+
+        _forall(self.blocks * per_block, one)
+
+
+def tiles_per_image(op: ir.Operation, plan: ConvPlan) -> int:
+    """The register tiles of pixels that cover one image of ``op``'s output."""
+    _, oh, ow, _, _ = ir.MemRefType(op.operands[2].type).shape
+    return -(-(oh * ow) // plan.pixel_rows)
+
+
+def make_kernel(op: ir.Operation, plan: ConvPlan, spec: KernelSpec, threads: int = 1, tile_tasks: bool = False) -> None:
     """Replace ``op``, a convolution generic on a packed filter whose plan takes pixel tiles (``plan.pixel_rows``),
-    by its loops; with ``threads`` above 1 the filter blocks are the tasks."""
+    by its loops; with ``threads`` above 1 the filter blocks are the tasks, or with ``tile_tasks`` each tile of each
+    block is one."""
     kernel = _Kernel(op, spec)
     with ir.InsertionPoint(op), op.location:
-        for_blocks(kernel.blocks, threads, lambda j: kernel.block(j, plan.pixel_rows))
+        if threads > 1 and tile_tasks:
+            kernel.tasks(plan.pixel_rows)
+        else:
+            for_blocks(kernel.blocks, threads, lambda j: kernel.block(j, plan.pixel_rows))
     op.erase()

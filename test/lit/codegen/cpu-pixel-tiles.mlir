@@ -4,6 +4,7 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=THREADS
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=16 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TASKS
 
 // AVX2, 7x7 output pixels on blocks of 16 filters: tiles of 5 pixels (10 ymm accumulators; 49 = 9 x 5 + 4), each
 // pixel's row and column from its index, the next block's filter line prefetched into L2 at every step; the last 4
@@ -73,13 +74,38 @@ func.func @long_rows(%x: memref<1x30x30x16xf32>, %w: memref<2x3x3x16x16xf32>, %y
 
 // -----
 
-// AVX-512 at 7x7 on blocks of 32: its 7x32 row tiles (14 zmm accumulators) are as cheap as any pixel tile within
-// the address registers (at most 6 pixels): kept.
+// AVX-512 at 7x7 on blocks of 32: tiles of two whole output rows, 14 pixels (28 zmm accumulators, two filter
+// vectors and a broadcast: 31 registers), where the 7x32 row tiles read each filter vector for 7 FMAs; 49 = 3 x 14
+// + 7. The tile's first row comes from its index once, every other pixel's row and column are constants off it (no
+// per-pixel divui/remui, which would take an address register each).
 // AVX512-LABEL: func.func @avx512_rows(
-// AVX512-NOT: memref.prefetch
-// AVX512:     vector.contract {{.+}} into vector<1x7x32xf32>
-// AVX512-NOT: memref.prefetch
-// AVX512:     return
+// AVX512:       scf.for %{{.+}} = %{{.+}} to %c3 step
+// AVX512:       %[[TOP:.+]] = arith.divui %{{.+}}, %c7
+// AVX512:       %[[NEXT:.+]] = arith.addi %[[TOP]], %c1
+// AVX512-NOT:   arith.remui
+// AVX512:       vector.load %{{.+}}[%c0, %[[TOP]], %c6, %{{.+}}, %c16]
+// AVX512:       vector.load %{{.+}}[%c0, %[[NEXT]], %c0, %{{.+}}, %c0]
+// AVX512:       memref.prefetch
+// AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.fma
+// AVX512:       scf.yield
+// AVX512:       memref.prefetch
+// AVX512-COUNT-14: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.fma
+// AVX512-NOT:   vector.contract
+// AVX512:       return
+// On sixteen threads the 2 blocks would keep 2 busy: each tile of each block is a task (2 x 4), the last tile of an
+// image (7 pixels) in a branch of its own.
+// TASKS-LABEL: func.func @avx512_rows(
+// TASKS:       scf.forall (%{{.+}}) in (8)
+// TASKS:       arith.divui %{{.+}}, %c4
+// TASKS:       arith.remui %{{.+}}, %c4
+// TASKS:       scf.if
+// TASKS-COUNT-14: vector.fma {{.+}} : vector<16xf32>
+// TASKS:       } else {
+// TASKS-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// TASKS-NOT:   scf.forall
+// TASKS:       return
 func.func @avx512_rows(%x: memref<1x9x9x32xf32>, %w: memref<2x3x3x32x32xf32>, %y: memref<1x7x7x2x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
@@ -112,6 +138,33 @@ func.func @strided(%x: memref<1x15x15x32xf32>, %w: memref<2x3x3x32x16xf32>, %y: 
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x15x15x32xf32>, memref<2x3x3x32x16xf32>) outs(%y : memref<1x7x7x2x16xf32>)
       attrs = {glow.blocked_conv = array<i64: 2, 2>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// AVX-512 at 14x14: the 14x32 row tiles (28 accumulators) are as cheap as tiles of one whole row: kept, with the
+// output rows as the tasks on sixteen threads.
+// AVX512-LABEL: func.func @avx512_fourteen(
+// AVX512-NOT:   memref.prefetch
+// AVX512:       vector.contract {{.+}} into vector<1x14x32xf32>
+// AVX512:       return
+// TASKS-LABEL: func.func @avx512_fourteen(
+// TASKS-NOT:   memref.prefetch
+// TASKS:       vector.contract {{.+}} into vector<1x14x32xf32>
+// TASKS:       return
+func.func @avx512_fourteen(%x: memref<1x16x16x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: memref<1x14x14x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x16x16x64xf32>, memref<2x3x3x64x32xf32>) outs(%y : memref<1x14x14x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
   ^bb0(%in: f32, %f: f32, %out: f32):
     %0 = arith.mulf %in, %f : f32
     %1 = arith.addf %out, %0 : f32
