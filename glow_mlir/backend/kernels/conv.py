@@ -30,8 +30,9 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
   conv island per block, so that a block streams in once and stays in L2 across the output rows;
 - a convolution on a packed filter whose output rows are short for the row tiles (AVX2 at OW 7 and 14: 4x16 and
-  3x16, 5x16 and 4x16) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`, :mod:`.pixel_tiles`:
-  6x16 over 196 pixels, 5x16 over 49), its epilogue left as vector loops;
+  3x16, 5x16 and 4x16; AVX-512 at OW 7: 7x32) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`,
+  :mod:`.pixel_tiles`: AVX2 6x16 over 196 pixels, 5x16 over 49; AVX-512 two whole rows, 14x32 over 49), its
+  epilogue left as vector loops;
 - a 1x1 stride-1 convolution on a packed filter of 256 or more input channels whose output row admits only a poor
   register tile runs as a matmul of its pixels on the filter's blocks as panels (:func:`make_matmul_islands`; AVX2 at
   OW 14 and 7: resnet50's 1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x), its bias and activation left
