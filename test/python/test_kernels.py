@@ -349,6 +349,11 @@ def test_pixel_tiles_take_whole_rows_where_the_registers_hold_them() -> None:
     # already holds as many, at OW 3 three rows of 3; AVX2 (16 registers) keeps its tiles of 5 pixels across rows
     rows = {ow: conv.plan([1, ow, ow, 32], 1, AVX512) for ow in (3, 7, 14)}
     assert conv.pixel_rows(rows[7], 49, 32, AVX512, 7) == 14
+    # 3x3 512->512: pixels 2 KiB apart, rows of 9 (padded) 18 KiB: 7 of the 14 in each of two L1 sets, within its 8
+    # ways; 1x1 2048->512: 8 KiB apart, all 14 in one set: the row tiles stay
+    assert conv.pixel_rows(rows[7], 49, 32, AVX512, 7, 2048, 9 * 2048) == 14
+    assert conv.pixel_rows(rows[7], 49, 32, AVX512, 7, 8192, 7 * 8192) == 0
+    assert conv.offset_streams([0, 4096, 8192, 18432], AVX512) == 3  # 4 KiB ways: 18432 is 2048 into one
     assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14) == 0
     assert conv.pixel_rows(rows[3], 9, 32, AVX512, 3) == 9
     assert conv.pixel_rows(rows[7], 49, 32, AVX512) == 0  # rows of unknown width: at most the 6 pixels
@@ -601,9 +606,10 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
 SIXTEEN_THREADS = {
     "forty-blocks-seven-rows": (320, 7, 7, 1280, 1, 1, (0, 0, 0, 0)),
     "five-blocks-seven-rows": (960, 7, 7, 160, 1, 1, (0, 0, 0, 0)),
-    # AVX-512: 2 blocks in tiles of two rows: each tile of each block a task, the short last one in a branch
-    "tiles-as-tasks": (64, 7, 7, 64, 3, 1, (1, 1, 1, 1)),
-    "tiles-as-tasks-stride-2": (128, 14, 14, 64, 3, 2, (1, 1, 1, 1)),
+    # AVX-512: 9 blocks in tiles of two rows, over 4 MFLOP a thread (WHOLE_ROW_THREAD_FLOPS): each tile of each
+    # block a task (36: 3/4 busy, the blocks 9/16), the short last one in a branch
+    "tiles-as-tasks": (512, 7, 7, 288, 3, 1, (1, 1, 1, 1)),
+    "tiles-as-tasks-stride-2": (384, 14, 14, 288, 3, 2, (1, 1, 1, 1)),
 }
 
 

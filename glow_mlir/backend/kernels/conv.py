@@ -156,6 +156,10 @@ def channel_pieces(f: int, lanes: int) -> list[tuple[int, int]]:
     return vector_pieces(f, lanes)
 
 
+#: bytes of a cache line
+CACHE_LINE = 64
+
+
 def set_streams(rows: int, pixel_bytes: int, spec: KernelSpec) -> int:
     """How many of ``rows`` input pixels ``pixel_bytes`` apart (one per output column of a register tile, broadcast
     at each reduction step) fall into the same L1 set: with ``pixel_bytes`` a multiple of the way (C = 1024, or
@@ -165,6 +169,17 @@ def set_streams(rows: int, pixel_bytes: int, spec: KernelSpec) -> int:
         return 1
     period = spec.l1_way_bytes // math.gcd(pixel_bytes, spec.l1_way_bytes)
     return -(-rows // period)
+
+
+def offset_streams(offsets: list[int], spec: KernelSpec) -> int:
+    """The most of the input pixels at byte ``offsets`` that fall into one L1 set (:func:`set_streams` for pixels
+    that need not be evenly apart: the two rows of a tile of whole rows)."""
+    sets = max(1, spec.l1_way_bytes // CACHE_LINE)
+    counts: dict[int, int] = {}
+    for offset in offsets:
+        key = offset // CACHE_LINE % sets
+        counts[key] = counts.get(key, 0) + 1
+    return max(counts.values(), default=0)
 
 
 def _column_cost(owr: int, vectors: int, spec: KernelSpec) -> float:
@@ -268,7 +283,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
         whole = plan([*dest[:3], filt[-1]], 1, spec, pixel_bytes=4 * src[-1], whole_tiles=True) if pointwise else None
         as_matmul = pointwise and _matmul_wins(whole, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
-        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec, dest[2])
+        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec, dest[2],
+                                                    4 * src[-1] * strides[-1], 4 * src[-1] * src[2] * strides[0])
         return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows)
     stride = max(_ints(op, "strides"))
     width = masked_width(dest[-1], spec) if op.name == NAME and elements == ["f32"] * 3 else 0
@@ -306,15 +322,18 @@ def masked_width(f: int, spec: KernelSpec) -> int:
 PIXEL_TILE_SAVING = 0.05
 
 
-def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: int = 0) -> int:
+def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: int = 0, pixel_bytes: int = 0,
+               row_bytes: int = 0) -> int:
     """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
     output pixels per image in rows of ``ow``, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`)
     cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`); 0 otherwise. The
     accumulators stay within the spec's, with the filter vectors and one broadcast within the registers. A tile that
     starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each reads the input at an address of its own); a
-    tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more. AVX2 at OW 7
-    and 14: 6x16 over 49 and 196 pixels; AVX-512 at OW 7: two rows, 14x32 over 49 pixels, where a 7x32 row tile read
-    each filter vector for 7 FMAs; AVX-512's 14x32 row tiles at OW 14 stay."""
+    tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more, where its
+    input pixels (``pixel_bytes`` apart in a row, ``row_bytes`` between rows) spread over the L1's sets as
+    :func:`plan` asks of row tiles (:func:`offset_streams` below the ways). AVX2 at OW 7 and 14: 6x16 over 49 and 196
+    pixels; AVX-512 at OW 7: two rows, 14x32 over 49 pixels, where a 7x32 row tile read each filter vector for 7
+    FMAs (not at 2048 channels: 14 pixels 8 KiB apart in one set); AVX-512's 14x32 row tiles at OW 14 stay."""
     if block % spec.lanes:
         return 0
     vectors = block // spec.lanes
@@ -322,8 +341,15 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
     def fits(r: int) -> bool:
         return r * vectors <= spec.conv_accumulators and (r + 1) * vectors + 1 <= spec.registers
 
+    def apart(r: int) -> bool:  # unknown distances (0): no constraint, as in :func:`set_streams`
+        if pixel_bytes <= 0:
+            return True
+        offsets = [p // ow * row_bytes + p % ow * pixel_bytes for p in range(r)]
+        return offset_streams(offsets, spec) < spec.l1_ways
+
     sizes = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1) if fits(r)]
-    sizes += [r for r in range(ow, pixels + 1, ow or pixels + 1) if r > spec.pixel_tile_limit and fits(r)]
+    sizes += [r for r in range(ow, pixels + 1, ow or pixels + 1)
+              if r > spec.pixel_tile_limit and fits(r) and apart(r)]
     if not sizes:
         return 0
     rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
@@ -507,6 +533,13 @@ def island_op(key: str) -> str:
 def split_tiles(op: ir.Operation) -> int:
     """How many L1 tiles the island ``op`` has along the dim spread over the threads: its output rows."""
     return ir.RankedTensorType(op.results[0].type).shape[1]
+
+
+def whole_rows(op: ir.Operation, plan: ConvPlan, spec: KernelSpec) -> bool:
+    """Whether ``plan`` runs ``op`` in tiles of whole output rows beyond the pixels a tile may start anywhere with
+    (:func:`pixel_rows`)."""
+    ow = ir.MemRefType(op.operands[2].type).shape[2]
+    return plan.pixel_rows > spec.pixel_tile_limit and plan.pixel_rows % ow == 0
 
 
 def blocked_flops(op: ir.Operation) -> int:

@@ -22,7 +22,7 @@ In the codegen pipeline::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 
 import numpy as np
@@ -177,6 +177,12 @@ class PackMatmulWeights(TargetOptions, Pass):
 #: (mobilenet_v2's 1x1 convolutions into 96 channels on AVX-512) kept one thread idle a quarter of their time
 BLOCK_BALANCE = 0.9
 
+#: on several threads, a convolution takes tiles of whole output rows (which leave its epilogue unfused: one more
+#: pass over the output and one more hand-off to the threads) only with at least this many times ``parallel_flops`` a
+#: thread: on a 16-core Xeon mobilenet_v2's 1x1 layers at 7x7 (15-30 MFLOP, one or two a thread) made the network
+#: 2-5% slower on sixteen threads in three runs, while resnet18's 3x3 512->512 (231 MFLOP) gained
+WHOLE_ROW_THREAD_FLOPS = 4
+
 
 @dataclass(frozen=True)
 class TileKernels(TargetOptions, Pass):
@@ -205,7 +211,7 @@ class TileKernels(TargetOptions, Pass):
             elif matmul.matches_packed(op):
                 packed.append(op)
             elif (plan := conv.matches(op, spec)) is not None:
-                convolutions.append((op, plan))
+                convolutions.append((op, self._threaded_plan(op, plan, spec)))
             return ir.WalkResult.ADVANCE
 
         with module.context, module.location:
@@ -308,6 +314,14 @@ class TileKernels(TargetOptions, Pass):
         images, rows = ir.MemRefType(op.operands[2].type).shape[:2]
         on_blocks, on_rows = busy(blocks, self.threads), busy(images * rows, self.threads)
         return self.threads if on_blocks >= BLOCK_BALANCE or on_blocks > on_rows or plan.pixel_rows else 1
+
+    def _threaded_plan(self, op: ir.Operation, plan: conv.ConvPlan, spec: isa.KernelSpec) -> conv.ConvPlan:
+        """``plan``, or on several threads its row tiles where its tiles of whole rows are too little work a thread
+        (:data:`WHOLE_ROW_THREAD_FLOPS`)."""
+        if self.threads <= 1 or not conv.whole_rows(op, plan, spec):
+            return plan
+        share = conv.blocked_flops(op) / self.threads
+        return plan if share >= WHOLE_ROW_THREAD_FLOPS * self.parallel_flops else replace(plan, pixel_rows=0)
 
     def _tile_tasks(self, op: ir.Operation, plan: conv.ConvPlan, threads: int) -> bool:
         """Whether a convolution in tiles of pixels takes each tile of each block as a task: where its blocks would

@@ -6,6 +6,7 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=THREADS
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=16 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TASKS
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=16 parallel-flops=1000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SHARE
 
 // AVX2, 7x7 output pixels on blocks of 16 filters: tiles of 5 pixels (10 ymm accumulators; 49 = 9 x 5 + 4), each
 // pixel's row and column from its index, the next block's filter line prefetched into L2 at every step; the last 4
@@ -107,6 +108,13 @@ func.func @long_rows(%x: memref<1x30x30x16xf32>, %w: memref<2x3x3x16x16xf32>, %y
 // TASKS-COUNT-28: vector.fma {{.+}} : vector<16xf32>
 // TASKS-NOT:   scf.forall
 // TASKS:       return
+// With a parallel-flops of 1 M, the 1.8 MFLOP on sixteen threads are too little a thread for tiles that leave the
+// epilogue unfused (WHOLE_ROW_THREAD_FLOPS): the row tiles stay.
+// SHARE-LABEL: func.func @avx512_rows(
+// SHARE-NOT:   memref.prefetch
+// SHARE:       vector.contract {{.+}} into vector<1x7x32xf32>
+// SHARE-NOT:   memref.prefetch
+// SHARE:       return
 func.func @avx512_rows(%x: memref<1x9x9x32xf32>, %w: memref<2x3x3x32x32xf32>, %y: memref<1x7x7x2x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
