@@ -468,7 +468,7 @@ def for_carrying(hi: int, carried: list[ir.Value],
     return list(loop.results)
 
 
-def _forall(count: int, body: Callable[[ir.Value], None]) -> None:
+def for_tasks(count: int, body: Callable[[ir.Value], None]) -> None:
     """``body(i)`` for ``i`` in ``[0, count)`` as the iterations of an scf.forall (tasks for the threads)."""
     loop = scf.ForallOp([0], [count], [1])
     with ir.InsertionPoint(loop.body):
@@ -500,9 +500,9 @@ def for_blocks(count: int, threads: int, one: Callable[[ir.Value], None]) -> Non
             first = arith.muli(t, _index(run))
             _for(first, arith.addi(first, _index(run)), one)
 
-        _forall(threads, chunk)
+        for_tasks(threads, chunk)
     else:
-        _forall(count, one)
+        for_tasks(count, one)
 
 
 def make_island(op: ir.Operation, plan_: ConvPlan, threads: int = 1) -> None:

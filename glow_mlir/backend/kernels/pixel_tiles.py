@@ -24,9 +24,9 @@ A tile of whole output rows (its size a multiple of OW, so every tile starts a r
 distance from its first: no address register per pixel, so it may hold as many pixels as the accumulators allow.
 AVX-512 at OW 7: two rows, 14x32 (28 zmm accumulators), where the 7x32 row tile read each filter vector for 7 FMAs
 (Zen 4, one core, cold filters, old and new alternating in one process, fastest of six: 3x3 512->512 at 7x7 2.54 ->
-1.79 ms, stride 2 into 7x7 2.39 -> 1.85, 1x1 2048->512 1.29 -> 0.90, 512->2048 1.05 -> 0.98; resnet18 on one thread
-29.2 -> 27.2 ms, light_resnet50 62.7 -> 60.8). With threads the filter blocks are the tasks, or each tile of each
-block where the blocks alone would leave threads idle (on sixteen, 2 blocks of 4 tiles: 8 tasks).
+1.79 ms, stride 2 into 7x7 2.39 -> 1.85, 1x1 512->2048 1.05 -> 0.98; resnet18 on one thread 27.2 -> 26.0 ms,
+light_resnet50 62.2 -> 61.4, alternating processes). With threads the filter blocks are the tasks, or each tile of
+each block where the blocks alone would leave threads idle (on sixteen, 9 blocks of 4 tiles: 36 tasks).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from mlir.dialects import arith, memref, scf, vector
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.ir_to_linalg import index_constant as _index
-from .conv import ConvPlan, _forall, for_blocks, for_carrying
+from .conv import ConvPlan, for_blocks, for_carrying, for_tasks
 from .isa import KernelSpec
 
 #: the prefetch's locality hint: 2 keeps the line in L2 (prefetcht1 on x86), where the block's tiles read it
@@ -143,7 +143,7 @@ class _Kernel:
                 self.tile(n, j, after, arith.muli(k, _index(rows)), rows)
                 scf.YieldOp([])
 
-        _forall(self.blocks * per_block, one)
+        for_tasks(self.blocks * per_block, one)
 
 
 def tiles_per_image(op: ir.Operation, plan: ConvPlan) -> int:
