@@ -202,6 +202,26 @@ def test_transposes_in_blocks(shape: tuple[int, ...], perm: list[int], target_cp
     np.testing.assert_array_equal(got, x.transpose(perm))
 
 
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("shape", [(2, 6, 28, 18), (3, 17, 5, 20)], ids=["28x18", "17x20"])
+def test_every_transpose_of_dims_the_lanes_do_not_divide(shape: tuple[int, ...], target_cpu: str) -> None:
+    # every permutation, each pair of dims a transpose in blocks would take with both last blocks masked: (1, 3, 0,
+    # 2) of the first and (2, 0, 3, 1) of the second wrote stale lanes when both were masked (a fuzz finding)
+    import itertools
+
+    from glow_mlir.cache import cpu_features
+
+    if target_cpu == "haswell" and "avx2" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    x = f32(*shape)
+    wrong = []
+    for perm in itertools.permutations(range(len(shape))):
+        model = _model("Transpose", {"x": x}, TensorProto.FLOAT, perm=list(perm))
+        if not np.array_equal(glow.compile(model, target_cpu=target_cpu).run({"x": x})["y"], x.transpose(perm)):
+            wrong.append(perm)
+    assert not wrong
+
+
 def test_a_transpose_after_a_slice_matches_numpy() -> None:
     # the slice [:, :, :, 1:] is copied out (glowir's views are contiguous), then transposed as [1, 32, 8 * 16]
     x = f32(1, 32, 8, 17)

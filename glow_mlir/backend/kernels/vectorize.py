@@ -217,7 +217,9 @@ def _transposed_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: l
     least a vector long: the dim along which that input is contiguous. Blocks of ``lanes`` x ``lanes`` along the two
     (the last ones masked where the lanes do not divide) then read and write whole vectors, transposed in registers;
     vectors along the output's innermost dim alone read the input element by element, a cache line apart (NCHW ->
-    NHWC of [1, 64, 112, 112]: 34x onnxruntime's time; of [1, 64, 14, 14], masked blocks: 0.113 -> 0.019 ms)."""
+    NHWC of [1, 64, 112, 112]: 34x onnxruntime's time; of [1, 64, 14, 14], masked blocks: 0.113 -> 0.019 ms). One of
+    the two dims must be whole vectors: blocks masked along both wrote wrong elements in some layouts ([2, 6, 28, 18]
+    by (1, 3, 0, 2), [3, 17, 5, 20] by (2, 0, 3, 1): lanes of the last block of rows read as stale registers)."""
     rank = len(extents)
     if any(reduced) or extents[-1] < lanes or len(list(op.operands)) != 2:
         return None
@@ -226,7 +228,8 @@ def _transposed_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: l
         return None
     last = m.results[len(m.results) - 1]
     if isinstance(last, ir.AffineDimExpr) and last.position != rank - 1 and extents[last.position] >= lanes \
-            and ir.MemRefType(value.type).get_strides_and_offset()[0][-1] == 1:
+            and ir.MemRefType(value.type).get_strides_and_offset()[0][-1] == 1 \
+            and not (extents[last.position] % lanes and extents[-1] % lanes):
         return last.position
     return None
 

@@ -201,3 +201,17 @@ func.func @transpose_short_rows(%a: memref<64x8xf32>, %b: memref<8x64xf32>) {
   linalg.transpose ins(%a : memref<64x8xf32>) outs(%b : memref<8x64xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// Negative: rows of 40 and 56, neither whole vectors: blocks would end masked along both dims (which wrote stale
+// lanes in some layouts), so the vectors stay along the output's rows.
+// CHECK-LABEL: func.func @transpose_uneven_both(
+// CHECK-NOT:   vector.shuffle
+// CHECK:       vector.transfer_read
+// CHECK-NOT:   vector.shuffle
+// CHECK-NOT:   linalg.
+func.func @transpose_uneven_both(%a: memref<56x40xf32>, %b: memref<40x56xf32>) {
+  linalg.transpose ins(%a : memref<56x40xf32>) outs(%b : memref<40x56xf32>) permutation = [1, 0]
+  return
+}
