@@ -348,8 +348,8 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
         return offset_streams(offsets, spec) < spec.l1_ways
 
     sizes = [r for r in range(1, min(spec.pixel_tile_limit, pixels) + 1) if fits(r)]
-    sizes += [r for r in range(ow, pixels + 1, ow or pixels + 1)
-              if r > spec.pixel_tile_limit and fits(r) and apart(r)]
+    if ow:  # tiles of whole rows: 1, 2, ... rows of ``ow`` pixels
+        sizes += [r for r in range(ow, pixels + 1, ow) if r > spec.pixel_tile_limit and fits(r) and apart(r)]
     if not sizes:
         return 0
     rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
