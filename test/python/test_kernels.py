@@ -124,9 +124,6 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert conv.plan([1, 14, 14, 8], 1, AVX2, pixel_bytes=4096) == conv.ConvTiles(14, 8, 7, 8)
     # OW 7: 4x16 and a last tile of 3x16 beat seven columns of one vector (7 accumulators: the pipes idle)
     assert conv.plan([1, 7, 7, 512], 1, AVX2) == conv.ConvTiles(7, 32, 4, 16)
-    # only whole tiles (how a pointwise convolution weighs the matmul): OW 14 and 7 as before
-    assert conv.plan([1, 14, 14, 256], 2, AVX2, whole_tiles=True) == conv.ConvTiles(14, 8, 14, 8)
-    assert conv.plan([1, 7, 7, 512], 1, AVX2, whole_tiles=True) == conv.ConvTiles(7, 8, 7, 8)
     assert conv.plan([1, 24, 24, 64], 1, AVX2) == conv.ConvTiles(24, 32, 6, 16)  # 6x16: 12 + 2 + 1
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
@@ -134,13 +131,18 @@ def test_avx2_tiles_fit_16_registers() -> None:
     # a pointwise convolution on 256 or more channels whose row tile is poor runs as a matmul of its pixels, on
     # panels of the matmul tile's width (AVX2 at OW 14: 14x8, 1.07 loads per FMA, against 4x16 over 196 pixels, 0.75)
     assert conv.filter_block([1, 1, 256, 1024], 1, [1, 1], AVX2, [1, 14, 14, 1024], 1, 1024) == 16
-    def whole(shape, spec):
-        return conv.plan(shape, 1, spec, whole_tiles=True)
+    def rows(shape, spec, channels):
+        return conv.plan(shape, 1, spec, pixel_bytes=4 * channels)
 
-    assert conv._matmul_wins(whole([1, 14, 14, 16], AVX2), 196, 16, 256, AVX2)
-    assert not conv._matmul_wins(whole([1, 14, 14, 16], AVX2), 196, 16, 64, AVX2)  # short reduction
-    assert not conv._matmul_wins(whole([1, 56, 56, 16], AVX2), 3136, 16, 256, AVX2)  # 4x16 rows already
-    assert not conv._matmul_wins(whole([1, 14, 14, 32], AVX512), 196, 32, 256, AVX512)  # 14x32 is better
+    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 256), [1, 14, 14], 16, 256, AVX2)
+    assert not conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 64), [1, 14, 14], 16, 64, AVX2)  # short reduction
+    # at every row width but where tiles of whole rows beat it (AVX-512 at OW 7, not at 2048 channels: 8 KiB apart)
+    assert conv._matmul_wins(rows([1, 56, 56, 16], AVX2, 256), [1, 56, 56], 16, 256, AVX2)
+    assert conv._matmul_wins(rows([1, 7, 7, 16], AVX2, 512), [1, 7, 7], 16, 512, AVX2)
+    assert conv._matmul_wins(rows([1, 14, 14, 32], AVX512, 256), [1, 14, 14], 32, 256, AVX512)
+    assert conv._matmul_wins(rows([1, 56, 56, 32], AVX512, 256), [1, 56, 56], 32, 256, AVX512)
+    assert not conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 512), [1, 7, 7], 32, 512, AVX512)
+    assert conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 2048), [1, 7, 7], 32, 2048, AVX512)
     # the block of a one-vector register tile is its width: every filter line read is used whole
     # (AVX2 at OW 7: 4x16 and a last tile of 3x16, two vectors wide: blocks of 16)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 16
@@ -598,6 +600,10 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     # one task per block (3 blocks)
     "blocks-per-thread": (64, 28, 28, 128, 3, 1, (1, 1, 1, 1)),
     "a-task-per-block": (64, 28, 28, 96, 3, 1, (1, 1, 1, 1)),
+    # pointwise on 256 channels or more: a matmul of the pixels (784 of them: 98 tiles of 8 rows), and at 7x7 where
+    # 2048 channels put a tile's pixels 8 KiB apart (no whole-row tiles)
+    "pointwise-as-matmul": (256, 28, 28, 64, 1, 1, (0, 0, 0, 0)),
+    "pointwise-2048-at-7": (2048, 7, 7, 64, 1, 1, (0, 0, 0, 0)),
 }
 
 

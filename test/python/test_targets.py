@@ -166,24 +166,26 @@ def test_short_rows_take_tiles_of_pixels_where_they_save_fma_slots() -> None:
             assert r <= spec.pixel_tile_limit and (r + 1) * vectors + 1 <= spec.registers
 
 
-def test_a_pointwise_convolution_on_many_channels_becomes_a_matmul_of_its_pixels_for_avx2() -> None:
+def test_a_pointwise_convolution_on_many_channels_becomes_a_matmul_of_its_pixels() -> None:
     from glow_mlir.api import CompileOptions, lower_model
     from glow_mlir.backend import cpu
     from glow_mlir.passes.pipeline import run_pipeline
 
-    def kernels(cpu_name: str) -> str:
-        lowered = lower_model(_conv_model((1, 256, 14, 14), 64, 1), CompileOptions(threads=1, target_cpu=cpu_name),
-                              until="iropt")
+    def kernels(cpu_name: str, shape: tuple, f: int) -> str:
+        lowered = lower_model(_conv_model(shape, f, 1), CompileOptions(threads=1, target_cpu=cpu_name), until="iropt")
         codegen = cpu.codegen(1, cpu_name)
         upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == "cpu-tile-kernels")
         with lowered.ctx:
             run_pipeline(lowered.module.operation, codegen[: upto + 1])
             return str(lowered.module)
 
-    avx2 = kernels("haswell")  # 196 pixels x 256 channels on 16-wide panels, 4x16 register tiles
+    avx2 = kernels("haswell", (1, 256, 14, 14), 64)  # 196 pixels x 256 channels on 16-wide panels
     assert "memref<196x256xf32" in avx2 and "memref<4x256x16xf32" in avx2  # the pixels, the panels
-    avx512 = kernels("skylake-avx512")  # its 14x32 convolution tiles need fewer loads per FMA: kept
-    assert "memref<196x256xf32" not in avx512
+    avx512 = kernels("skylake-avx512", (1, 256, 14, 14), 64)  # on 32-wide panels
+    assert "memref<196x256xf32" in avx512 and "memref<2x256x32xf32" in avx512
+    # at 7 columns AVX-512 takes tiles of two whole rows (14x32) instead
+    assert "memref<49x512xf32" not in kernels("skylake-avx512", (1, 512, 7, 7), 64)
+    assert "memref<49x512xf32" in kernels("haswell", (1, 512, 7, 7), 64)
 
 
 @needs_avx2

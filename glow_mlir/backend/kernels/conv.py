@@ -33,10 +33,10 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   3x16, 5x16 and 4x16; AVX-512 at OW 7: 7x32) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`,
   :mod:`.pixel_tiles`: AVX2 6x16 over 196 pixels, 5x16 over 49; AVX-512 two whole rows, 14x32 over 49), its
   epilogue left as vector loops;
-- a 1x1 stride-1 convolution on a packed filter of 256 or more input channels whose output row admits only a poor
-  register tile runs as a matmul of its pixels on the filter's blocks as panels (:func:`make_matmul_islands`; AVX2 at
-  OW 14 and 7: resnet50's 1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x), its bias and activation left
-  as vector loops in the kernel;
+- a 1x1 stride-1 convolution on a packed filter of 256 or more input channels runs as a matmul of its pixels on
+  the filter's blocks as panels (:func:`make_matmul_islands`, :func:`_matmul_wins`; AVX2 at OW 14 and 7: resnet50's
+  1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 14 to 56: 0.64-1.0x the row
+  tiles' time), but where tiles of two whole output rows take it (AVX-512 at OW 7);
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
@@ -134,9 +134,7 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
         # it reads from L2 is used whole (AVX2, 3x3 512->512 at 7x7: 1.15 -> 1.09x onnxruntime's time, 1x1
         # 1024->256 at 14x14: 1.32 -> 1.16x)
         tiles = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes)
-        pixels = math.prod(output_shape[:3])
-        whole = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes, whole_tiles=True)
-        if kh == kw == 1 and stride == 1 and _matmul_wins(whole, pixels, block, c, spec):
+        if kh == kw == 1 and stride == 1 and _matmul_wins(tiles, output_shape[:3], block, c, spec):
             return block  # run as a matmul of the pixels (ConvPlan.as_matmul): panels of the matmul tile's width
         if tiles.fr < block and f % tiles.fr == 0:
             return tiles.fr
@@ -199,7 +197,7 @@ def tile_cost(ow: int, owr: int, vectors: int, spec: KernelSpec) -> float:
 
 
 def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: bool = False,
-         pixel_bytes: int = 0, whole_tiles: bool = False) -> ConvTiles:
+         pixel_bytes: int = 0) -> ConvTiles:
     """Tiles on ``spec`` for an output ``[N, OH, OW, F]`` at ``stride`` with F a multiple of the lanes or a power of
     two below (a piece of :func:`channel_pieces`); ``weight_heavy``: the filter outweighs the input (see
     :func:`matches`); ``pixel_bytes``: how far apart the input pixels of neighbouring output columns are.
@@ -211,14 +209,13 @@ def plan(output_shape: list[int], stride: int, spec: KernelSpec, weight_heavy: b
     wider. AVX2 (haswell code on Zen 4, bench_kernels, resnet18's 3x3 convolutions, cold weights): OW 56 and 28 take
     6x16 with a last tile of 2 and 4 columns (99-100 -> 102-107 GFLOP/s, where 4x16 divided them), OW 14 5x16
     (14x8, the one dividing tile that kept the pipes busy: 86-87 -> 97-98), OW 7 4x16 and 3x16 (7x8: 68-70 ->
-    78-83); AVX-512's tiles stay the widest (14x32: 0.57 loads per FMA). ``whole_tiles``: only tiles that divide
-    OW (how a pointwise convolution weighs running as a matmul, :func:`_matmul_wins`, as measured)."""
+    78-83); AVX-512's tiles stay the widest (14x32: 0.57 loads per FMA)."""
     _, _, ow, f = output_shape
     width = spec.conv_width
     limit = spec.conv_strided_row_tile if stride > 1 else max(spec.conv_row_tiles)
     widths = [t for t in (width, width // 2) if t >= spec.lanes and f % t == 0] or [f]
     fits = [(owr, fr, -(-fr // spec.lanes)) for fr in widths for owr in spec.conv_row_tiles
-            if owr <= min(ow, limit) and (ow % owr == 0 or not whole_tiles)
+            if owr <= min(ow, limit)
             and owr * -(-fr // spec.lanes) <= spec.conv_accumulators
             and (owr + 1) * -(-fr // spec.lanes) + 1 <= spec.registers]
     apart = [t for t in fits if set_streams(t[0], pixel_bytes, spec) < spec.l1_ways] or fits
@@ -280,9 +277,9 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
         tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
-        pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and _contiguous(op.operands[0])
-        whole = plan([*dest[:3], filt[-1]], 1, spec, pixel_bytes=4 * src[-1], whole_tiles=True) if pointwise else None
-        as_matmul = pointwise and _matmul_wins(whole, dest[0] * dest[1] * dest[2], filt[-1], src[-1], spec)
+        pointwise = (filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3]
+                     and _contiguous(op.operands[0]) and _expanded(op.operands[2]))
+        as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], spec)
         rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec, dest[2],
                                                     4 * src[-1] * strides[-1], 4 * src[-1] * src[2] * strides[0])
         return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows)
@@ -357,6 +354,13 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
     return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - PIXEL_TILE_SAVING) * rows_cost else 0
 
 
+def _expanded(v: ir.Value) -> bool:
+    """Whether ``v`` is a ``memref.expand_shape`` of a buffer (a blocked convolution's dest viewed ``[N, OH, OW, F /
+    B, B]``), whose source the matmul of the pixels writes as ``[N x OH x OW, F]``."""
+    owner = v.owner
+    return not isinstance(owner, ir.Block) and owner.name == "memref.expand_shape"
+
+
 def _contiguous(v: ir.Value) -> bool:
     """Whether buffer ``v`` is laid out row-major without gaps (its pixels can be seen as the rows of a matrix)."""
     t = ir.MemRefType(v.type)
@@ -373,24 +377,30 @@ def _contiguous(v: ir.Value) -> bool:
 MIN_MATMUL_CHANNELS = 256
 
 
-def _matmul_wins(tiles: ConvTiles, pixels: int, block: int, channels: int, spec: KernelSpec) -> bool:
-    """Whether a pointwise convolution of ``pixels`` output pixels on filter blocks of ``block`` runs better as a
-    matmul of its pixels: when the matmul's register tile over all the pixels costs less (:func:`tile_cost`) than
-    the convolution's whole tiles over one output row (``tiles``: ``plan(..., whole_tiles=True)``). AVX2 at OW 14
-    and 7: 14x8 and 7x8 against 4x16; the 5x16 and 4x16 row tiles with a narrower last one that the convolution
-    itself takes there still lose to the matmul (haswell code on Zen 4, bench_kernels, cold weights: 1x1 256->1024
-    at 14x14 1.24-1.45 ms against 1.07-1.14, 1024->256 1.13-1.15 against 1.05-1.07; AVX-512 keeps its 14x32 and 7x32
-    convolution tiles)."""
+def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int, spec: KernelSpec) -> bool:
+    """Whether a pointwise convolution with ``output`` pixels ``[N, OH, OW]`` and row tiles ``tiles``, on filter
+    blocks of ``block``, runs as a matmul of its pixels: from :data:`MIN_MATMUL_CHANNELS` input channels, where the
+    matmul's register tile over all the pixels keeps the FMA pipes busy, unless the rows are short enough for tiles
+    of whole output rows (:func:`pixel_rows`: AVX-512 at OW 7). The row tiles stream a filter block through L1 for
+    each register tile and the whole input once per block; the matmul's tiles of 64 pixels read their input once
+    and its panels from L1 where they fit. Measured one core, same process, alternating, fastest call: AVX-512
+    (Emerald Rapids, cold weights) 1x1 256->64 at 56x56 1.09 -> 0.95 ms, 1024->512 at 14x14 1.88 -> 1.59, 1024->256
+    1.03 -> 0.90, 512->256 at 28x28 2.67 -> 2.61, 512->512 at 14x14 0.96 -> 0.97; AVX2 code 256->64 at 56x56 2.05 ->
+    1.31, 512->128 at 28x28 1.54 -> 1.41, 256->256 1.57 -> 1.71 (the one loss); networks: light_resnet50 62.6 ->
+    61.9 ms on one thread, 49.6 -> 47.0 on two, as AVX2 code 118 -> 116. At OW 7 the whole-row tiles beat it
+    (512->2048 1.10 -> 1.35 ms as a matmul, 320->1280 0.69 -> 0.76)."""
     from .matmul import register_rows, target_tiles
 
     if channels < MIN_MATMUL_CHANNELS:
         return False
+    images, oh, ow = output
+    pixels = images * oh * ow
     t = target_tiles(pixels, block, 1, spec)
     rows = register_rows(pixels, t.mr, block, spec, strips=False)
-    vectors = -(-block // spec.lanes)
-    if rows * vectors < spec.busy_accumulators:
+    if rows * -(-block // spec.lanes) < spec.busy_accumulators:
         return False
-    return tile_cost(pixels, rows, vectors, spec) < tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
+    whole_rows = pixel_rows(tiles, oh * ow, block, spec, ow, 4 * channels, 4 * channels * ow)
+    return whole_rows <= spec.pixel_tile_limit
 
 
 def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
