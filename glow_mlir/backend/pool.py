@@ -9,10 +9,16 @@ The calling thread takes part; ``threads - 1`` workers are started on first use 
 pool keeps the workers of the widest loop so far, each with its number, and a loop of ``threads`` seats workers 0 to
 ``threads - 2`` (the job publishes ``generation << 32 | threads - 1``; a worker compares its number, no atomic
 read-modify-write, so sixteen workers join without contending for one cache line), so a program compiled for 2
-threads runs on 2 whatever ran before. An iteration is claimed with a compare-and-swap on one 64-bit ticket,
-``generation << 32 | next index``: a worker that read the job of an earlier generation cannot claim an index of the
-next one. The caller publishes a job by storing the ticket (release), then bumps the 32-bit generation word the
-workers watch, and spins until every iteration is done. A worker spins (``pause``) for :data:`SPIN_ROUNDS` rounds
+threads runs on 2 whatever ran before. The iterations are cut into one contiguous chunk per thread (the caller's
+first, then worker k's), each with its own 64-bit ticket, ``generation << 32 | next index``, on a cache line of its
+own: a thread claims its chunk's iterations in order with a compare-and-swap, then what is left in the chunks after
+it, so a late thread loses work to the others and none waits. A worker that read the job of an earlier generation
+cannot claim an index of the next one. The chunks give each core the same share of consecutive loops: in a network
+the loops over output rows of one layer and the next, so that what a core wrote it reads back from its own cache
+(mobilenet_v2 on two cores of a Xeon VM, in one process against one shared ticket that the threads took iterations
+from in turn: 4.82 -> 3.76 ms, 4.87 -> 4.05 in a second run; resnet18 and light_resnet50 within the noise,
+bert_tiny_encoder 0.77 -> 0.81 and 0.66 -> 0.68). The caller publishes a job by storing the tickets (release), then
+bumps the 32-bit generation word the workers watch, and spins until every iteration is done. A worker spins (``pause``) for :data:`SPIN_ROUNDS` rounds
 after its last job, so the kernels of one inference find it awake (a hand-off costs well under a microsecond), then
 sleeps on the generation word (Linux futex): an idle process takes no CPU. A call made while another is running (a
 second Python thread, or a task that calls the pool) runs its iterations on its own thread.
@@ -37,6 +43,9 @@ from ..errors import CompileError
 ENTRY = "glow_pool_run"
 #: rounds of the pause instruction a worker spins through after its last job before it sleeps (~100-200 us)
 SPIN_ROUNDS = 20000
+#: the most chunks a job's iterations are cut into (one per thread; threads beyond it take iterations left in
+#: others' chunks)
+MAX_CHUNKS = 256
 #: per machine: the futex system call's number and the spin-wait hint instruction
 _MACHINES = {"x86_64": (202, "pause"), "amd64": (202, "pause"), "aarch64": (98, "yield"), "arm64": (98, "yield")}
 FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
@@ -50,13 +59,15 @@ def pool_text(machine: str | None = None) -> str:
     futex, hint = _MACHINES[machine]
     return f"""
 module {{
-  llvm.mlir.global internal @glow_pool_ticket(0 : i64) {{alignment = 64 : i64}} : i64
+  // per chunk of a job, on a cache line of its own: [ticket, end, 6 x padding]
+  llvm.mlir.global internal @glow_pool_chunks(dense<0> : tensor<{8 * MAX_CHUNKS}xi64>) {{alignment = 64 : i64}}
+      : !llvm.array<{8 * MAX_CHUNKS} x i64>
+  llvm.mlir.global internal @glow_pool_parts(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_generation(0 : i32) {{alignment = 64 : i64}} : i32
   llvm.mlir.global internal @glow_pool_done(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_sleepers(0 : i32) {{alignment = 64 : i64}} : i32
   llvm.mlir.global internal @glow_pool_busy(0 : i32) {{alignment = 64 : i64}} : i32
   llvm.mlir.global internal @glow_pool_workers(0 : i64) {{alignment = 64 : i64}} : i64
-  llvm.mlir.global internal @glow_pool_job_n(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_seats(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_job_fn() {{alignment = 8 : i64}} : !llvm.ptr {{
     %0 = llvm.mlir.zero : !llvm.ptr
@@ -74,16 +85,34 @@ module {{
     llvm.return
   }}
 
-  // Claim and run iterations of the job of generation %gen until none is left or the job is another one.
-  llvm.func internal @glow_pool_work(%gen: i64) {{
-    %ticket = llvm.mlir.addressof @glow_pool_ticket : !llvm.ptr
+  // Claim and run iterations of the job of generation %gen: those of chunk %p first, then those left in the
+  // chunks after it, until none is left or the job is another one.
+  llvm.func internal @glow_pool_work(%gen: i64, %p: i64) {{
+    %chunks = llvm.mlir.addressof @glow_pool_chunks : !llvm.ptr
+    %parts_at = llvm.mlir.addressof @glow_pool_parts : !llvm.ptr
     %done = llvm.mlir.addressof @glow_pool_done : !llvm.ptr
     %fn_at = llvm.mlir.addressof @glow_pool_job_fn : !llvm.ptr
     %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
-    %n_at = llvm.mlir.addressof @glow_pool_job_n : !llvm.ptr
-    %c32 = llvm.mlir.constant(32 : i64) : i64
+    %c0 = llvm.mlir.constant(0 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c8 = llvm.mlir.constant(8 : i64) : i64
+    %c32 = llvm.mlir.constant(32 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
+    %parts = llvm.load %parts_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+    %none = llvm.icmp "eq" %parts, %c0 : i64
+    llvm.cond_br %none, ^exit, ^first
+  ^first:
+    %p0 = llvm.urem %p, %parts : i64
+    llvm.br ^chunk(%c0 : i64)
+  ^chunk(%r: i64):
+    %more = llvm.icmp "ult" %r, %parts : i64
+    llvm.cond_br %more, ^enter, ^exit
+  ^enter:
+    %kr = llvm.add %p0, %r : i64
+    %k = llvm.urem %kr, %parts : i64
+    %slot = llvm.mul %k, %c8 : i64
+    %ticket = llvm.getelementptr %chunks[%slot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+    %end_at = llvm.getelementptr %ticket[1] : (!llvm.ptr) -> !llvm.ptr, i64
     llvm.br ^loop
   ^loop:
     %t = llvm.load %ticket atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
@@ -91,12 +120,13 @@ module {{
     %same = llvm.icmp "eq" %tgen, %gen : i64
     llvm.cond_br %same, ^check, ^exit
   ^check:
-    // acquire, paired with the release store of the next call: a worker that sees the next job's size sees this
-    // job's ticket closed (below), so its claim fails (plain accesses kept that order on x86 only)
-    %n = llvm.load %n_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
+    // the ticket of this generation was stored (release) after the chunk's end: acquire above, the end is this job's
+    // (a worker still in an earlier job reads a closed ticket or another generation's, and its claim fails)
+    %end = llvm.load %end_at atomic monotonic {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %index = llvm.and %t, %low : i64
-    %left = llvm.icmp "ult" %index, %n : i64
-    llvm.cond_br %left, ^claim, ^exit
+    %left = llvm.icmp "ult" %index, %end : i64
+    %r1 = llvm.add %r, %c1 : i64
+    llvm.cond_br %left, ^claim, ^chunk(%r1 : i64)
   ^claim:
     %next = llvm.add %t, %c1 : i64
     %pair = llvm.cmpxchg %ticket, %t, %next acq_rel monotonic : !llvm.ptr, i64
@@ -124,6 +154,7 @@ module {{
     %seats = llvm.mlir.addressof @glow_pool_seats : !llvm.ptr
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
+    %one64 = llvm.mlir.constant(1 : i64) : i64
     %null = llvm.mlir.zero : !llvm.ptr
     // the argument: this worker's number << 32 | the generation when it was started
     %start64 = llvm.ptrtoint %arg : !llvm.ptr to i64
@@ -159,7 +190,8 @@ module {{
     %open = llvm.and %current, %mine : i1
     llvm.cond_br %open, ^run, ^wait(%g, %zero : i32, i32)
   ^run:
-    llvm.call @glow_pool_work(%g64) : (i64) -> ()
+    %p = llvm.add %id, %one64 : i64
+    llvm.call @glow_pool_work(%g64, %p) : (i64, i64) -> ()
     llvm.br ^wait(%g, %zero : i32, i32)
   }}
 
@@ -171,7 +203,8 @@ module {{
 
   // fn(ctx, i) for every i in [0, n), on this thread and up to threads - 1 workers.
   llvm.func @{ENTRY}(%fn: !llvm.ptr, %ctx: !llvm.ptr, %n: i64, %threads: i64) {{
-    %ticket = llvm.mlir.addressof @glow_pool_ticket : !llvm.ptr
+    %chunks = llvm.mlir.addressof @glow_pool_chunks : !llvm.ptr
+    %parts_at = llvm.mlir.addressof @glow_pool_parts : !llvm.ptr
     %generation = llvm.mlir.addressof @glow_pool_generation : !llvm.ptr
     %done = llvm.mlir.addressof @glow_pool_done : !llvm.ptr
     %sleepers = llvm.mlir.addressof @glow_pool_sleepers : !llvm.ptr
@@ -180,12 +213,13 @@ module {{
     %seats = llvm.mlir.addressof @glow_pool_seats : !llvm.ptr
     %fn_at = llvm.mlir.addressof @glow_pool_job_fn : !llvm.ptr
     %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
-    %n_at = llvm.mlir.addressof @glow_pool_job_n : !llvm.ptr
     %worker = llvm.mlir.addressof @glow_pool_worker : !llvm.ptr
     %null = llvm.mlir.zero : !llvm.ptr
     %c0 = llvm.mlir.constant(0 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c8 = llvm.mlir.constant(8 : i64) : i64
     %c32 = llvm.mlir.constant(32 : i64) : i64
+    %most = llvm.mlir.constant({MAX_CHUNKS} : i64) : i64
     %z32 = llvm.mlir.constant(0 : i32) : i32
     %o32 = llvm.mlir.constant(1 : i32) : i32
     %all = llvm.mlir.constant(2147483647 : i64) : i64
@@ -222,14 +256,34 @@ module {{
     llvm.store %count, %workers : i64, !llvm.ptr
     llvm.store %fn, %fn_at : !llvm.ptr, !llvm.ptr
     llvm.store %ctx, %ctx_at : !llvm.ptr, !llvm.ptr
-    llvm.store %n, %n_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %c0, %done atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     %g1 = llvm.add %g0, %o32 : i32
     %g1_64 = llvm.zext %g1 : i32 to i64
     %t = llvm.shl %g1_64, %c32 : i64
+    // the iterations in one contiguous chunk per thread: chunk k is [k n / parts, (k + 1) n / parts)
+    %fewer = llvm.icmp "slt" %threads, %most : i64
+    %parts = llvm.select %fewer, %threads, %most : i1, i64
+    llvm.store %parts, %parts_at atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+    llvm.br ^cut(%c0 : i64)
+  ^cut(%q: i64):
+    %cutting = llvm.icmp "slt" %q, %parts : i64
+    llvm.cond_br %cutting, ^chunk, ^seat
+  ^chunk:
+    %kn = llvm.mul %q, %n : i64
+    %begin = llvm.udiv %kn, %parts : i64
+    %q1 = llvm.add %q, %c1 : i64
+    %q1n = llvm.mul %q1, %n : i64
+    %end = llvm.udiv %q1n, %parts : i64
+    %slot = llvm.mul %q, %c8 : i64
+    %ticket = llvm.getelementptr %chunks[%slot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+    %end_at = llvm.getelementptr %ticket[1] : (!llvm.ptr) -> !llvm.ptr, i64
+    llvm.store %end, %end_at atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+    %first = llvm.or %t, %begin : i64
+    llvm.store %first, %ticket atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
+    llvm.br ^cut(%q1 : i64)
+  ^seat:
     %helpers = llvm.or %t, %want : i64
     llvm.store %helpers, %seats atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
-    llvm.store %t, %ticket atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     llvm.store %g1, %generation atomic seq_cst {{alignment = 4 : i64}} : i32, !llvm.ptr
     %asleep = llvm.load %sleepers atomic seq_cst {{alignment = 4 : i64}} : !llvm.ptr -> i32
     %any = llvm.icmp "ne" %asleep, %z32 : i32
@@ -239,7 +293,7 @@ module {{
         : (i64, !llvm.ptr, i64, i64) -> i64
     llvm.br ^join
   ^join:
-    llvm.call @glow_pool_work(%g1_64) : (i64) -> ()
+    llvm.call @glow_pool_work(%g1_64, %c0) : (i64, i64) -> ()
     llvm.br ^finish
   ^finish:
     %d = llvm.load %done atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
@@ -249,11 +303,21 @@ module {{
     llvm.call @glow_pool_spin_hint() : () -> ()
     llvm.br ^finish
   ^unlock:
-    // close the ticket before the next job's fields are written: a worker still in glow_pool_work for this
-    // generation compares its index with glow_pool_job_n, which the next call overwrites before it stores its own
-    // ticket; against that n it could claim an index past this job's end, on this ticket
+    // close the tickets before the next job's fields are written: a worker still in glow_pool_work for this
+    // generation compares its index with its chunk's end, which the next call overwrites before it stores its own
+    // tickets; against that end it could claim an index past this job's chunk, on this ticket
     %closed = llvm.or %t, %low : i64
-    llvm.store %closed, %ticket atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+    llvm.br ^close(%c0 : i64)
+  ^close(%c: i64):
+    %closing = llvm.icmp "slt" %c, %parts : i64
+    llvm.cond_br %closing, ^shut, ^release
+  ^shut:
+    %cslot = llvm.mul %c, %c8 : i64
+    %cticket = llvm.getelementptr %chunks[%cslot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+    llvm.store %closed, %cticket atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
+    %c1next = llvm.add %c, %c1 : i64
+    llvm.br ^close(%c1next : i64)
+  ^release:
     llvm.store %z32, %busy atomic release {{alignment = 4 : i64}} : i32, !llvm.ptr
     llvm.return
   ^serial(%i: i64):
