@@ -219,12 +219,15 @@ func.func @depthwise(%x: memref<1x18x34x32xf32>, %w: memref<3x3x32xf32>, %y: mem
 // BUF-LABEL:   func.func @blocked_conv(
 // BUF-NOT:     memref.alloc
 // BUF:         return
-// With threads the blocks are the tasks (here one each), and each block's island runs on its task's thread: no
-// scf.forall inside; below parallel-flops (SMALL) the blocks stay an scf.for.
+// With threads, two blocks keep two threads no busier than the 8 output rows do: the blocks run in turn and each
+// block's rows are the tasks (two of 4 rows), so that each thread works on the same rows in every block, and in the
+// layers before and after (the worker pool gives each thread the same chunk of every loop); below parallel-flops
+// (SMALL) the blocks stay an scf.for.
 // THREADS-LABEL: func.func @blocked_conv(
-// THREADS:     scf.forall (%[[B:.+]]) in (2)
+// THREADS:     scf.for %[[B:.+]] = %{{.+}} to %{{.+}} step
 // THREADS:     memref.subview %{{.+}}[%[[B]], 0, 0, 0, 0] [1, 3, 3, 16, 32]
-// THREADS-NOT: scf.forall
+// THREADS:     scf.forall (%{{.+}}) in (2)
+// THREADS:     memref.subview %{{.+}} [1, 4, 16, 32]
 // THREADS:     vector.contract
 // THREADS:     return
 // SMALL-LABEL: func.func @blocked_conv(
@@ -249,9 +252,9 @@ func.func @blocked_conv(%x: memref<1x10x18x16xf32>, %w: memref<2x3x3x16x32xf32>,
 
 // -----
 
-// Three filter blocks on two threads would keep one of them idle a quarter of the time (BLOCK_BALANCE): each block's
-// output rows are the tasks instead, as for an unpacked convolution (two tasks of 4 rows per block, the blocks in
-// turn; as tasks of their own the blocks would be scf.forall (3)).
+// Three filter blocks on two threads would keep one of them idle a quarter of the time: each block's output rows are
+// the tasks instead, as for an unpacked convolution (two tasks of 4 rows per block, the blocks in turn; as tasks of
+// their own the blocks would be scf.forall (3)).
 // THREADS-LABEL: func.func @three_blocks(
 // THREADS-NOT: scf.forall (%{{.+}}) in (3)
 // THREADS:     scf.for
@@ -443,7 +446,7 @@ func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memr
 
 // A convolution on a packed filter with its epilogue: per filter block j, one fused island on channels
 // [32 j, 32 j + 32) of %y: that block's convolution, the bias slice as its init and the slice of the residual add and
-// relu on its accumulators. With threads the blocks are the tasks and each island stays on its thread.
+// relu on its accumulators.
 // CHECK-LABEL: func.func @fused_blocks(
 // CHECK-SAME:  %[[B:[^:]+]]: memref<64xf32>, %[[S:[^:]+]]: memref<1x14x14x64xf32>, %[[Y:[^:]+]]: memref<1x14x14x64xf32>)
 // CHECK:       scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step
@@ -460,8 +463,10 @@ func.func @moved(%x: memref<1x16x16x32xf32>, %f: memref<1x1x32x64xf32>, %b: memr
 // BUF-NOT:     memref.alloc
 // BUF-NOT:     linalg.
 // BUF:         return
+// With threads each block's 14 output rows are the tasks, the epilogue fused in each.
 // THREADS-LABEL: func.func @fused_blocks(
-// THREADS:     scf.forall (%{{.+}}) in (2)
+// THREADS:     scf.for
+// THREADS:     scf.forall (%{{.+}}) in (14)
 // THREADS-NOT: scf.forall
 // THREADS:     vector.contract
 // THREADS:     arith.maximumf
