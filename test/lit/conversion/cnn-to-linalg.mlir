@@ -101,13 +101,14 @@ func.func @depthwise() attributes {glowir.inputs = ["x"], glowir.outputs = ["y",
 // CHECK:       linalg.generic
 // CHECK:       linalg.yield
 // CHECK-COUNT-4: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.+}} : memref<1x{{[15]}}x{{[157]}}x3xf32, strided
-// Then dest is the first window position's strided view (stride 2), and each of the other 8 positions a max update.
+// Then dest is the max of the 9 window positions' strided views (stride 2), one elementwise op that writes dest once.
 // CHECK:       %[[V0:.+]] = memref.subview %[[P]][0, 0, 0, 0] [1, 3, 3, 3] [1, 2, 2, 1]
-// CHECK:       linalg.copy {{.*}}ins(%[[V0]] : {{.*}}) outs(%[[Y]] : memref<1x3x3x3xf32>)
 // CHECK:       %[[V1:.+]] = memref.subview %[[P]][0, 0, 1, 0] [1, 3, 3, 3] [1, 2, 2, 1]
-// CHECK:       linalg.generic {{.*}} ins(%[[V1]] : {{.*}}) outs(%[[Y]] : memref<1x3x3x3xf32>)
-// CHECK:       arith.maximumf
-// CHECK-COUNT-7: arith.maximumf
+// CHECK:       %[[V8:.+]] = memref.subview %[[P]][0, 2, 2, 0] [1, 3, 3, 3] [1, 2, 2, 1]
+// CHECK:       linalg.generic {{.*}} ins(%[[V0]], %[[V1]], {{.*}}, %[[V8]] : {{.*}}) outs(%[[Y]] : memref<1x3x3x3xf32>)
+// CHECK-COUNT-8: arith.maximumf
+// CHECK-NOT:   arith.maximumf
+// CHECK-NOT:   linalg.copy
 // CHECK-NOT:   linalg.pooling
 // CHECK:       memref.dealloc %[[P]]
 func.func @max() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
@@ -126,19 +127,38 @@ func.func @max() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
 // CHECK-LABEL: func.func @avg_uniform
 // CHECK-SAME:  (%[[X:.+]]: memref<1x4x4x3xf32>, %[[Y:.+]]: memref<1x1x1x3xf32>)
 // CHECK-NOT:   memref.alloc()
+// CHECK:       %[[N:.+]] = arith.constant 1.600000e+01 : f32
 // CHECK:       %[[W:.+]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [1, 1, 1, 4, 4, 3], strides: [48, 12, 3, 12, 3, 1]
 // CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%[[Y]] : memref<1x1x1x3xf32>)
 // CHECK:       linalg.generic {indexing_maps = [#[[ID6]], #[[OUT6]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
 // CHECK-SAME:  ins(%[[W]] : {{.*}}) outs(%[[Y]] : memref<1x1x1x3xf32>)
 // CHECK:       arith.addf
 // CHECK-NOT:   arith.addf
-// CHECK:       %[[N:.+]] = arith.constant 1.600000e+01 : f32
 // CHECK:       linalg.generic {{.*}} outs(%[[Y]] : memref<1x1x1x3xf32>)
 // CHECK:       arith.divf %{{.+}}, %[[N]] : f32
 func.func @avg_uniform() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x4x4x3xf32>
   %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x1x1x3xf32>
   "glowir.avg_pool"(%y, %x) {kernels = array<i64: 4, 4>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 0} : (memref<1x1x1x3xf32>, memref<1x4x4x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 3x3 average where every window counts alike (count_include_pad): the sum and its division by 9 in the one
+// elementwise op over the positions' views.
+// CHECK-LABEL: func.func @avg_small_uniform
+// CHECK:       %[[NINE:.+]] = arith.constant 9.000000e+00 : f32
+// CHECK:       linalg.generic {{.*}} outs(%{{.+}} : memref<1x3x3x3xf32>)
+// CHECK-COUNT-8: arith.addf
+// CHECK-NEXT:  arith.divf %{{.+}}, %[[NINE]] : f32
+// CHECK-NEXT:  linalg.yield
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @avg_small_uniform() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x5x5x3xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x3x3x3xf32>
+  "glowir.avg_pool"(%y, %x) {kernels = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ceil_mode = 0, count_include_pad = 1} : (memref<1x3x3x3xf32>, memref<1x5x5x3xf32>) -> ()
   return
 }
 
@@ -169,8 +189,9 @@ func.func @max_large() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]
 // CHECK-SAME:  (%[[X:.+]]: memref<1x5x5x3xf32>, %[[Y:.+]]: memref<1x3x3x3xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x6x6x3xf32>
 // CHECK:       memref.subview %[[P]][0, 0, 0, 0] [1, 3, 3, 3] [1, 2, 2, 1]
-// CHECK:       linalg.copy {{.*}}outs(%[[Y]] :
+// CHECK:       linalg.generic {{.*}}outs(%[[Y]] :
 // CHECK-COUNT-3: arith.addf
+// CHECK-NOT:   arith.divf
 // CHECK:       %[[C:.+]] = memref.get_global @[[COUNTS]] : memref<3x3xf32>
 // CHECK:       linalg.generic {{.*}} ins(%[[C]] : memref<3x3xf32>) outs(%[[Y]] : memref<1x3x3x3xf32>)
 // CHECK-NEXT:  ^bb0(%[[COUNT:.+]]: f32, %[[SUM:.+]]: f32):
