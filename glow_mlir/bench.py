@@ -1,8 +1,9 @@
 """``python -m glow_mlir.bench``: glow_mlir against onnxruntime on the shared models, and SGEMM against numpy.
 
-Both run in this one process, on the same inputs, one after the other: on a shared, noisy machine only numbers from
-the same run compare, so the table's last columns are ratios. For each model and each thread count: a few warm-up
-runs, then ``--runs`` timed runs of each engine; the table gives the median and min latency, GFLOP/s (2 x the MACs
+Both run in this one process, on the same inputs: on a shared, noisy machine only numbers from the same run
+compare, so the table's last columns are ratios. For each model and each thread count: a few warm-up runs, then
+``--runs`` timed runs of each engine in blocks that alternate between the engines (:func:`time_blocks`); the table
+gives the median and min latency, GFLOP/s (2 x the MACs
 of Conv, Gemm and MatMul, counted from the ONNX graph with inferred shapes, over the median), glow_mlir / onnxruntime
 (medians), glow_mlir's compile time, and the time of compiling it again from the compile cache (a cache of the
 benchmark's own, in a temporary folder, so the first compile is always a full one). Models glow_mlir cannot compile
@@ -125,6 +126,32 @@ def time_runs(fn: Callable[[], object], runs: int) -> Timing:
     return Timing(1e3 * statistics.median(times), 1e3 * min(times))
 
 
+#: the engines' runs alternate in this many blocks (:func:`time_blocks`)
+BLOCKS = 5
+
+
+def time_blocks(fns: dict[str, Callable[[], object]], runs: int, threads: int = 1) -> dict[str, Timing]:
+    """``runs`` calls of each of ``fns``, in :data:`BLOCKS` blocks that alternate between them, each block after a
+    :data:`SETTLE_S` pause when ``threads`` > 1 (the pool that ran the block before settles); the median and the
+    fastest over all of an engine's blocks. A shared machine's speed moves within seconds (a Xeon VM ran six copies
+    of one compiled mlp_mnist at 0.58-0.61 ms a call in one round and 0.82-0.88 ms in the next): one block per engine
+    could time each in a different state, alternating blocks time both across the same states."""
+    for fn in fns.values():
+        for _ in range(WARMUP):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    per_block = max(1, -(-runs // BLOCKS))
+    for block in range(BLOCKS):
+        for name, fn in fns.items():
+            if threads > 1 or block == 0:
+                time.sleep(SETTLE_S)
+            for _ in range(per_block):
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
+    return {name: Timing(1e3 * statistics.median(t), 1e3 * min(t)) for name, t in times.items()}
+
+
 def time_interleaved(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, Timing]:
     """Warm each up, then time ``runs`` rounds of one call of each in turn: a machine that slows down or speeds up
     during the measurement affects every engine alike (on one thread: with several, one engine's spinning pool
@@ -207,11 +234,9 @@ def bench_model(path: Path, threads: int, runs: int, target_cpu: str = "") -> Ro
                            f"({compiled.cache}, {again.cache})")
     del again
     session = _ort_session(str(path), threads)
-    time.sleep(SETTLE_S)
-    glow = time_runs(lambda: compiled.run(inputs), runs)
-    time.sleep(SETTLE_S)
-    ort = time_runs(lambda: session.run(None, inputs), runs)
-    return Row(path.stem, threads, glow, ort, gflop, compile_s, hit_s)
+    times = time_blocks({"glow": lambda: compiled.run(inputs), "ort": lambda: session.run(None, inputs)}, runs,
+                        threads)
+    return Row(path.stem, threads, times["glow"], times["ort"], gflop, compile_s, hit_s)
 
 
 def format_table(rows: list[Row], peak: float | None = None) -> str:

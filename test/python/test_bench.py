@@ -45,6 +45,17 @@ def test_bench_runs_a_model_and_reports_what_does_not_compile(capsys, monkeypatc
     assert "broken: m.onnx: 1 unsupported ONNX op: Foo" in bench.format_table([row])
 
 
+def test_engines_are_timed_in_alternating_blocks(monkeypatch) -> None:
+    # a machine whose speed moves within seconds then slows or speeds both engines alike
+    monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+    calls: list[str] = []
+    times = bench.time_blocks({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 10)
+    timed = calls[2 * bench.WARMUP:]
+    per_block = 10 // bench.BLOCKS
+    assert timed == (["a"] * per_block + ["b"] * per_block) * bench.BLOCKS
+    assert set(times) == {"a", "b"} and all(0 <= t.min_ms <= t.median_ms for t in times.values())
+
+
 def test_sgemm_compares_with_openblas_kernel_of_the_target_isa() -> None:
     from glow_mlir.backend import target as targets
 
