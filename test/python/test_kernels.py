@@ -360,6 +360,11 @@ def test_pixel_tiles_take_whole_rows_where_the_registers_hold_them() -> None:
     assert conv.pixel_rows(rows[3], 9, 32, AVX512, 3) == 9
     assert conv.pixel_rows(rows[7], 49, 32, AVX512) == 0  # rows of unknown width: at most the 6 pixels
     assert conv.pixel_rows(conv.plan([1, 7, 7, 16], 1, AVX2), 49, 16, AVX2, 7) == 5
+    # or equal parts of one row: at stride 2 the AVX-512 row tiles stop at 8 columns, 28 = 8 + 8 + 8 + 4, where
+    # halves of the row are 14x32 (3x3/2 64->128 into 28x28: 1.43 -> 1.21 ms); at stride 1 the 14x32 row tile is one
+    strided = conv.plan([1, 28, 28, 32], 2, AVX512, pixel_bytes=512)
+    assert (strided.owr, conv.pixel_rows(strided, 784, 32, AVX512, 28, 512, 58 * 512)) == (8, 14)
+    assert conv.pixel_rows(conv.plan([1, 28, 28, 32], 1, AVX512), 784, 32, AVX512, 28, 256, 30 * 256) == 0
 
 
 @settings(max_examples=100, deadline=None)
@@ -604,6 +609,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     # 2048 channels put a tile's pixels 8 KiB apart (no whole-row tiles)
     "pointwise-as-matmul": (256, 28, 28, 64, 1, 1, (0, 0, 0, 0)),
     "pointwise-2048-at-7": (2048, 7, 7, 64, 1, 1, (0, 0, 0, 0)),
+    # AVX-512 at stride 2 into 28 columns: tiles of half a row (14 pixels)
+    "half-rows-stride-2": (32, 56, 56, 64, 3, 2, (1, 1, 1, 1)),
 }
 
 
@@ -616,6 +623,7 @@ SIXTEEN_THREADS = {
     # block a task (36: 3/4 busy, the blocks 9/16), the short last one in a branch
     "tiles-as-tasks": (512, 7, 7, 288, 3, 1, (1, 1, 1, 1)),
     "tiles-as-tasks-stride-2": (384, 14, 14, 288, 3, 2, (1, 1, 1, 1)),
+    "half-rows-as-tasks": (64, 56, 56, 96, 3, 2, (1, 1, 1, 1)),  # 3 blocks of 56 tiles
 }
 
 

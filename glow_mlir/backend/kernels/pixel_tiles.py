@@ -26,7 +26,9 @@ AVX-512 at OW 7: two rows, 14x32 (28 zmm accumulators), where the 7x32 row tile 
 (Zen 4, one core, cold filters, old and new alternating in one process, fastest of six: 3x3 512->512 at 7x7 2.54 ->
 1.79 ms, stride 2 into 7x7 2.39 -> 1.85, 1x1 512->2048 1.05 -> 0.98; resnet18 on one thread 27.2 -> 26.0 ms,
 light_resnet50 62.2 -> 61.4, alternating processes). With threads the filter blocks are the tasks, or each tile of
-each block where the blocks alone would leave threads idle (on sixteen, 9 blocks of 4 tiles: 36 tasks).
+each block where the blocks alone would leave threads idle (on sixteen, 9 blocks of 4 tiles: 36 tasks). A tile of an
+equal part of one row (AVX-512 at stride 2 into OW 28: halves, 14x32, where the strided row tiles stop at 8 columns)
+has the same constant distances along its row.
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ class _Kernel:
             top = arith.divui(first, _index(self.ow))
             out_rows = [arith.addi(top, _index(p // self.ow)) if p >= self.ow else top for p in range(rows)]
             out_columns = [_index(p % self.ow) for p in range(rows)]
+        elif self.ow % rows == 0:  # an equal part of one output row: the pixels follow the first along it
+            top, left = arith.divui(first, _index(self.ow)), arith.remui(first, _index(self.ow))
+            out_rows = [top] * rows
+            out_columns = [arith.addi(left, _index(p)) if p else left for p in range(rows)]
         else:
             pixels = [arith.addi(first, _index(p)) if p else first for p in range(rows)]
             out_rows = [arith.divui(p, _index(self.ow)) for p in pixels]

@@ -181,3 +181,32 @@ func.func @avx512_fourteen(%x: memref<1x16x16x64xf32>, %w: memref<2x3x3x64x32xf3
   }
   return
 }
+
+// -----
+
+// AVX-512 at stride 2 into 28 output columns: the row tiles stop at 8 columns there (8 + 8 + 8 + 4), tiles of half
+// a row hold 14 pixels (14 x 32, 28 zmm accumulators): each tile's first pixel gives its row and column, the others
+// follow along the row at constant distances. 56 tiles a block, 28 FMAs a step, no row tiles left.
+// AVX512-LABEL: func.func @half_rows(
+// AVX512:       scf.for %{{.+}} = %{{.+}} to %c56 step
+// AVX512:       %[[LEFT:.+]] = arith.remui %{{.+}}, %c28
+// AVX512:       arith.addi %[[LEFT]], %c13
+// AVX512:       memref.prefetch
+// AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.fma
+// AVX512-NOT:   vector.contract
+// AVX512:       return
+func.func @half_rows(%x: memref<1x57x57x32xf32>, %w: memref<2x3x3x32x32xf32>, %y: memref<1x28x28x2x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x57x57x32xf32>, memref<2x3x3x32x32xf32>) outs(%y : memref<1x28x28x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 2, 2>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
