@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from .bench import _ort_session, model_inputs, models_dir, time_interleaved, time_runs
+from .bench import _ort_session, model_inputs, models_dir, time_blocks, time_interleaved
 
 
 def sqnr(got: np.ndarray, want: np.ndarray) -> float:
@@ -106,8 +106,8 @@ def bench_model(path: Path, threads: int, runs: int, calibration: int, target_cp
                "ort float": lambda: ort_float.run(None, inputs), "ort int8": lambda: ort_int8.run(None, inputs)}
     if threads == 1:  # rounds of one call each: a machine that speeds up or slows down affects all alike
         times = time_interleaved(engines, runs)
-    else:
-        times = {name: time_runs(fn, runs) for name, fn in engines.items()}
+    else:  # blocks of calls, each after the pool that ran the block before has settled
+        times = time_blocks(engines, runs, threads)
     ms = {k: t.median_ms for k, t in times.items()}
     out = {cw: next(iter(glow_int8[cw].run(inputs).values())) for cw in (False, True)}
     ort_out = ort_int8.run(None, inputs)[0]

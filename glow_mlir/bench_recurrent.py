@@ -17,7 +17,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .bench import _ort_session, time_runs
+from .bench import _ort_session, time_blocks
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
@@ -48,8 +48,9 @@ def bench_layer(op: str, steps: int, batch: int, size: int, threads: int, runs: 
     compile_s = time.perf_counter() - start
     session = _ort_session(model, threads)
     np.testing.assert_allclose(compiled.run({"X": x})["Y"], session.run(None, {"X": x})[0], rtol=1e-4, atol=1e-5)
-    glow = time_runs(lambda: compiled.run({"X": x}), runs)
-    ort = time_runs(lambda: session.run(None, {"X": x}), runs)
+    times = time_blocks({"glow": lambda: compiled.run({"X": x}), "ort": lambda: session.run(None, {"X": x})}, runs,
+                        threads)
+    glow, ort = times["glow"], times["ort"]
     return (f"| {op} | {steps} | {batch} | {size} | {threads} | {glow.median_ms:.3f} | {ort.median_ms:.3f} | "
             f"{glow.median_ms / ort.median_ms:.2f} | {compile_s:.2f} |")
 
