@@ -174,6 +174,16 @@ def test_every_iteration_runs_once_per_call(drive, n: int, threads: int) -> None
     np.testing.assert_array_equal(out[:n], np.arange(n) * 2 * 50)
 
 
+def test_calls_of_fewer_threads_after_more(drive) -> None:
+    # each call cuts its loop into as many chunks as it has threads: a worker still in the loop of a call of 4
+    # threads holds that call's chunk count while a call of 2 starts (closed tickets and a newer generation stop it)
+    out = np.zeros(64, np.int64)
+    for _ in range(200):
+        for threads in (4, 2, 3):
+            drive(out, 64, threads, 5)
+    np.testing.assert_array_equal(out, np.arange(64) * 2 * 5 * 600)
+
+
 def test_two_callers_at_once(drive) -> None:
     # the second caller finds the pool busy and runs its iterations itself: both results exact
     outs = [np.zeros(64, np.int64) for _ in range(3)]
