@@ -59,11 +59,12 @@ def pool_text(machine: str | None = None) -> str:
     if machine not in _MACHINES:
         raise CompileError(f"no worker pool for this machine ({machine}): compile with threads=1")
     futex, hint = _MACHINES[machine]
+    chunks = f"!llvm.array<{MAX_CHUNKS} x array<8 x i64>>"  # the chunks' type: [ticket, end, 6 x padding] each
     return f"""
 module {{
   // per chunk of a job, on a cache line of its own: [ticket, end, 6 x padding]
-  llvm.mlir.global internal @glow_pool_chunks(dense<0> : tensor<{8 * MAX_CHUNKS}xi64>) {{alignment = 64 : i64}}
-      : !llvm.array<{8 * MAX_CHUNKS} x i64>
+  llvm.mlir.global internal @glow_pool_chunks(dense<0> : tensor<{MAX_CHUNKS}x8xi64>) {{alignment = 64 : i64}}
+      : {chunks}
   llvm.mlir.global internal @glow_pool_parts(0 : i64) {{alignment = 64 : i64}} : i64
   llvm.mlir.global internal @glow_pool_generation(0 : i32) {{alignment = 64 : i64}} : i32
   llvm.mlir.global internal @glow_pool_done(0 : i64) {{alignment = 64 : i64}} : i64
@@ -97,7 +98,6 @@ module {{
     %ctx_at = llvm.mlir.addressof @glow_pool_job_ctx : !llvm.ptr
     %c0 = llvm.mlir.constant(0 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
-    %c8 = llvm.mlir.constant(8 : i64) : i64
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %low = llvm.mlir.constant(4294967295 : i64) : i64
     %parts = llvm.load %parts_at atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
@@ -112,9 +112,8 @@ module {{
   ^enter:
     %kr = llvm.add %p0, %r : i64
     %k = llvm.urem %kr, %parts : i64
-    %slot = llvm.mul %k, %c8 : i64
-    %ticket = llvm.getelementptr %chunks[%slot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %end_at = llvm.getelementptr %ticket[1] : (!llvm.ptr) -> !llvm.ptr, i64
+    %ticket = llvm.getelementptr %chunks[0, %k, 0] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
+    %end_at = llvm.getelementptr %chunks[0, %k, 1] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
     llvm.br ^loop
   ^loop:
     %t = llvm.load %ticket atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
@@ -220,7 +219,6 @@ module {{
     %null = llvm.mlir.zero : !llvm.ptr
     %c0 = llvm.mlir.constant(0 : i64) : i64
     %c1 = llvm.mlir.constant(1 : i64) : i64
-    %c8 = llvm.mlir.constant(8 : i64) : i64
     %c32 = llvm.mlir.constant(32 : i64) : i64
     %most = llvm.mlir.constant({MAX_CHUNKS} : i64) : i64
     %z32 = llvm.mlir.constant(0 : i32) : i32
@@ -279,9 +277,8 @@ module {{
     %q1 = llvm.add %q, %c1 : i64
     %q1n = llvm.mul %q1, %n : i64
     %end = llvm.udiv %q1n, %parts : i64
-    %slot = llvm.mul %q, %c8 : i64
-    %ticket = llvm.getelementptr %chunks[%slot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-    %end_at = llvm.getelementptr %ticket[1] : (!llvm.ptr) -> !llvm.ptr, i64
+    %ticket = llvm.getelementptr %chunks[0, %q, 0] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
+    %end_at = llvm.getelementptr %chunks[0, %q, 1] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
     llvm.store %end, %end_at atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
     %first = llvm.or %t, %begin : i64
     llvm.store %first, %ticket atomic release {{alignment = 8 : i64}} : i64, !llvm.ptr
@@ -317,8 +314,7 @@ module {{
     %closing = llvm.icmp "slt" %c, %parts : i64
     llvm.cond_br %closing, ^shut, ^release
   ^shut:
-    %cslot = llvm.mul %c, %c8 : i64
-    %cticket = llvm.getelementptr %chunks[%cslot] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+    %cticket = llvm.getelementptr %chunks[0, %c, 0] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
     llvm.store %closed, %cticket atomic monotonic {{alignment = 8 : i64}} : i64, !llvm.ptr
     %c1next = llvm.add %c, %c1 : i64
     llvm.br ^close(%c1next : i64)

@@ -48,18 +48,12 @@ module {
 """
 
 
-#: counts the threads inside a task at once: ctx = [inside, most]; each task stays ~`spin` pause rounds
-CROWD = """
-module {
-  llvm.func @glow_pool_run(!llvm.ptr, !llvm.ptr, i64, i64)
-  llvm.func @task(%ctx: !llvm.ptr, %i: i64) {
-    %most_at = llvm.getelementptr %ctx[1] : (!llvm.ptr) -> !llvm.ptr, i64
-    %one = llvm.mlir.constant(1 : i64) : i64
+#: @spin(): a task's busy wait, 200k pause rounds (a millisecond or so), for the modules below
+SPIN = """
+  llvm.func @spin() {
     %zero = llvm.mlir.constant(0 : i64) : i64
+    %one = llvm.mlir.constant(1 : i64) : i64
     %rounds = llvm.mlir.constant(200000 : i64) : i64
-    %before = llvm.atomicrmw add %ctx, %one seq_cst : !llvm.ptr, i64
-    %now = llvm.add %before, %one : i64
-    %old = llvm.atomicrmw max %most_at, %now seq_cst : !llvm.ptr, i64
     llvm.br ^spin(%zero : i64)
   ^spin(%k: i64):
     %more = llvm.icmp "slt" %k, %rounds : i64
@@ -69,6 +63,23 @@ module {
     %k1 = llvm.add %k, %one : i64
     llvm.br ^spin(%k1 : i64)
   ^out:
+    llvm.return
+  }
+"""
+
+
+#: counts the threads inside a task at once: ctx = [inside, most]; each task stays in @spin
+CROWD = """
+module {
+  llvm.func @glow_pool_run(!llvm.ptr, !llvm.ptr, i64, i64)
+""" + SPIN + """
+  llvm.func @task(%ctx: !llvm.ptr, %i: i64) {
+    %most_at = llvm.getelementptr %ctx[1] : (!llvm.ptr) -> !llvm.ptr, i64
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %before = llvm.atomicrmw add %ctx, %one seq_cst : !llvm.ptr, i64
+    %now = llvm.add %before, %one : i64
+    %old = llvm.atomicrmw max %most_at, %now seq_cst : !llvm.ptr, i64
+    llvm.call @spin() : () -> ()
     %after = llvm.atomicrmw sub %ctx, %one seq_cst : !llvm.ptr, i64
     llvm.return
   }
@@ -112,24 +123,14 @@ module {
 """
 
 
-#: who(ctx, n, threads): ctx[i] = the thread (pthread_self) that ran iteration i, each iteration ~200k pause rounds
+#: who(ctx, n, threads): ctx[i] = the thread (pthread_self) that ran iteration i, each iteration in @spin first
 WHO = """
 module {
   llvm.func @glow_pool_run(!llvm.ptr, !llvm.ptr, i64, i64)
+""" + SPIN + """
   llvm.func @pthread_self() -> i64
   llvm.func @task(%ctx: !llvm.ptr, %i: i64) {
-    %zero = llvm.mlir.constant(0 : i64) : i64
-    %one = llvm.mlir.constant(1 : i64) : i64
-    %rounds = llvm.mlir.constant(200000 : i64) : i64
-    llvm.br ^spin(%zero : i64)
-  ^spin(%k: i64):
-    %more = llvm.icmp "slt" %k, %rounds : i64
-    llvm.cond_br %more, ^pause, ^out
-  ^pause:
-    llvm.inline_asm has_side_effects "pause", "" : () -> ()
-    %k1 = llvm.add %k, %one : i64
-    llvm.br ^spin(%k1 : i64)
-  ^out:
+    llvm.call @spin() : () -> ()
     %self = llvm.call @pthread_self() : () -> i64
     %p = llvm.getelementptr %ctx[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i64
     llvm.store %self, %p : i64, !llvm.ptr

@@ -35,7 +35,7 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   epilogue left as vector loops;
 - a 1x1 stride-1 convolution on a packed filter of 256 or more input channels runs as a matmul of its pixels on
   the filter's blocks as panels (:func:`make_matmul_islands`, :func:`_matmul_wins`; AVX2 at OW 14 and 7: resnet50's
-  1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 14 to 56: 0.64-1.0x the row
+  1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 14 to 56: 0.64-1.09x the row
   tiles' time), but where tiles of two whole output rows take it (AVX-512 at OW 7);
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
@@ -385,9 +385,9 @@ def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int,
     """Whether a pointwise convolution with ``output`` pixels ``[N, OH, OW]`` and row tiles ``tiles``, on filter
     blocks of ``block``, runs as a matmul of its pixels: from :data:`MIN_MATMUL_CHANNELS` input channels, where the
     matmul's register tile over all the pixels keeps the FMA pipes busy, unless the rows are short enough for tiles
-    of whole output rows (:func:`pixel_rows`: AVX-512 at OW 7). The row tiles stream a filter block through L1 for
-    each register tile and the whole input once per block; the matmul's tiles of 64 pixels read their input once
-    and its panels from L1 where they fit. Measured one core, same process, alternating, fastest call: AVX-512
+    of whole output rows (:func:`pixel_rows`: AVX-512 at OW 7). Likely why (not measured apart): the row tiles
+    stream a filter block through L1 for each register tile and the whole input once per block, the matmul's tiles
+    of 64 pixels read their input once. Measured one core, same process, alternating, fastest call: AVX-512
     (Emerald Rapids, cold weights) 1x1 256->64 at 56x56 1.09 -> 0.95 ms, 1024->512 at 14x14 1.88 -> 1.59, 1024->256
     1.03 -> 0.90, 512->256 at 28x28 2.67 -> 2.61, 512->512 at 14x14 0.96 -> 0.97; AVX2 code 256->64 at 56x56 2.05 ->
     1.31, 512->128 at 28x28 1.54 -> 1.41, 256->256 1.57 -> 1.71 (the one loss); networks: light_resnet50 62.6 ->

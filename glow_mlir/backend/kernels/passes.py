@@ -172,9 +172,9 @@ class PackMatmulWeights(TargetOptions, Pass):
                         op.operands[1] = constant(pack_panels(w, width))
 
 
-#: the least share of the time the filter blocks of a packed convolution keep the threads busy as tasks of their
-#: own (blocks / (threads x rounds)); below it the output rows of each block are the tasks: three blocks on two threads
-#: (mobilenet_v2's 1x1 convolutions into 96 channels on AVX-512) kept one thread idle a quarter of their time
+#: the least share of the time the tasks of one dim keep the threads busy (tasks / (threads x rounds)) before a finer
+#: cut is taken where it keeps them busier: each tile of each filter block of a convolution in tiles of pixels, a grid
+#: of both dims of a matmul (three tasks on two threads keep one thread idle a quarter of the time)
 BLOCK_BALANCE = 0.9
 
 #: on several threads, a convolution takes tiles of whole output rows (which leave its epilogue unfused: one more
