@@ -94,9 +94,9 @@ def _residual(filters: int, inner: int) -> tuple[onnx.ModelProto, int]:
 
 
 def conv_three_blocks_project_add() -> tuple[onnx.ModelProto, int]:
-    """The residual whose projection (128 -> three blocks of the target's filter block, packed; below 256 channels, no
-    matmul of the pixels) keeps two threads busy 3/4 of the time as blocks: its rows are the tasks (mobilenet_v2's
-    576 -> 96 at 14x14), and the add onto the skip stays a loop of its own."""
+    """The residual whose projection (128 -> three blocks of the target's filter block, packed: a matmul of the
+    pixels on three panels, mobilenet_v2's 576 -> 96 at 14x14) has the add onto the skip in its islands on one
+    thread, and on two keeps it a loop of its own."""
     from glow_mlir.backend.kernels import isa
 
     return _residual(3 * isa.spec_of("").filter_block, 128)

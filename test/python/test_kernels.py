@@ -128,14 +128,15 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16
-    # a pointwise convolution on 256 or more channels whose row tile is poor runs as a matmul of its pixels, on
+    # a pointwise convolution on 32 or more channels whose row tile is poor runs as a matmul of its pixels, on
     # panels of the matmul tile's width (AVX2 at OW 14: 14x8, 1.07 loads per FMA, against 4x16 over 196 pixels, 0.75)
     assert conv.filter_block([1, 1, 256, 1024], 1, [1, 1], AVX2, [1, 14, 14, 1024], 1, 1024) == 16
     def rows(shape, spec, channels):
         return conv.plan(shape, 1, spec, pixel_bytes=4 * channels)
 
     assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 256), [1, 14, 14], 16, 256, AVX2)
-    assert not conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 64), [1, 14, 14], 16, 64, AVX2)  # short reduction
+    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 64), [1, 14, 14], 16, 64, AVX2)
+    assert not conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 16), [1, 14, 14], 16, 16, AVX2)  # short reduction
     # at every row width but where tiles of whole rows beat it (AVX-512 at OW 7, not at 2048 channels: 8 KiB apart)
     assert conv._matmul_wins(rows([1, 56, 56, 16], AVX2, 256), [1, 56, 56], 16, 256, AVX2)
     assert conv._matmul_wins(rows([1, 7, 7, 16], AVX2, 512), [1, 7, 7], 16, 512, AVX2)
@@ -605,9 +606,10 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     # one task per block (3 blocks)
     "blocks-per-thread": (64, 28, 28, 128, 3, 1, (1, 1, 1, 1)),
     "a-task-per-block": (64, 28, 28, 96, 3, 1, (1, 1, 1, 1)),
-    # pointwise on 256 channels or more: a matmul of the pixels (784 of them: 98 tiles of 8 rows), and at 7x7 where
+    # pointwise on 32 channels or more: a matmul of the pixels (784 of them: 98 tiles of 8 rows), and at 7x7 where
     # 2048 channels put a tile's pixels 8 KiB apart (no whole-row tiles)
     "pointwise-as-matmul": (256, 28, 28, 64, 1, 1, (0, 0, 0, 0)),
+    "pointwise-64-channels-as-matmul": (64, 28, 28, 256, 1, 1, (0, 0, 0, 0)),
     "pointwise-2048-at-7": (2048, 7, 7, 64, 1, 1, (0, 0, 0, 0)),
     # AVX-512 at stride 2 into 28 columns: tiles of half a row (14 pixels)
     "half-rows-stride-2": (32, 56, 56, 64, 3, 2, (1, 1, 1, 1)),

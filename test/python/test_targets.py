@@ -111,6 +111,8 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     # pointwise on 256 channels at 14 and 7 columns: a matmul of the pixels (4x16 / 6x16 tiles) on 16-wide panels
     "1x1-14-as-matmul": ((1, 256, 14, 14), 64, 1, 1, 1),
     "1x1-7-as-matmul": ((1, 256, 7, 7), 48, 1, 1, 1),
+    # on 64 channels at 28 columns too (784 pixels: 6x16 tiles and a strip of 4 rows)
+    "1x1-28-64-channels-as-matmul": ((1, 64, 28, 28), 256, 1, 1, 1),
 }
 
 

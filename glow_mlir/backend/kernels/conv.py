@@ -33,10 +33,11 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   3x16, 5x16 and 4x16; AVX-512 at OW 7: 7x32) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`,
   :mod:`.pixel_tiles`: AVX2 6x16 over 196 pixels, 5x16 over 49; AVX-512 two whole rows, 14x32 over 49), its
   epilogue left as vector loops;
-- a 1x1 stride-1 convolution on a packed filter of 256 or more input channels runs as a matmul of its pixels on
+- a 1x1 stride-1 convolution on a packed filter of 32 or more input channels runs as a matmul of its pixels on
   the filter's blocks as panels (:func:`make_matmul_islands`, :func:`_matmul_wins`; AVX2 at OW 14 and 7: resnet50's
-  1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 14 to 56: 0.64-1.09x the row
-  tiles' time), but where tiles of two whole output rows take it (AVX-512 at OW 7);
+  1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 13 to 56: 0.54-1.09x the row
+  tiles' time, 0.76-0.80x count-weighted over five networks' pointwise layers below 256 channels), but where tiles
+  of two whole output rows take it (AVX-512 at OW 7);
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
@@ -376,9 +377,9 @@ def _contiguous(v: ir.Value) -> bool:
     return strides == expected
 
 
-#: the fewest input channels for which a pointwise convolution runs as a matmul of its pixels: its bias and
-#: activation then stay unfused, passes over the output that cost in proportion to 1 / C of the FMAs
-MIN_MATMUL_CHANNELS = 256
+#: the fewest input channels for which a pointwise convolution runs as a matmul of its pixels: the fewest measured
+#: (32 -> 192 at 28x28 as AVX2 code, 0.71x the row tiles' time); a packed filter has 16 or more
+MIN_MATMUL_CHANNELS = 32
 
 
 def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int, spec: KernelSpec) -> bool:
@@ -392,7 +393,13 @@ def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int,
     1.03 -> 0.90, 512->256 at 28x28 2.67 -> 2.61, 512->512 at 14x14 0.96 -> 0.97; AVX2 code 256->64 at 56x56 2.05 ->
     1.31, 512->128 at 28x28 1.54 -> 1.41, 256->256 1.57 -> 1.71 (the one loss); networks: light_resnet50 62.6 ->
     61.9 ms on one thread, 49.6 -> 47.0 on two, as AVX2 code 118 -> 116. At OW 7 the whole-row tiles beat it
-    (512->2048 1.10 -> 1.35 ms as a matmul, 320->1280 0.69 -> 0.76)."""
+    (512->2048 1.10 -> 1.35 ms as a matmul, 320->1280 0.69 -> 0.76). Below 256 channels (the same CPU): 64->256 at
+    56x56 1.69 -> 1.18 ms cold, 1.19 -> 0.66 warm, as AVX2 code 1.93 -> 1.27; 128->512 at 28x28 1.39 -> 1.23,
+    0.81 -> 0.64, 1.50 -> 1.33; the losses 192->64 at 14x14 and 27x27 warm, 1.09x and 1.15x (cold 1.06x and 0.81x);
+    light_resnet50 59.7 -> 58.2 ms on one thread, 34.9 -> 33.6 on two, as AVX2 code 111 -> 107; mobilenet_v2,
+    inception_v1 and densenet121 within this VM's noise (densenet121 -1%, +3%, -1% in three runs: its 1x1 outputs
+    are then copied into the next convolution's bordered input, which row tiles write directly; keeping those on row
+    tiles cost light_resnet50 2% on one thread, 4% on two), as AVX2 code mobilenet_v2 10.7 -> 10.5."""
     from .matmul import register_rows, target_tiles
 
     if channels < MIN_MATMUL_CHANNELS:

@@ -1,5 +1,5 @@
 // cpu-tile-kernels on pointwise stride-1 convolutions on packed filters (convert-glowir-to-linalg's blocked generic,
-// dest an expand_shape [N, OH, OW, F/B, B] of the output): from 256 input channels they run as a matmul of their
+// dest an expand_shape [N, OH, OW, F/B, B] of the output): from 32 input channels they run as a matmul of their
 // pixels, [N x OH x OW, C] by the blocks as panels [F/B, C, B] (conv.make_matmul_islands), unless tiles of whole
 // output rows take them (AVX-512 at 7 columns: conv.pixel_rows); fewer channels keep the row tiles.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
@@ -86,7 +86,33 @@ func.func @many_channels_at_7(%x: memref<1x7x7x2048xf32>, %w: memref<2x1x1x2048x
 
 // -----
 
-// 128 input channels: the row tiles, their epilogue fused (no matmul of the pixels).
+// 64 input channels: the matmul too (its reduction of 64 fills the register tiles as well).
+// AVX512-LABEL: func.func @sixty_four_channels(
+// AVX512:       memref.collapse_shape %{{.+}} : memref<1x28x28x64xf32> into memref<784x64xf32>
+// AVX512:       vector<8x1x32xf32>
+// AVX512:       return
+// AVX2-LABEL:   func.func @sixty_four_channels(
+// AVX2:         memref.collapse_shape %{{.+}} : memref<1x28x28x64xf32> into memref<784x64xf32>
+// AVX2:         return
+func.func @sixty_four_channels(%x: memref<1x28x28x64xf32>, %w: memref<2x1x1x64x32xf32>, %out: memref<1x28x28x64xf32>) {
+  %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 28, 28, 2, 32] : memref<1x28x28x64xf32> into memref<1x28x28x2x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x28x28x64xf32>, memref<2x1x1x64x32xf32>) outs(%y : memref<1x28x28x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %acc: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// 16 input channels (below 32): the row tiles, their epilogue fused (no matmul of the pixels).
 // AVX512-LABEL: func.func @few_channels(
 // AVX512-NOT:   memref.collapse_shape
 // AVX512:       vector.contract
@@ -95,13 +121,13 @@ func.func @many_channels_at_7(%x: memref<1x7x7x2048xf32>, %w: memref<2x1x1x2048x
 // AVX2-NOT:     memref.collapse_shape
 // AVX2:         vector.contract
 // AVX2:         return
-func.func @few_channels(%x: memref<1x28x28x128xf32>, %w: memref<2x1x1x128x32xf32>, %out: memref<1x28x28x64xf32>) {
+func.func @few_channels(%x: memref<1x28x28x16xf32>, %w: memref<2x1x1x16x32xf32>, %out: memref<1x28x28x64xf32>) {
   %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 28, 28, 2, 32] : memref<1x28x28x64xf32> into memref<1x28x28x2x32xf32>
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%x, %w : memref<1x28x28x128xf32>, memref<2x1x1x128x32xf32>) outs(%y : memref<1x28x28x2x32xf32>)
+      ins(%x, %w : memref<1x28x28x16xf32>, memref<2x1x1x16x32xf32>) outs(%y : memref<1x28x28x2x32xf32>)
       attrs = {glow.blocked_conv = array<i64: 1, 1>} {
   ^bb0(%in: f32, %f: f32, %acc: f32):
     %0 = arith.mulf %in, %f : f32
