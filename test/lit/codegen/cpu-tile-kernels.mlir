@@ -135,6 +135,32 @@ func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<1
 
 // -----
 
+// A B of 512 x 1024 packed whole (2 MiB) would not stay in half the target's L2 (skylake-avx512: 1 MiB): its rows
+// are packed 128 at a time (512 KiB) into one scratch buffer, an scf.for over the slices, each slice's island adding
+// its product onto C.
+// CHECK-LABEL: func.func @packed_in_slices(
+// CHECK-SAME:  %[[A:.+]]: memref<128x512xf32>, %[[B:.+]]: memref<512x1024xf32>, %[[C:.+]]: memref<128x1024xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<32x128x32xf32>
+// CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 32, 32]
+// CHECK:       scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:         memref.subview %[[B]][%[[K]], 0] [128, 1024] [1, 1]
+// CHECK:         linalg.generic {{.+}} outs(%[[P]] : memref<32x128x32xf32>)
+// CHECK:         memref.subview %[[A]][0, %[[K]]] [128, 128] [1, 1]
+// CHECK:         scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:         bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
+// CHECK:       }
+// CHECK:       memref.dealloc %[[P]]
+// BUF-LABEL:   func.func @packed_in_slices(
+// BUF:         memref.alloc()
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @packed_in_slices(%a: memref<128x512xf32>, %b: memref<512x1024xf32>, %c: memref<128x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x512xf32>, memref<512x1024xf32>) outs(%c : memref<128x1024xf32>)
+  return
+}
+
+// -----
+
 // conv_2d_nhwc_hwcf: an island over the three buffers; one output row per L1 tile (64 filters), register tiles of
 // 8 output columns x 32 filters; the 3x3 window is decomposed to 1-D convolutions, and the accumulator stays in
 // registers across the window's row, column and channel loops.
