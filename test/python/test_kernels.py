@@ -183,18 +183,19 @@ SHAPES = {
     "big": (256, 384, 512),
     "packed-remainders": (136, 300, 260),
     "odd-tile-grid": (136, 128, 64),  # 17 x 2 L1 tiles: a 2-D grid of tasks
-    # B copied into panels at run time a slice of rows at a time (4 MiB packed whole: more than half of any L2)
-    "packed-in-slices": (128, 1024, 1024),
-    "packed-whole-prime-k": (128, 1024, 521),  # no divisor of K between 64 and the slice: packed whole
+    # B copied into panels at run time a block at a time (4 MiB packed whole: more than half of any L2)
+    "packed-in-blocks": (128, 1024, 1024),
+    "packed-prime-k": (128, 1024, 521),  # no divisor of K between 64 and the block's rows: all of K in a block
 }
 
 
-def test_run_time_packing_slices_b_to_half_the_l2() -> None:
-    assert matmul.packed_slice(1024, 1024, 1 << 20) == 128  # 512 KiB of 1 MiB
-    assert matmul.packed_slice(1024, 1024, 2 << 20) == 256
-    assert matmul.packed_slice(1000, 1024, 1 << 20) == 125  # the most rows that divide K
-    assert matmul.packed_slice(256, 512, 1 << 20) == 256  # 512 KiB: whole
-    assert matmul.packed_slice(521, 1024, 1 << 20) == 521  # K prime: whole
+def test_run_time_packing_blocks_b_to_half_the_l2() -> None:
+    assert matmul.packed_blocks(256, 512, 128, 1 << 20) == (256, 512)  # 512 KiB: whole
+    assert matmul.packed_blocks(1024, 1024, 128, 2 << 20) == (256, 1024)  # all N columns, 256 rows
+    assert matmul.packed_blocks(1024, 1024, 64, 1 << 20) == (256, 512)  # 256 rows, the columns that fit
+    assert matmul.packed_blocks(1000, 1024, 64, 1 << 20) == (250, 512)  # rows that divide K
+    assert matmul.packed_blocks(521, 1024, 64, 1 << 20) == (521, 128)  # K prime: all rows, fewer columns
+    assert matmul.packed_blocks(25088, 4096, 128, 2 << 20) == (784, 4096)  # at most 32 blocks
 
 
 @pytest.mark.parametrize("threads", [1, 2])

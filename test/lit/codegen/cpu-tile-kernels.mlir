@@ -135,20 +135,28 @@ func.func @packed(%a: memref<128x256xf32>, %b: memref<256x512xf32>, %c: memref<1
 
 // -----
 
-// A B of 512 x 1024 packed whole (2 MiB) would not stay in half the target's L2 (skylake-avx512: 1 MiB): its rows
-// are packed 128 at a time (512 KiB) into one scratch buffer, an scf.for over the slices, each slice's island adding
-// its product onto C.
+// A B of 512 x 1024 packed whole (2 MiB) would not stay in half the target's L2 (skylake-avx512: 1 MiB): it is
+// packed a block of 256 rows x 512 columns (512 KiB) at a time into one scratch buffer, block after block (written
+// out, so that each copy is vectorized and threaded), each block's island adding its product onto its columns of C.
 // CHECK-LABEL: func.func @packed_in_slices(
 // CHECK-SAME:  %[[A:.+]]: memref<128x512xf32>, %[[B:.+]]: memref<512x1024xf32>, %[[C:.+]]: memref<128x1024xf32>)
-// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<32x128x32xf32>
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
+// CHECK:       memref.subview %[[B]][0, 0] [256, 512] [1, 1]
+// CHECK:       linalg.generic {{.+}} outs(%[[P]] : memref<16x256x32xf32>)
 // CHECK:       %[[CV:.+]] = memref.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 32, 32]
-// CHECK:       scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK:         memref.subview %[[B]][%[[K]], 0] [128, 1024] [1, 1]
-// CHECK:         linalg.generic {{.+}} outs(%[[P]] : memref<32x128x32xf32>)
-// CHECK:         memref.subview %[[A]][0, %[[K]]] [128, 128] [1, 1]
-// CHECK:         scf.for {{.+}} -> (vector<8x1x32xf32>)
-// CHECK:         bufferization.materialize_in_destination %{{.+}} in writable %[[CV]]
-// CHECK:       }
+// CHECK:       %[[LEFT:.+]] = memref.subview %[[CV]][0, 0, 0] [128, 16, 32] [1, 1, 1]
+// CHECK:       memref.subview %[[A]][0, 0] [128, 256] [1, 1]
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[LEFT]]
+// CHECK:       memref.subview %[[B]][256, 0] [256, 512] [1, 1]
+// CHECK:       memref.subview %[[A]][0, 256] [128, 256] [1, 1]
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[LEFT]]
+// CHECK:       memref.subview %[[B]][0, 512] [256, 512] [1, 1]
+// CHECK:       %[[RIGHT:.+]] = memref.subview %[[CV]][0, 16, 0] [128, 16, 32] [1, 1, 1]
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[RIGHT]]
+// CHECK:       memref.subview %[[B]][256, 512] [256, 512] [1, 1]
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[RIGHT]]
+// CHECK-NOT:   memref.subview %[[B]]
 // CHECK:       memref.dealloc %[[P]]
 // BUF-LABEL:   func.func @packed_in_slices(
 // BUF:         memref.alloc()
