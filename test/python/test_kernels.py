@@ -186,6 +186,7 @@ SHAPES = {
     # B copied into panels at run time a block at a time (4 MiB packed whole: more than half of any L2)
     "packed-in-blocks": (128, 1024, 1024),
     "packed-prime-k": (128, 1024, 521),  # no divisor of K between 64 and the block's rows: all of K in a block
+    "packed-column-blocks": (136, 4000, 512),  # 125 panels of 32: blocks of 256 rows x 800 columns (host L2 2 MiB)
 }
 
 
@@ -196,6 +197,9 @@ def test_run_time_packing_blocks_b_to_half_the_l2() -> None:
     assert matmul.packed_blocks(1000, 1024, 64, 1 << 20) == (250, 512)  # rows that divide K
     assert matmul.packed_blocks(521, 1024, 64, 1 << 20) == (521, 128)  # K prime: all rows, fewer columns
     assert matmul.packed_blocks(25088, 4096, 128, 2 << 20) == (784, 4096)  # at most 32 blocks
+    # 31 or 25 blocks of columns would make too many islands: wider blocks (992 = 31 x 32, 4000 = 125 x 32)
+    assert matmul.packed_blocks(1024, 992, 32, 1 << 20) == (256, 992)
+    assert matmul.packed_blocks(512, 4000, 32, 1 << 20) == (256, 800)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

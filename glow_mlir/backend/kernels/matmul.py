@@ -275,8 +275,9 @@ def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
     """``(rows, columns)`` of B packed at a time for a run-time copy into panels, so that each block is packed and
     read back in L2 (:data:`PACKED_BLOCK_L2_SHARE` of it): all of B where it fits; else blocks of all N columns and
     the rows that fit where they reach :data:`PACKED_BLOCK_ROWS`, else blocks of that many rows and the columns that
-    fit (whole L1 tiles of ``cols``); no more than :data:`MAX_PACKED_BLOCKS`. Each block's island adds onto C, so C
-    is read and written K / rows times, A N / columns times. Against B packed whole, same runs on an Emerald Rapids
+    fit (whole L1 tiles of ``cols``); no more than :data:`MAX_PACKED_BLOCKS` (more rows, then wider blocks, beyond
+    the share of L2 where that takes them). Each block's island adds onto C, so C is read and written K / rows
+    times, A N / columns times. Against B packed whole, same runs on an Emerald Rapids
     VM, SGEMM / OpenBLAS's kernel for the ISA: haswell code 1024^3 0.94-0.97 -> 0.97, 2048^3 0.69 -> 0.96; AVX-512
     1024^3 0.98-0.99 either way, 2048^3 1.00 -> 1.01; two threads, GFLOP/s: AVX-512 1024^3 227 -> 260, 2048^3
     237 -> 263, haswell code 2048^3 104 -> 148."""
@@ -286,9 +287,10 @@ def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
     rows = _divisor(k, max(budget // n, PACKED_BLOCK_ROWS))
     rows = rows if rows >= min(k, MIN_PACKED_ROWS) else k
     columns = _divisor(n, max(cols, budget // rows), cols) if rows * n > budget else n
-    if (k // rows) * (n // columns) > MAX_PACKED_BLOCKS:
-        columns = n
+    if k // rows > MAX_PACKED_BLOCKS:
         rows = min(d for d in range(1, k + 1) if k % d == 0 and k // d <= MAX_PACKED_BLOCKS)
+    if (k // rows) * (n // columns) > MAX_PACKED_BLOCKS:  # wider blocks, as few as the bound needs
+        columns = min(d for d in range(cols, n + 1, cols) if n % d == 0 and (k // rows) * (n // d) <= MAX_PACKED_BLOCKS)
     return rows, columns
 
 
