@@ -155,7 +155,7 @@ def time_blocks(fns: dict[str, Callable[[], object]], runs: int, threads: int = 
 def time_interleaved(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, Timing]:
     """Warm each up, then time ``runs`` rounds of one call of each in turn: a machine that slows down or speeds up
     during the measurement affects every engine alike (on one thread: with several, one engine's spinning pool
-    would take the cores the next one needs, and :func:`time_runs` with its settling pause is the fairer)."""
+    would take the cores the next one needs, and :func:`time_blocks` with its settling pauses is the fairer)."""
     for fn in fns.values():
         for _ in range(WARMUP):
             fn()

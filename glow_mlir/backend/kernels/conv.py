@@ -397,7 +397,7 @@ def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int,
     56x56 1.69 -> 1.18 ms cold, 1.19 -> 0.66 warm, as AVX2 code 1.93 -> 1.27; 128->512 at 28x28 1.39 -> 1.23,
     0.81 -> 0.64, 1.50 -> 1.33; the losses 192->64 at 14x14 and 27x27 warm, 1.09x and 1.15x (cold 1.06x and 0.81x);
     light_resnet50 59.7 -> 58.2 ms on one thread, 34.9 -> 33.6 on two, as AVX2 code 111 -> 107; mobilenet_v2,
-    inception_v1 and densenet121 within this VM's noise (densenet121 -1%, +3%, -1% in three runs: its 1x1 outputs
+    inception_v1 and densenet121 within this VM's noise (densenet121 +1%, +3%, -1% in three runs: its 1x1 outputs
     are then copied into the next convolution's bordered input, which row tiles write directly; keeping those on row
     tiles cost light_resnet50 2% on one thread, 4% on two), as AVX2 code mobilenet_v2 10.7 -> 10.5."""
     from .matmul import register_rows, target_tiles

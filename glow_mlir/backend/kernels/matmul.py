@@ -266,11 +266,6 @@ MIN_PACKED_ROWS = 64
 MAX_PACKED_BLOCKS = 32
 
 
-def _divisor(extent: int, limit: int, step: int = 1) -> int:
-    """The largest multiple of ``step`` that divides ``extent`` and is at most ``limit``, else ``extent``."""
-    return max((d for d in range(step, min(extent, limit) + 1, step) if extent % d == 0), default=extent)
-
-
 def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
     """``(rows, columns)`` of B packed at a time for a run-time copy into panels, so that each block is packed and
     read back in L2 (:data:`PACKED_BLOCK_L2_SHARE` of it): all of B where it fits; else blocks of all N columns and
@@ -284,9 +279,9 @@ def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
     budget = int(l2 * PACKED_BLOCK_L2_SHARE) // 4
     if k * n <= budget:
         return k, n
-    rows = _divisor(k, max(budget // n, PACKED_BLOCK_ROWS))
+    rows = _fit(k, 1, max(budget // n, PACKED_BLOCK_ROWS))
     rows = rows if rows >= min(k, MIN_PACKED_ROWS) else k
-    columns = _divisor(n, max(cols, budget // rows), cols) if rows * n > budget else n
+    columns = _fit(n, cols, max(cols, budget // rows)) if rows * n > budget else n
     if k // rows > MAX_PACKED_BLOCKS:
         rows = min(d for d in range(1, k + 1) if k % d == 0 and k // d <= MAX_PACKED_BLOCKS)
     if (k // rows) * (n // columns) > MAX_PACKED_BLOCKS:  # wider blocks, as few as the bound needs
@@ -299,16 +294,16 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int)
     each ``nr``-column panel of B contiguous, so the register tile streams it without cache-set conflicts), then
     ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``; a block of B at a time
     (:func:`packed_blocks`), each block's copy and island in turn, the island adding onto its columns of ``c``.
-    The blocks are written out, not a loop: a copy inside a loop would be neither vectorized nor spread over the
-    threads (2048^3 on two threads, AVX-512: 184 GFLOP/s so, 267 written out, 212 packed whole)."""
+    The blocks are written out, not a loop: cpu-vectorize-rest visits top-level ops only, so a copy inside a loop
+    would be neither vectorized nor spread over the threads (2048^3 on two threads, AVX-512, one run: 184 GFLOP/s
+    so, 267 written out)."""
     (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
     f32, nr = ir.F32Type.get(), tiles.nr
     kc, nc = packed_blocks(k, n, tiles.n, l2)
     packed = memref.alloc(ir.MemRefType.get([nc // nr, kc, nr], f32), [], [], alignment=ALIGNMENT)
-    c3 = None
+    whole, c3 = (kc, nc) == (k, n), None
     for col in range(0, n, nc):
         for row in range(0, k, kc):
-            whole = (kc, nc) == (k, n)
             _pack_panels(b if whole else memref.subview(b, [row, col], [kc, nc], [1, 1]), packed, nr)
             c3 = _panels(c, nr) if c3 is None else c3
             into = c3 if nc == n else memref.subview(c3, [0, col // nr, 0], [m, nc // nr, nr], [1, 1, 1])
