@@ -274,10 +274,29 @@ def test_tiles_per_task(flops: int, tiles: int, threads: int, expected: int) -> 
 ])
 def test_matmul_tasks_are_a_grid_where_the_split_dim_has_too_few_tiles(grid: int, split: int, threads: int,
                                                                        expected: int) -> None:
-    from glow_mlir.backend.kernels.passes import _grid_or_rows, busy
+    from glow_mlir.backend.kernels.balance import busy
+    from glow_mlir.backend.kernels.passes import _grid_or_rows
 
     assert busy(7, 16) == 7 / 16 and busy(40, 16) == 40 / 48
     assert _grid_or_rows(grid, split, threads) == expected
+
+
+@pytest.mark.parametrize(("island", "threads", "expected"), [
+    ((192, 64, 384, 8, 32, 64, 64), 16, (24, 32)),  # 3 tasks of 64 rows -> 8 x 2 tasks of 24 rows x 32
+    ((192, 64, 384, 8, 32, 64, 64), 2, (48, 64)),  # 3 tasks on two threads -> 2 tasks of 2 tiles of 48 rows
+    ((192, 64, 384, 8, 32, 64, 64), 1, (64, 64)),  # one thread: the tiles for one core
+    ((784, 192, 32, 8, 32, 56, 64), 16, (56, 64)),  # 14 tasks of 56 rows: the smaller tiles cost more than they save
+    ((3136, 64, 256, 8, 32, 64, 64), 2, (64, 64)),  # 49 tasks keep two threads 49/50 busy: kept
+    ((192, 256, 1024, 8, 32, 96, 128), 16, (96, 32)),  # 2 x 2 tiles -> 2 x 8, one panel of 32 a tile
+])
+def test_matmul_tiles_on_several_threads_keep_the_threads_busy(island: tuple, threads: int,
+                                                                expected: tuple[int, int]) -> None:
+    from glow_mlir.backend.kernels.balance import balanced_tiles
+
+    rows, cols, k, mr, nr, l1_m, l1_n = island
+    m, n = balanced_tiles(rows, cols, k, mr, nr, l1_m, l1_n, threads)
+    assert (m, n) == expected
+    assert rows % m == 0 and cols % n == 0 and m % mr == 0 and n % nr == 0 and m <= l1_m and n <= l1_n
 
 
 @pytest.mark.parametrize("shape", [(128, 128, 128), (49, 160, 960), (136, 128, 64), (7, 1000, 512)],
@@ -629,6 +648,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "pointwise-2048-at-7": (2048, 7, 7, 64, 1, 1, (0, 0, 0, 0)),
     # AVX-512 at stride 2 into 28 columns: tiles of half a row (14 pixels)
     "half-rows-stride-2": (32, 56, 56, 64, 3, 2, (1, 1, 1, 1)),
+    # 196 pixels: 192 rows in 3 L1 tiles of 64 and a strip of 4; on two threads tiles of 48 rows (balance.py)
+    "pointwise-at-14": (384, 14, 14, 64, 1, 1, (0, 0, 0, 0)),
 }
 
 
@@ -637,6 +658,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
 SIXTEEN_THREADS = {
     "forty-blocks-seven-rows": (320, 7, 7, 1280, 1, 1, (0, 0, 0, 0)),
     "five-blocks-seven-rows": (960, 7, 7, 160, 1, 1, (0, 0, 0, 0)),
+    # a matmul of 196 pixels: 8 x 2 tasks of 24 rows x 32 (AVX-512) where its tiles for one core made 3
+    "pointwise-at-14-balanced-tiles": (384, 14, 14, 64, 1, 1, (0, 0, 0, 0)),
     # AVX-512: 9 blocks in tiles of two rows, over 4 MFLOP a thread (WHOLE_ROW_THREAD_FLOPS): each tile of each
     # block a task (36: 3/4 busy, the blocks 9/16), the short last one in a branch
     "tiles-as-tasks": (512, 7, 7, 288, 3, 1, (1, 1, 1, 1)),

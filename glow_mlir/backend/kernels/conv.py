@@ -414,11 +414,13 @@ def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int,
     return whole_rows <= spec.pixel_tile_limit
 
 
-def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
+def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, threads: int = 1,
+                        parallel_flops: int = 0) -> None:
     """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
-    [N x H x W, F / B, B]. The op right before it that writes dest (its bias broadcast) and the updates after it
-    move into the islands where they can (:func:`.matmul.fusable_epilogue`, ``moves`` as there)."""
+    [N x H x W, F / B, B] (L1 tiles for ``threads`` as :func:`.matmul.panel_islands`). The op right before it that
+    writes dest (its bias broadcast) and the updates after it move into the islands where they can
+    (:func:`.matmul.fusable_epilogue`, ``moves`` as there)."""
     from .matmul import fusable_epilogue, panel_islands
 
     src, filt, dest5 = op.operands
@@ -434,7 +436,7 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) 
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
                                  [], [n * h * w, blocks, b])
         epilogue = fusable_epilogue(op, dest, a, panels, spec, moves)
-        panel_islands(a, panels, c3, spec, epilogue)
+        panel_islands(a, panels, c3, spec, epilogue, threads, parallel_flops)
     if epilogue is not None:
         epilogue.erase()
     op.erase()

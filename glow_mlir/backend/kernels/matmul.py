@@ -43,6 +43,7 @@ from mlir.dialects.transform import structured
 from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
 from ...passes.conversion.ir_to_linalg.common import row_major_strides
 from . import transform as schedule
+from .balance import balanced_tiles
 from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
@@ -555,17 +556,18 @@ def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epi
     bufferization.materialize_in_destination(None, result, into, writable=True)
 
 
-def make_packed_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True) -> None:
+def make_packed_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, threads: int = 1,
+                        parallel_flops: int = 0) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
-    :func:`plan` cuts them, every piece all of the panels; the op right before it that writes its output (a fill or
-    bias broadcast, :class:`Init`) and the updates after it (:func:`fusable_updates`, ``moves`` as there) move into
-    the islands where they tile the whole K."""
+    :func:`plan` cuts them, every piece all of the panels (L1 tiles for ``threads`` as :func:`panel_islands`); the
+    op right before it that writes its output (a fill or bias broadcast, :class:`Init`) and the updates after it
+    (:func:`fusable_updates`, ``moves`` as there) move into the islands where they tile the whole K."""
     a, packed, c3 = op.operands
     dest = c3.owner.operation.operands[0] if isinstance(c3, ir.OpResult) \
         and c3.owner.operation.name == "memref.expand_shape" else None
     epilogue = fusable_epilogue(op, dest, a, packed, spec, moves) if dest is not None else None
     with ir.InsertionPoint(op), op.location:
-        panel_islands(a, packed, c3, spec, epilogue)
+        panel_islands(a, packed, c3, spec, epilogue, threads, parallel_flops)
     if epilogue is not None:
         epilogue.erase()
     op.erase()
@@ -591,10 +593,11 @@ def _panel_k_tile(a: ir.Value, packed: ir.Value, spec: KernelSpec) -> int:
 
 
 def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
-                  epilogue: Epilogue | None = None) -> None:
+                  epilogue: Epilogue | None = None, threads: int = 1, parallel_flops: int = 0) -> None:
     """``c3[m, p, j] += a[m, k] * packed[p, k, j]`` as tensor islands (at the insertion point): the rows cut as
     :func:`plan` cuts them, every piece all of the panels, each with the ``epilogue`` (when the whole K is one
-    tile) restricted to its rows."""
+    tile) restricted to its rows. On ``threads`` above 1, a piece of ``parallel_flops`` or more takes L1 tiles
+    whose tasks keep the threads busy (:func:`.balance.balanced_tiles`)."""
     (m, k), (panels, _, width) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
     t = target_tiles(m, panels * width, k, spec)
     k_tile = _panel_k_tile(a, packed, spec)
@@ -603,6 +606,8 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
     strips = _strips(m, register_rows(m, t.mr, width, spec))
     for row, rows, mr in strips:
         l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
+        if 2 * rows * panels * width * k >= parallel_flops:
+            l1_m, l1_n = balanced_tiles(rows, panels * width, k, mr, width, l1_m, l1_n, threads)
         tiles = Tiles(l1_m, l1_n, k_tile, mr, width, True, split=0 if rows // l1_m >= panels * width // l1_n else 1,
                       init=(rows, panels, len(epilogue.updates)) if epilogue is not None else (0, 0, 0))
         if len(strips) == 1:

@@ -38,6 +38,7 @@ from .. import target as targets
 from ..target import Target
 from . import approx, conv, epilogue, int8, isa, llvm_vectors, masked_channels, matmul, pixel_tiles, vectorize
 from . import transform as schedule
+from .balance import BLOCK_BALANCE, busy
 from .matmul import TILES_ATTR
 
 
@@ -172,11 +173,6 @@ class PackMatmulWeights(TargetOptions, Pass):
                         op.operands[1] = constant(pack_panels(w, width))
 
 
-#: the least share of the time the tasks of one dim keep the threads busy (tasks / (threads x rounds)) before a finer
-#: cut is taken where it keeps them busier: each tile of each filter block of a convolution in tiles of pixels, a grid
-#: of both dims of a matmul (three tasks on two threads keep one thread idle a quarter of the time)
-BLOCK_BALANCE = 0.9
-
 #: on several threads, a convolution takes tiles of whole output rows (which leave its epilogue unfused: one more
 #: pass over the output and one more hand-off to the threads) only with at least this many times ``parallel_flops`` a
 #: thread: on a 16-core Xeon mobilenet_v2's 1x1 layers at 7x7 (15-30 MFLOP, one or two a thread) made the network
@@ -221,7 +217,8 @@ class TileKernels(TargetOptions, Pass):
             for op in packed:  # its init and updates join its islands (matmul.Epilogue)
                 # an update that moves the chain to another buffer: only on one thread (in an scf.forall, each
                 # task's tile of the first buffer would be a buffer of its own)
-                matmul.make_packed_islands(op, spec, moves=self.threads == 1)
+                matmul.make_packed_islands(op, spec, moves=self.threads == 1, threads=self.threads,
+                                           parallel_flops=self.parallel_flops)
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
                 tiles = epilogue.matmul_tiles(chain, spec) if chain is not None and chain.fused() else None
@@ -231,7 +228,8 @@ class TileKernels(TargetOptions, Pass):
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
                 if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
-                    conv.make_matmul_islands(op, spec, moves=self.threads == 1)
+                    conv.make_matmul_islands(op, spec, moves=self.threads == 1, threads=self.threads,
+                                             parallel_flops=self.parallel_flops)
                     continue
                 if plan.pixel_rows:  # its epilogue stays behind as vector loops
                     threads = self._block_threads(op, plan)
@@ -370,11 +368,6 @@ def _grid_or_rows(grid: int, split: int, threads: int) -> int:
     if busy(split, threads) < BLOCK_BALANCE and busy(grid, threads) > busy(split, threads):
         return matmul.GRID
     return 1
-
-
-def busy(tasks: int, threads: int) -> float:
-    """The share of the time ``threads`` are busy on ``tasks`` equal tasks (each thread takes the next)."""
-    return tasks / (threads * -(-tasks // threads))
 
 
 def tiles_per_task(flops: int, tiles: int, threads: int, parallel_flops: int) -> int:

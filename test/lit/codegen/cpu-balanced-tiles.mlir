@@ -1,0 +1,66 @@
+// cpu-tile-kernels on several threads: a matmul island whose L1 tiles for one core make too few tasks for the threads
+// (fewer than 9/10 of them busy) takes the smaller tiles, multiples of the register tile, that leave the least work
+// on the busiest thread (kernels/balance.py), counting each task's own cost; enough tasks keep the tiles.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=1 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=ONE
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 parallel-flops=1000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TWO
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=16 parallel-flops=1000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SIXTEEN
+
+// mobilenet_v2's 1x1 384 -> 64 at 14x14 as a matmul of its pixels: 192 rows (and a strip of 4) in L1 tiles of 64
+// rows, 3 tasks. Two threads: tiles of 48 rows, 2 tasks of 2 tiles; sixteen: 24 rows x one panel, 8 x 2 tasks.
+// ONE-LABEL:     func.func @pointwise_at_14(
+// ONE-NOT:       scf.forall
+// ONE:           scf.for %{{.+}} = %c0 to %c192 step %c64
+// ONE:           return
+// TWO-LABEL:     func.func @pointwise_at_14(
+// TWO:           scf.forall (%{{.+}}) in (2)
+// TWO:           scf.for %{{.+}} = %c0 to %c96 step %c48
+// TWO:           return
+// SIXTEEN-LABEL: func.func @pointwise_at_14(
+// SIXTEEN:       scf.forall (%{{.+}}, %{{.+}}) in (8, 2)
+// SIXTEEN:       scf.for %{{.+}} = %c0 to %c24 step %c8
+// SIXTEEN:       return
+func.func @pointwise_at_14(%x: memref<1x14x14x384xf32>, %w: memref<2x1x1x384x32xf32>, %out: memref<1x14x14x64xf32>) {
+  %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 14, 14, 2, 32] : memref<1x14x14x64xf32> into memref<1x14x14x2x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x14x14x384xf32>, memref<2x1x1x384x32xf32>) outs(%y : memref<1x14x14x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %acc: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// 784 pixels 32 -> 192: 14 L1 tiles of 56 rows. Two threads take 7 each; on sixteen 14 tasks keep 14 busy, and the
+// smaller tiles that would keep all 16 cost more in tasks than they save: the tiles stay.
+// ONE-LABEL:     func.func @pointwise_at_28(
+// ONE-NOT:       scf.forall
+// TWO-LABEL:     func.func @pointwise_at_28(
+// TWO:           scf.forall (%{{.+}}) in (2)
+// TWO:           scf.for %{{.+}} = %c0 to %c392 step %c56
+// TWO:           return
+// SIXTEEN-LABEL: func.func @pointwise_at_28(
+// SIXTEEN:       scf.forall (%{{.+}}) in (14)
+// SIXTEEN:       scf.for %{{.+}} = %c0 to %c56 step %c8
+// SIXTEEN:       return
+func.func @pointwise_at_28(%x: memref<1x28x28x32xf32>, %w: memref<6x1x1x32x32xf32>, %out: memref<1x28x28x192xf32>) {
+  %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 28, 28, 6, 32] : memref<1x28x28x192xf32> into memref<1x28x28x6x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x28x28x32xf32>, memref<6x1x1x32x32xf32>) outs(%y : memref<1x28x28x6x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %acc: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
