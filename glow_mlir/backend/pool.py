@@ -12,7 +12,8 @@ read-modify-write, so sixteen workers join without contending for one cache line
 threads runs on 2 whatever ran before. The iterations are cut into one contiguous chunk per thread (the caller's
 first, then worker k's), each with its own 64-bit ticket, ``generation << 32 | next index``, on a cache line of its
 own: a thread claims its chunk's iterations in order with a compare-and-swap, then what is left in the chunks after
-it, so a late thread loses work to the others and none waits. A worker that read the job of an earlier generation
+it, so a late thread loses work to the others and none waits; it adds the iterations it ran from a chunk to the
+job's done count once, as it leaves the chunk. A worker that read the job of an earlier generation
 cannot claim an index of the next one. The chunks give each core the same share of consecutive loops: in a network
 the loops over output rows of one layer and the next, so that what a core wrote it reads back from its own cache
 (mobilenet_v2 on two cores of a Xeon VM, in one process against one shared ticket that the threads took iterations
@@ -89,7 +90,9 @@ module {{
   }}
 
   // Claim and run iterations of the job of generation %gen: those of chunk %p first, then those left in the
-  // chunks after it, until none is left or the job is another one.
+  // chunks after it, until none is left or the job is another one. The iterations run from one chunk are added to
+  // the job's done count once, as the thread leaves the chunk: one atomic add on the shared count per chunk visited,
+  // not one per iteration.
   llvm.func internal @glow_pool_work(%gen: i64, %p: i64) {{
     %chunks = llvm.mlir.addressof @glow_pool_chunks : !llvm.ptr
     %parts_at = llvm.mlir.addressof @glow_pool_parts : !llvm.ptr
@@ -114,12 +117,12 @@ module {{
     %k = llvm.urem %kr, %parts : i64
     %ticket = llvm.getelementptr %chunks[0, %k, 0] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
     %end_at = llvm.getelementptr %chunks[0, %k, 1] : (!llvm.ptr, i64) -> !llvm.ptr, {chunks}
-    llvm.br ^loop
-  ^loop:
+    llvm.br ^loop(%c0 : i64)
+  ^loop(%ran: i64):
     %t = llvm.load %ticket atomic acquire {{alignment = 8 : i64}} : !llvm.ptr -> i64
     %tgen = llvm.lshr %t, %c32 : i64
     %same = llvm.icmp "eq" %tgen, %gen : i64
-    llvm.cond_br %same, ^check, ^exit
+    llvm.cond_br %same, ^check, ^leave(%ran, %c0 : i64, i64)
   ^check:
     // the ticket of this generation was stored (release) after the chunk's end: acquire above, the end is this job's;
     // a worker still in an earlier job that reads the next job's end (release, after this job closed the tickets)
@@ -128,18 +131,29 @@ module {{
     %index = llvm.and %t, %low : i64
     %left = llvm.icmp "ult" %index, %end : i64
     %r1 = llvm.add %r, %c1 : i64
-    llvm.cond_br %left, ^claim, ^chunk(%r1 : i64)
+    llvm.cond_br %left, ^claim, ^leave(%ran, %r1 : i64, i64)
   ^claim:
     %next = llvm.add %t, %c1 : i64
     %pair = llvm.cmpxchg %ticket, %t, %next acq_rel monotonic : !llvm.ptr, i64
     %won = llvm.extractvalue %pair[1] : !llvm.struct<(i64, i1)>
-    llvm.cond_br %won, ^run, ^loop
+    llvm.cond_br %won, ^run, ^loop(%ran : i64)
   ^run:
     %fn = llvm.load %fn_at : !llvm.ptr -> !llvm.ptr
     %ctx = llvm.load %ctx_at : !llvm.ptr -> !llvm.ptr
     llvm.call %fn(%ctx, %index) : !llvm.ptr, (!llvm.ptr, i64) -> ()
-    %old = llvm.atomicrmw add %done, %c1 release : !llvm.ptr, i64
-    llvm.br ^loop
+    %ran1 = llvm.add %ran, %c1 : i64
+    llvm.br ^loop(%ran1 : i64)
+  ^leave(%count: i64, %to: i64):
+    // the chunk's iterations this thread ran, added to the done count (release: their writes before it); then the
+    // next chunk (%to), or none (0: the job is another one)
+    %any = llvm.icmp "ne" %count, %c0 : i64
+    llvm.cond_br %any, ^add, ^onward
+  ^add:
+    %old = llvm.atomicrmw add %done, %count release : !llvm.ptr, i64
+    llvm.br ^onward
+  ^onward:
+    %go = llvm.icmp "ne" %to, %c0 : i64
+    llvm.cond_br %go, ^chunk(%to : i64), ^exit
   ^exit:
     llvm.return
   }}
