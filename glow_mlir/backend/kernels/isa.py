@@ -88,6 +88,9 @@ class KernelSpec:
     pixel_tile_limit: int = 6
     #: accumulators that keep every FMA pipe busy (pipes x FMA latency): a register tile below it waits on its FMAs
     busy_accumulators: int = 8
+    #: f32 lanes one core multiplies and adds per cycle (:attr:`.target.Target.fma_lanes`; the ISA class's two full
+    #: pipes until :func:`for_target` reads the target's)
+    fma_lanes: int = 0
     #: L1 data and L2 cache bytes of the target (per core), and the L1's ways
     l1: int = DEFAULT_CACHES["l1d"]
     l2: int = DEFAULT_CACHES["l2"]
@@ -226,7 +229,7 @@ def for_target(target: Target) -> KernelSpec:
     lanes agree) and its cache sizes."""
     spec = replace(SSE, isa="scalar") if target.isa == "scalar" else SPECS[target.isa]
     return replace(spec, l1=target.caches.get("l1d", spec.l1), l2=target.caches.get("l2", spec.l2),
-                   l1_ways=target.l1_ways)
+                   l1_ways=target.l1_ways, fma_lanes=target.fma_lanes)
 
 
 def spec_of(cpu: str = "", triple: str = "") -> KernelSpec:

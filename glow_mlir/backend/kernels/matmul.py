@@ -43,7 +43,7 @@ from mlir.dialects.transform import structured
 from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
 from ...passes.conversion.ir_to_linalg.common import row_major_strides
 from . import transform as schedule
-from .balance import balanced_tiles
+from .balance import balanced_tiles, task_flops
 from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
@@ -607,7 +607,8 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
     for row, rows, mr in strips:
         l1_m, l1_n = _fit(rows, mr, t.m), _fit(panels * width, width, t.n)
         if 2 * rows * panels * width * k >= parallel_flops:
-            l1_m, l1_n = balanced_tiles(rows, panels * width, k, mr, width, l1_m, l1_n, threads)
+            l1_m, l1_n = balanced_tiles(rows, panels * width, k, mr, width, l1_m, l1_n, threads,
+                                        task_flops(spec))
         tiles = Tiles(l1_m, l1_n, k_tile, mr, width, True, split=0 if rows // l1_m >= panels * width // l1_n else 1,
                       init=(rows, panels, len(epilogue.updates)) if epilogue is not None else (0, 0, 0))
         if len(strips) == 1:
