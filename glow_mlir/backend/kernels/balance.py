@@ -55,8 +55,9 @@ def _critical(rows: int, cols: int, tile_flops: int, threads: int, per_task: int
     return -(-tasks // threads) * (tiles * tile_flops + per_task)
 
 
-def _multiples(extent: int, reg: int, most: int) -> list[int]:
-    """The multiples of ``reg`` that divide ``extent``, at most ``most`` (largest first; ``reg`` at least)."""
+def multiples(extent: int, reg: int, most: int) -> list[int]:
+    """The multiples of ``reg`` that divide ``extent``, at most ``most``, largest first (``[reg]`` where none does):
+    the L1 tiles an island of ``extent`` may take with a register tile of ``reg``."""
     sizes = [s for s in range(reg, min(extent, max(most, reg)) + 1, reg) if extent % s == 0]
     return sorted(sizes or [reg], reverse=True)
 
@@ -73,12 +74,12 @@ def balanced_tiles(rows: int, cols: int, k: int, mr: int, nr: int, l1_m: int, l1
         return l1_m, l1_n
     best = (l1_m, l1_n)
     best_key = (_critical(rows // l1_m, cols // l1_n, 2 * l1_m * l1_n * k, threads, per_task), 0)
-    for m in _multiples(rows, mr, l1_m):
-        for n in _multiples(cols, nr, l1_n):
+    for m in multiples(rows, mr, l1_m):
+        for n in multiples(cols, nr, l1_n):
             key = (_critical(rows // m, cols // n, 2 * m * n * k, threads, per_task), -m * n)
             if key < best_key:
                 best, best_key = (m, n), key
     return best
 
 
-__all__ = ["BLOCK_BALANCE", "TASK_CYCLES", "balanced_tiles", "busy", "task_flops"]
+__all__ = ["BLOCK_BALANCE", "TASK_CYCLES", "balanced_tiles", "busy", "multiples", "task_flops"]

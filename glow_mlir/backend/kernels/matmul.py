@@ -43,7 +43,7 @@ from mlir.dialects.transform import structured
 from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
 from ...passes.conversion.ir_to_linalg.common import row_major_strides
 from . import transform as schedule
-from .balance import balanced_tiles, task_flops
+from .balance import balanced_tiles, multiples, task_flops
 from .isa import KernelSpec
 
 #: the attribute that carries a tensor contraction's tiles from the island to its schedule
@@ -111,11 +111,7 @@ def panel_width(m: int, n: int, k: int, spec: KernelSpec) -> int:
 
 def _fit(extent: int, reg: int, target: int) -> int:
     """The largest multiple of ``reg`` that divides ``extent`` and is at most ``target`` (at least ``reg``)."""
-    best = reg
-    for size in range(reg, min(extent, max(target, reg)) + 1, reg):
-        if extent % size == 0:
-            best = size
-    return best
+    return multiples(extent, reg, target)[0]
 
 
 def _strips(extent: int, reg: int) -> list[tuple[int, int, int]]:
@@ -306,7 +302,7 @@ def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int)
     for col in range(0, n, nc):
         for row in range(0, k, kc):
             _pack_panels(b if whole else memref.subview(b, [row, col], [kc, nc], [1, 1]), packed, nr)
-            c3 = _panels(c, nr) if c3 is None else c3
+            c3 = _panels(c, nr) if c3 is None else c3  # C's panel view, made after the first copy
             into = c3 if nc == n else memref.subview(c3, [0, col // nr, 0], [m, nc // nr, nr], [1, 1, 1])
             _panel_island(a if kc == k else memref.subview(a, [0, row], [m, kc], [1, 1]), packed, into, tiles)
     memref.dealloc(packed)
