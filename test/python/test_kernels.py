@@ -62,7 +62,8 @@ def test_plan_of_a_dividing_shape_is_one_piece() -> None:
 
 def test_tile_keys_round_trip() -> None:
     for tiles in (matmul.Tiles(64, 64, 0, 8, 32), matmul.Tiles(128, 128, 256, 8, 32, pack=True),
-                  matmul.Tiles(8, 96, 0, 8, 32, split=1)):
+                  matmul.Tiles(8, 96, 0, 8, 32, split=1),
+                  matmul.Tiles(28, 64, 0, 7, 32, pack=True, init=(28, 6, 1), serial=True)):
         assert matmul.parse_key(tiles.key()) == tiles
 
 
@@ -469,6 +470,57 @@ def test_few_filters_take_one_masked_vector_per_pixel() -> None:
     # one piece already (a power of two), or as many as the lanes or more: their pieces are whole vectors but one
     assert [conv.masked_width(f, AVX512) for f in (1, 2, 4, 8, 16, 24, 40)] == [0] * 7
     assert [conv.masked_width(f, AVX2) for f in (8, 10, 12, 27)] == [0] * 4
+
+
+#: a pointwise convolution as a matmul of its pixels, its Clip, then a depthwise 3x3 with pads: the matmul's output
+#: goes into the depthwise's bordered input. N, C, H (= W), F, and whether its islands are one image row each on
+#: AVX-512 and on AVX2 (a register tile divides the row: 7 or 8 rows of 32 lanes, 4 of 16; AVX2's 6 does not divide 14)
+BORDERED = {
+    "28-rows-two-images": (2, 64, 28, 128, True, True),
+    "14-rows-two-images": (2, 64, 14, 128, True, False),
+    "56-rows": (1, 64, 56, 128, True, True),
+}
+
+
+def _copies_left(model: onnx.ModelProto, threads: int, target_cpu: str) -> bool:
+    """Whether a copy whose input dies in it (glow.dead_input) is left after cpu-tile-kernels."""
+    from glow_mlir.api import CompileOptions, lower_model
+
+    lowered = lower_model(model, CompileOptions(threads=threads, target_cpu=target_cpu), until="iropt")
+    passes = cpu.codegen(threads, target_cpu)
+    upto = next(i for i, p in enumerate(passes) if getattr(p, "name", None) == "cpu-tile-kernels")
+    with lowered.ctx:
+        run_pipeline(lowered.module.operation, passes[:upto + 1])
+        return "glow.dead_input" in str(lowered.module)
+
+
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", BORDERED.values(), ids=BORDERED.keys())
+def test_pointwise_into_a_bordered_input_matches_the_reference(case: tuple, threads: int, target_cpu: str) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    n, c, h, f, on_avx512, on_avx2 = case
+    inits = [numpy_helper.from_array((RNG.standard_normal((f, c, 1, 1)) * 0.3).astype(np.float32), "w1"),
+             numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b1"),
+             numpy_helper.from_array((RNG.standard_normal((f, 1, 3, 3)) * 0.3).astype(np.float32), "w2"),
+             numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b2"),
+             numpy_helper.from_array(np.array(0, np.float32), "lo"), numpy_helper.from_array(np.array(6, np.float32), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["p"]), helper.make_node("Clip", ["p", "lo", "hi"], ["q"]),
+             helper.make_node("Conv", ["q", "w2", "b2"], ["d"], group=f, pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["d"], ["y"])]
+    model = _model(nodes, {"x": [n, c, h, h]}, [n, f, h, h], inits)
+    fused = on_avx2 if target_cpu == "haswell" else on_avx512
+    if not target_cpu and isa.spec_of().isa != "avx512":
+        fused = on_avx2 if isa.spec_of().isa == "avx2" else None
+    if fused is not None:
+        assert _copies_left(model, threads, target_cpu) is not fused
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu, cache=False)
+    x = RNG.standard_normal((n, c, h, h)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * 9 * c)
 
 
 def _few_filter_model(case: str) -> tuple[onnx.ModelProto, list[int]]:

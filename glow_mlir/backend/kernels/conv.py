@@ -420,8 +420,11 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
     [N x H x W, F / B, B] (L1 tiles for ``threads`` as :func:`.matmul.panel_islands`). The op right before it that
     writes dest (its bias broadcast) and the updates after it move into the islands where they can
-    (:func:`.matmul.fusable_epilogue`, ``moves`` as there)."""
-    from .matmul import fusable_epilogue, panel_islands
+    (:func:`.matmul.fusable_epilogue`, ``moves`` as there). Where the updates end in the copy into the next
+    convolution's bordered input (:func:`.matmul.rows_contiguous`), the islands are one image row each and write
+    the copy's destination directly (:func:`.matmul.row_islands`, where :func:`_row_islands_fit`), so that the
+    output is written once, not written and then copied in a pass of its own."""
+    from .matmul import fusable_epilogue, panel_islands, row_islands, rows_contiguous
 
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
@@ -435,11 +438,30 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
                                      [[0, 1, 2], [3]])
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
                                  [], [n * h * w, blocks, b])
-        epilogue = fusable_epilogue(op, dest, a, panels, spec, moves)
-        panel_islands(a, panels, c3, spec, epilogue, threads, parallel_flops)
+        row_threads = threads if threads > 1 and 2 * n * h * w * c * blocks * b >= parallel_flops else 1
+        bordered = _row_islands_fit(n * h, w, c, blocks * b, spec, row_threads)
+        epilogue = fusable_epilogue(op, dest, a, panels, spec, moves, bordered)
+        if epilogue is not None and epilogue.final != dest and rows_contiguous(epilogue.final, dest):
+            row_islands(a, panels, c3, spec, epilogue, w, row_threads)
+        else:
+            panel_islands(a, panels, c3, spec, epilogue, threads, parallel_flops)
     if epilogue is not None:
         epilogue.erase()
     op.erase()
+
+
+def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: KernelSpec, threads: int) -> bool:
+    """Whether a matmul of the pixels of ``rows`` image rows of ``width`` pixels (``channels`` -> ``filters``) may
+    run as one island per image row (:func:`.matmul.row_islands`): a register tile divides the row
+    (:func:`.matmul.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
+    :data:`.balance.BLOCK_BALANCE` busy (else the L1 tiles of the whole matmul are the tasks and the copy stays a
+    pass of its own)."""
+    from .balance import BLOCK_BALANCE, busy
+    from .matmul import image_row_tile
+
+    if not image_row_tile(rows * width, filters, channels, width, spec):
+        return False
+    return threads <= 1 or busy(rows, threads) >= BLOCK_BALANCE
 
 
 def _channels(v: ir.Value, start: int, size: int) -> ir.Value:

@@ -40,7 +40,7 @@ from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, memref, scf, tensor, transform
 from mlir.dialects.transform import structured
 
-from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR
+from ...passes.conversion.ir_to_linalg import PACKED_MATMUL_ATTR, index_constant
 from ...passes.conversion.ir_to_linalg.common import row_major_strides
 from . import transform as schedule
 from .balance import balanced_tiles, multiples, task_flops
@@ -88,11 +88,14 @@ class Tiles:
     #: needs to tile and fuse the epilogue into the register tiles, and how many updates follow the product (rows 0:
     #: no epilogue)
     init: tuple[int, int, int] = (0, 0, 0)
+    #: the island runs on the thread that runs its loop's iteration (an image row of :func:`row_islands`)
+    serial: bool = False
 
     def key(self) -> str:
         return (f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
                 + (f" split={self.split}" if self.split else "")
-                + (f" init={'x'.join(str(v) for v in self.init)}" if self.init[0] else ""))
+                + (f" init={'x'.join(str(v) for v in self.init)}" if self.init[0] else "")
+                + (" serial" if self.serial else ""))
 
 
 def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
@@ -383,7 +386,7 @@ class Epilogue:
         for op in [*([self.init.op] if self.init is not None else []), *self.updates]:
             op.erase()
 
-    def build(self, product: ir.Value, tiles: Tiles, rows: tuple[int, int]) -> ir.Value:
+    def build(self, product: ir.Value, tiles: Tiles, rows: Rows) -> ir.Value:
         """The updates on tensors after ``product`` (the island's [rows, P, W] result, rows ``rows`` = (first,
         count) of D's), each tagged with the island's key; returns the last value."""
         current, target = product, self.dest
@@ -407,11 +410,75 @@ def _as_panels(buffer: ir.Value, panels: int, width: int) -> ir.Value:
                                [rows, panels, width])
 
 
-def _panel_view(buffer: ir.Value, panels: int, width: int, rows: tuple[int, int]) -> ir.Value:
-    """Rows ``rows`` (first, count) of :func:`_as_panels` of ``buffer``."""
+Rows = tuple[ir.Value | int, int]
+
+
+def rows_at(v: ir.Value, first: ir.Value | int, count: int) -> ir.Value:
+    """Rows ``[first, first + count)`` of buffer ``v`` (its first dim), ``first`` static or an index value."""
+    t = ir.MemRefType(v.type)
+    offsets, sizes, steps = [first] + [0] * (t.rank - 1), [count, *t.shape[1:]], [1] * t.rank
+    if not isinstance(first, ir.Value):
+        return memref.subview(v, offsets, sizes, steps)
+    strides, _ = t.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides)
+    return memref.subview(v, offsets, sizes, steps, result_type=ir.MemRefType.get(sizes, t.element_type, layout=layout))
+
+
+def _contiguous(v: ir.Value) -> bool:
+    t = ir.MemRefType(v.type)
+    strides, offset = t.get_strides_and_offset()
+    return offset == 0 and strides == row_major_strides(t.shape)
+
+
+def rows_contiguous(buffer: ir.Value, dest: ir.Value) -> bool:
+    """Whether ``buffer`` is not contiguous from offset 0 but has the shape of ``dest`` ([N, H, W, F]) and each of its
+    image rows (W pixels of F channels) is, at a static offset: the interior of a bordered buffer (the padded input
+    of the next convolution), or a slice of a batch, which islands of one image row each write directly
+    (:func:`row_islands`)."""
+    t, d = ir.MemRefType(buffer.type), ir.MemRefType(dest.type)
+    if t.rank != 4 or t.shape != d.shape or t.element_type != d.element_type or _contiguous(buffer):
+        return False
+    strides, offset = t.get_strides_and_offset()
+    return offset >= 0 and strides[3] == 1 and strides[2] == t.shape[3]
+
+
+def _divided(value: ir.Value, by: int) -> ir.Value:
+    """``value / by`` (unsigned): the ``x`` of a ``value = x * by`` that :func:`row_islands` built, else a division."""
+    if isinstance(value, ir.OpResult) and value.owner.operation.name == "arith.muli":
+        x, factor = value.owner.operation.operands
+        if isinstance(factor, ir.OpResult) and factor.owner.operation.name == "arith.constant" \
+                and ir.IntegerAttr(factor.owner.operation.attributes["value"]).value == by:
+            return x
+    return arith.divui(value, index_constant(by))
+
+
+def _image_row(buffer: ir.Value, first: ir.Value | int, count: int) -> ir.Value:
+    """Rows ``[first, first + count)`` of ``buffer`` ([N, H, W, F], :func:`rows_contiguous`) seen as a matrix of
+    pixels: one image row (``count`` is W, ``first`` a multiple of it), as a ``[W, F]`` view."""
+    t = ir.MemRefType(buffer.type)
+    images, height, width, channels = t.shape
+    if count != width:
+        raise ValueError(f"an island of a bordered buffer covers one image row of {width} pixels, not {count}")
+    row = first // width if not isinstance(first, ir.Value) else _divided(first, width)
+    image, h = (0, row) if images == 1 else (
+        (row // height, row % height) if not isinstance(row, ir.Value)
+        else (arith.divui(row, index_constant(height)), arith.remui(row, index_constant(height))))
+    strides, offset = t.get_strides_and_offset()
+    dynamic = isinstance(row, ir.Value)
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset() if dynamic
+                                      else offset + image * strides[0] + h * strides[1], [channels, 1])
+    return memref.subview(buffer, [image, h, 0, 0], [1, 1, width, channels], [1, 1, 1, 1],
+                          result_type=ir.MemRefType.get([width, channels], t.element_type, layout=layout))
+
+
+def _panel_view(buffer: ir.Value, panels: int, width: int, rows: Rows) -> ir.Value:
+    """Rows ``rows`` (first, count) of ``buffer`` of D's shape ([.., F], the rows its pixels) as ``[count, F /
+    width, width]``: of a contiguous buffer, or one image row of a bordered one (:func:`rows_contiguous`)."""
+    if not _contiguous(buffer):
+        return _panels(_image_row(buffer, *rows), width)
     view = _as_panels(buffer, panels, width)
     if rows != (0, ir.MemRefType(view.type).shape[0]):
-        view = memref.subview(view, [rows[0], 0, 0], [rows[1], panels, width], [1, 1, 1])
+        view = rows_at(view, *rows)
     return view
 
 
@@ -441,12 +508,15 @@ def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str |
     return None
 
 
-def fusable_updates(head: ir.Operation, dest: ir.Value, moves: bool = True) -> list[ir.Operation]:
+def fusable_updates(head: ir.Operation, dest: ir.Value, moves: bool = True,
+                    bordered: bool = False) -> list[ir.Operation]:
     """The elementwise updates of ``dest`` right after ``head`` in its block (only pure view ops between) that its
-    panel islands can take: in place (:func:`updates_in_place`), or (``moves``) once moving the chain to a buffer of
-    D's shape that the outliner found D dead before (DEAD_INPUT_ATTR: a residual add written onto the skip), and the
-    next ones in place on that buffer; over D's whole index space, reading nothing in their bodies, every input of a
-    kind :func:`_read_kind` knows and defined before the head."""
+    panel islands can take: in place (:func:`updates_in_place`), or once moving the chain to a buffer of D's shape
+    that the outliner found D dead before (DEAD_INPUT_ATTR): a contiguous one (``moves``: a residual add written onto
+    the skip) or (``bordered``) the interior of a bordered buffer (:func:`rows_contiguous`: the copy into the next
+    convolution's padded input, for :func:`row_islands`); and the next ones in place on that buffer; over D's whole
+    index space, reading nothing in their bodies, every input of a kind :func:`_read_kind` knows and defined before
+    the head."""
     from ...passes.conversion.linalg_buffers import DEAD_INPUT_ATTR, PURE_OPS, captured, updates_in_place
 
     ops = [o.operation for o in head.block.operations]
@@ -461,9 +531,10 @@ def fusable_updates(head: ir.Operation, dest: ir.Value, moves: bool = True) -> l
             break
         out = op.operands[len(op.operands) - 1]
         identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(ir.MemRefType(dest.type).rank))
-        moved = (moves and target == dest and DEAD_INPUT_ATTR in op.attributes and out != dest
+        moved = (target == dest and DEAD_INPUT_ATTR in op.attributes and out != dest
                  and list(op.opview.inputs)[ir.IntegerAttr(op.attributes[DEAD_INPUT_ATTR]).value] == dest
-                 and _read_kind(out, identity, dest) == "full")
+                 and ((moves and _read_kind(out, identity, dest) == "full")
+                      or (bordered and rows_contiguous(out, dest))))
         if not (moved or updates_in_place(op, target)) or len(ir.ArrayAttr(op.attributes["iterator_types"])) != \
                 ir.MemRefType(dest.type).rank or any(isinstance(v.type, ir.MemRefType) for v in captured(op)):
             break
@@ -475,7 +546,7 @@ def fusable_updates(head: ir.Operation, dest: ir.Value, moves: bool = True) -> l
     return found
 
 
-def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: tuple[int, int]) -> ir.Value:
+def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: Rows) -> ir.Value:
     """Update ``op`` of the chain's buffer ``target`` on the island's [rows, P, W] tensor ``current``: in place, its
     reads of ``target`` become the output operand's; moving the chain (it writes another buffer), they read
     ``current``, the output is that buffer's panel view and its own reads of that buffer the output operand's. The
@@ -524,7 +595,7 @@ def _tensor_update(op: ir.Operation, target: ir.Value, current: ir.Value, rows: 
 
 
 def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epilogue: Epilogue | None = None,
-                  rows: tuple[int, int] = (0, 0)) -> None:
+                  rows: Rows = (0, 0)) -> None:
     """``c[m, p, j] += a[m, k] * packed[p, k, j]`` as a tensor island on the three buffers (``c3``: the output as
     ``[M, N / nr, nr]``), tagged with its tiles; with an ``epilogue``, ``c`` starts from its init instead of its
     content and goes through its updates (the island covering D's rows ``rows``: first, count)."""
@@ -542,6 +613,8 @@ def _panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epi
         x, y, acc = block.arguments
         linalg.YieldOp([arith.addf(acc, arith.mulf(x, y))])
     op.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    if tiles.serial:
+        op.attributes[TASK_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
     result, into = op.result, c3
     if epilogue is not None:
         result = epilogue.build(op.result, tiles, rows)
@@ -570,14 +643,14 @@ def make_packed_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
 
 
 def fusable_epilogue(head: ir.Operation, dest: ir.Value, a: ir.Value, packed: ir.Value, spec: KernelSpec,
-                     moves: bool = True) -> Epilogue | None:
+                     moves: bool = True, bordered: bool = False) -> Epilogue | None:
     """The :class:`Epilogue` of ``head`` (the init before it, :meth:`Init.before`, its updates of ``dest``:
-    ``moves`` as :func:`fusable_updates`) if its panel islands of ``a`` and ``packed`` can hold it (they tile the
-    whole K), else None (it then stays where it is)."""
+    ``moves`` and ``bordered`` as :func:`fusable_updates`) if its panel islands of ``a`` and ``packed`` can hold it
+    (they tile the whole K), else None (it then stays where it is)."""
     if _panel_k_tile(a, packed, spec):
         return None
     init = Init.before(head, dest)
-    updates = tuple(fusable_updates(head, dest, moves))
+    updates = tuple(fusable_updates(head, dest, moves, bordered))
     return Epilogue(init, updates, dest) if init is not None or updates else None
 
 
@@ -613,6 +686,39 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
             _panel_island(memref.subview(a, [row, 0], [rows, k], [1, 1]), packed,
                           memref.subview(c3, [row, 0, 0], [rows, panels, width], [1, 1, 1]), tiles, epilogue,
                           (row, rows))
+
+
+def image_row_tile(m: int, n: int, k: int, width: int, spec: KernelSpec) -> int:
+    """The register tile's rows for :func:`row_islands` of ``width`` pixels in an ``m x n x k`` matmul of the pixels:
+    the rows of :func:`register_rows` for ``width`` rows where they divide it (no remainder strip: a strip per image
+    row would be a second island per row, of few accumulators), else 0 (AVX2's 6x16 at 7 and 14 pixels)."""
+    t = target_tiles(m, n, k, spec)
+    mr = register_rows(width, t.mr, t.nr, spec)
+    return mr if width % mr == 0 else 0
+
+
+def row_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec, epilogue: Epilogue, width: int,
+                threads: int = 1) -> None:
+    """``c3[m, p, j] += a[m, k] * packed[p, k, j]`` (the pixels of N x H image rows of ``width`` pixels) as one panel
+    island per image row inside a loop over them, each with the ``epilogue`` restricted to its row: the islands of a
+    chain that moves to the interior of a bordered buffer (:func:`rows_contiguous`), whose rows are contiguous one
+    image row at a time. ``threads`` above 1: the rows are the tasks of an scf.forall (as many a task as make one
+    task a thread where they divide evenly); each island runs on the thread of its row (tagged serial)."""
+    from .conv import for_blocks
+
+    (m, k), (panels, _, nr) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
+    mr = image_row_tile(m, panels * nr, k, width, spec)
+    if not mr or m % width:
+        raise ValueError(f"no register tile divides an image row of {width} pixels of {m}")
+    t = target_tiles(m, panels * nr, k, spec)
+    tiles = Tiles(_fit(width, mr, t.m), _fit(panels * nr, nr, t.n), 0, mr, nr, True,
+                  init=(width, panels, len(epilogue.updates)), serial=True)
+
+    def one(row: ir.Value) -> None:
+        first = arith.muli(row, index_constant(width))
+        _panel_island(rows_at(a, first, width), packed, rows_at(c3, first, width), tiles, epilogue, (first, width))
+
+    for_blocks(m // width, threads, one)
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
@@ -661,7 +767,7 @@ def parse_key(key: str) -> Tiles:
     split = next((int(p.split("=")[1]) for p in parts[2:] if p.startswith("split=")), 0)
     init = next((tuple(int(x) for x in p.split("=")[1].split("x")) for p in parts[2:] if p.startswith("init=")),
                 (0, 0, 0))
-    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split, init=init)
+    return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split, init=init, serial="serial" in parts[2:])
 
 
 def _l1_counts(op: ir.Operation) -> tuple[list[int], Tiles]:
@@ -780,6 +886,8 @@ __all__ = [
     "panel_width",
     "plan",
     "register_rows",
+    "row_islands",
+    "rows_contiguous",
     "schedule_tiles",
     "split_tiles",
     "target_tiles",
