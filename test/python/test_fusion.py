@@ -196,3 +196,30 @@ def test_threaded_kernels_allocate_nothing(name: str, monkeypatch: pytest.Monkey
     text = compiled.stage("codegen").text
     assert "llvm.call @glow_pool_run" in text
     assert "@malloc" not in text and "@aligned_alloc" not in text
+
+
+#: activations that node lowering spells with splats of their constants (clip: max and min against splats of its
+#: bounds), on NCHW [1, 8, 7, 9]: every splat folds into the loop after it as a scalar (no fill, no splat buffer
+#: read), and the chain is one loop. ONNX op, attributes, opset.
+SPLATS = {"clip": ("Clip", {}, 11), "hard-sigmoid": ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, 17),
+          "hard-swish": ("HardSwish", {}, 17)}
+
+
+@pytest.mark.parametrize("name", SPLATS)
+def test_splats_fold_into_one_loop(name: str) -> None:
+    op, attributes, opset = SPLATS[name]
+    shape = [1, 8, 7, 9]
+    node = helper.make_node(op, ["x"], ["y"], **attributes)
+    model = _model([node], {"x": shape}, shape, {})
+    model.opset_import[0].version = opset
+    if op == "Clip":  # bounds as initializers (opset 11)
+        model.graph.initializer.extend([numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+                                        numpy_helper.from_array(np.array(0.7, np.float32), "hi")])
+        model.graph.node[0].input.extend(["lo", "hi"])
+    text = _kernels(model)
+    loops = [f for f in re.split(r"\n(?=  func\.func )", text) if "linalg.generic" in f]
+    assert "linalg.fill" not in text and len(loops) == 1, text
+    compiled = glow_mlir.compile(model, cache=False)
+    x = (RNG.standard_normal(shape) * 4).astype(np.float32)
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-5, atol=1e-6)

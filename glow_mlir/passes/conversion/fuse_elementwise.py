@@ -13,6 +13,14 @@ with a body, so the chain becomes one generic that the kernel outliner, the epil
 the loop lowering all treat as any other. The memory plan is fixed by then and fusion only drops writes, so no buffer
 changes. It runs after convert-glowir-to-linalg and before linalg-outline-kernels (one kernel per fused chain).
 
+A ``linalg.fill`` of a scalar right before a generic that reads the filled buffer is folded into it first: the
+generic reads the scalar (at the empty map) instead of the buffer, and the fill is dropped where its buffer dies at
+the generic (a temporary read only there, or the generic's own output, rewritten whole). Node lowering spells a
+clip as ``max(x, splat(lo))`` then ``min(.., splat(hi))``: one loop over x, not two fills and two passes::
+
+    fill ins(%lo) outs(%t); generic ins(%x, %t) outs(%d) {max}          (%t a temporary, or %d itself)
+      -> generic ins(%x, %lo : memref, f32) outs(%d) {max}
+
 The first op's result is dead after the second when the second rewrites the same buffer whole, or when it is a
 temporary (:func:`.linalg_buffers.is_temporary`) whose only users are the two ops (and its dealloc): a planned
 temporary is a view of the activations region, and the plan gives memory to another buffer only once this one is
@@ -122,18 +130,79 @@ def fuse(producer: ir.Operation, consumer: ir.Operation) -> ir.Operation:
     return new.operation
 
 
+def _scalar_fill(op: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
+    """(value, buffer) of a ``linalg.fill`` of a scalar of the buffer's element type, else None."""
+    if op.name != "linalg.fill" or len(op.results):
+        return None
+    value, buffer = op.operands[0], op.operands[len(op.operands) - 1]
+    if isinstance(value.type, ir.ShapedType) or not isinstance(buffer.type, ir.MemRefType) \
+            or value.type != ir.MemRefType(buffer.type).element_type:
+        return None
+    return value, buffer
+
+
+def fold_fill(fill: ir.Operation, consumer: ir.Operation) -> tuple[ir.Operation, bool] | None:
+    """``consumer`` reading the scalar that ``fill`` (right before it) wrote whole into a buffer, rather than the
+    buffer (see the module docstring), and whether the fill was erased (the buffer dies at the consumer). None
+    (nothing changed) if the consumer does not read the buffer as an input, or also reads it otherwise (in its body,
+    or as its output operand)."""
+    filled = _scalar_fill(fill)
+    if filled is None or consumer.name != "linalg.generic" or len(consumer.results):
+        return None
+    value, buffer = filled
+    reads = inputs(consumer)
+    out = consumer.opview.outputs
+    if all(v != buffer for v, _ in reads) or buffer in captured(consumer) \
+            or (buffer in list(out) and _out_arg_used(consumer)):
+        return None
+    old = consumer.regions[0].blocks[0]
+    rank = len(ir.ArrayAttr(consumer.attributes["iterator_types"]))
+    scalar_map = ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))
+    ins = [(value, scalar_map) if v == buffer else (v, m) for v, m in reads]
+    maps = [m for _, m in ins] + list(ir.ArrayAttr(consumer.attributes["indexing_maps"]))[len(reads):]
+    with ir.InsertionPoint(consumer), consumer.location:
+        new = linalg.GenericOp([], [v for v, _ in ins], list(out), ir.ArrayAttr.get(maps),
+                               consumer.attributes["iterator_types"])
+        for name in list(consumer.attributes):
+            if name not in ("indexing_maps", "iterator_types", "operandSegmentSizes"):
+                new.operation.attributes[name] = consumer.attributes[name]
+        block = new.regions[0].blocks.append(*[a.type for a in old.arguments])
+        results = clone_body(old, block, dict(zip(old.arguments, block.arguments)), skip_yield=True)
+        with ir.InsertionPoint(block):
+            linalg.YieldOp(results)
+    users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
+    whole = len(out) == 1 and out[0] == buffer and parallel_generic(consumer)
+    erased = whole or (is_temporary(buffer) and users == {fill, consumer})
+    if erased:
+        fill.erase()
+    consumer.erase()
+    return new.operation, erased
+
+
 def fuse_block(block: ir.Block) -> int:
-    """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away."""
+    """Fold the scalar fills and fuse the chains of elementwise generics in ``block``; returns how many ops were
+    fused or folded away."""
     fused = 0
     previous: ir.Operation | None = None
+    before_fill: ir.Operation | None = None  # the generic right before the fill in ``previous``
     footprints: dict[ir.Value, Footprint | None] = {}
     for op in [o.operation for o in block.operations]:
         if op.name in PURE_OPS:
             continue
+        if previous is not None and previous.name == "linalg.fill":
+            folded = fold_fill(previous, op)
+            # the fill gone, the generic before it is right before this one; else the fill stays between them
+            previous = None
+            if folded is not None:
+                op, erased = folded
+                previous = before_fill if erased else None
+                fused += 1
         if previous is not None and fusable(previous, op, footprints):
             op = fuse(previous, op)
             fused += 1
-        previous = op if op.name == "linalg.generic" else None
+        before_fill = previous if op.name == "linalg.fill" and previous is not None \
+            and previous.name == "linalg.generic" else None
+        previous = op if op.name in ("linalg.generic", "linalg.fill") else None
     return fused
 
 
@@ -142,7 +211,8 @@ class FuseElementwise(Pass):
     """Chains of elementwise linalg.generics on memrefs whose intermediates die at once -> one generic each."""
 
     name = "linalg-fuse-elementwise"
-    summary = "fuse consecutive elementwise linalg.generics into one loop when only the second reads the first's result"
+    summary = ("fuse consecutive elementwise linalg.generics into one loop when only the second reads the first's "
+               "result; a scalar fill read by the next generic becomes its scalar operand")
 
     def run(self, module: ir.Operation) -> None:
         blocks: list[ir.Block] = []

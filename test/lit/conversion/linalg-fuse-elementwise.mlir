@@ -483,3 +483,93 @@ func.func @gather_data_disjoint(%idx: memref<8xi64>, %act: memref<128xi8>) attri
   }
   return
 }
+
+// -----
+
+// A clip as node lowering spells it: max with a splat of 0 written into the output, min with a splat of 6 in a
+// temporary. Each fill folds into the generic after it as a scalar operand (the fills die there: the output is
+// rewritten whole, the temporary read only there), and the two generics, now adjacent, fuse: one loop over x.
+// CHECK-LABEL: func.func @clip_splats(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<4x8xf32>, %[[D:[^:]+]]: memref<4x8xf32>)
+// CHECK-DAG:   %[[LO:.+]] = arith.constant 0.0
+// CHECK-DAG:   %[[HI:.+]] = arith.constant 6.0
+// CHECK-NOT:   linalg.fill
+// CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #[[SCALAR:.+]], #[[SCALAR]], #{{.+}}]
+// CHECK-SAME:  ins(%[[X]], %[[LO]], %[[HI]] : memref<4x8xf32>, f32, f32) outs(%[[D]] : memref<4x8xf32>)
+// CHECK:       arith.maximumf
+// CHECK-NEXT:  arith.minimumf
+// CHECK-NEXT:  linalg.yield
+// CHECK-NOT:   linalg.generic
+// CHECK-NOT:   linalg.fill
+// CHECK:       return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @clip_splats(%x: memref<4x8xf32>, %d: memref<4x8xf32>) {
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 6.0 : f32
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%lo : f32) outs(%d : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %d : memref<4x8xf32>, memref<4x8xf32>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.maximumf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%hi : f32) outs(%t : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%d, %t : memref<4x8xf32>, memref<4x8xf32>) outs(%d : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.minimumf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// Negative: the filled buffer is read again after the generic (a weight-like buffer, not a temporary): the generic
+// reads the scalar, the fill stays, and the generic before the fill does not fuse across it.
+// CHECK-LABEL: func.func @fill_read_again(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<16xf32>, %[[S:[^:]+]]: memref<16xf32>, %[[D:[^:]+]]: memref<16xf32>, %[[E:[^:]+]]: memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[X]] : memref<16xf32>) outs(%[[D]] : memref<16xf32>)
+// CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%[[S]] : memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[D]], %{{.+}} : memref<16xf32>, f32) outs(%[[D]] : memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[S]] : memref<16xf32>) outs(%[[E]] : memref<16xf32>)
+#id1 = affine_map<(d0) -> (d0)>
+func.func @fill_read_again(%x: memref<16xf32>, %s: memref<16xf32>, %d: memref<16xf32>, %e: memref<16xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%one : f32) outs(%s : memref<16xf32>)
+  linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%d, %s : memref<16xf32>, memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%s : memref<16xf32>) outs(%e : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: the generic reads the filled buffer through its output operand (an accumulation from the fill): the
+// fill stays and the generic is unchanged.
+// CHECK-LABEL: func.func @fill_then_accumulate(
+// CHECK:       linalg.fill
+// CHECK:       linalg.generic {{.+}} ins(%{{.+}} : memref<16xf32>) outs(%{{.+}} : memref<16xf32>)
+// CHECK:       arith.addf
+func.func @fill_then_accumulate(%x: memref<16xf32>, %d: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%d : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  }
+  return
+}
