@@ -166,7 +166,8 @@ def _moved_to(op: ir.Operation, dest: ir.Value) -> ir.Value | None:
 
 
 class Tensors:
-    """The tensors of an island's buffers, one ``to_tensor`` per buffer (``restrict`` promises it is the only one)."""
+    """The tensors of an island's buffers, one ``to_tensor`` per buffer (``restrict`` promises it is the only one);
+    a scalar operand (a constant that linalg-fuse-elementwise folded in) stays itself."""
 
     def __init__(self, dest: ir.Value, init: ir.Value):
         self.dest = dest
@@ -174,6 +175,8 @@ class Tensors:
         self.current = init
 
     def __call__(self, buffer: ir.Value) -> ir.Value:
+        if not isinstance(buffer.type, ir.MemRefType):
+            return buffer
         if buffer not in self._of:
             self._of[buffer] = matmul.tensor_of(buffer)
         return self._of[buffer]

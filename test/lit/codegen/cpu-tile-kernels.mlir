@@ -382,6 +382,34 @@ func.func @fused_conv(%x: memref<1x16x16x32xf32>, %f: memref<3x3x32x64xf32>, %b:
 
 // -----
 
+// An update with scalar operands (a clip whose bounds linalg-fuse-elementwise folded in from splat fills) fuses into
+// the convolution's island like any other: the scalars stay operands of the tensor generic.
+// CHECK-LABEL: func.func @fused_scalar_operands(
+// CHECK-SAME:  %[[LO:[^:]+]]: f32, %[[HI:[^:]+]]: f32, %[[Y:[^:]+]]: memref<1x14x14x64xf32>)
+// CHECK:       %[[R:.+]] = scf.for
+// CHECK:       vector.contract
+// CHECK:       arith.maximumf
+// CHECK:       arith.minimumf
+// CHECK:       bufferization.materialize_in_destination %[[R]] in writable %[[Y]]
+// CHECK-NOT:   linalg.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#scalar4 = affine_map<(d0, d1, d2, d3) -> ()>
+func.func @fused_scalar_operands(%x: memref<1x16x16x32xf32>, %f: memref<3x3x32x64xf32>, %lo: f32, %hi: f32,
+                                 %y: memref<1x14x14x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x16x16x32xf32>, memref<3x3x32x64xf32>) outs(%y : memref<1x14x14x64xf32>)
+  linalg.generic {indexing_maps = [#id4, #scalar4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %lo, %hi : memref<1x14x14x64xf32>, f32, f32) outs(%y : memref<1x14x14x64xf32>) {
+  ^bb0(%a: f32, %l: f32, %h: f32, %o: f32):
+    %0 = arith.maximumf %a, %l : f32
+    %1 = arith.minimumf %0, %h : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
 // A fully connected layer (bias broadcast, matmul, relu): the bias row is the accumulators' initial value, the relu
 // runs on them after the reduction loop.
 // CHECK-LABEL: func.func @fused_fc(
