@@ -49,6 +49,7 @@ from .linalg_buffers import (
     is_identity,
     is_temporary,
     parallel_generic,
+    same_or_disjoint,
 )
 
 #: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
@@ -141,27 +142,17 @@ def _scalar_fill(op: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
     return value, buffer
 
 
-def fold_fill(fill: ir.Operation, consumer: ir.Operation) -> tuple[ir.Operation, bool] | None:
-    """``consumer`` reading the scalar that ``fill`` (right before it) wrote whole into a buffer, rather than the
-    buffer (see the module docstring), and whether the fill was erased (the buffer dies at the consumer). None
-    (nothing changed) if the consumer does not read the buffer as an input, or also reads it otherwise (in its body,
-    or as its output operand)."""
-    filled = _scalar_fill(fill)
-    if filled is None or consumer.name != "linalg.generic" or len(consumer.results):
-        return None
-    value, buffer = filled
-    reads = inputs(consumer)
-    out = consumer.opview.outputs
-    if all(v != buffer for v, _ in reads) or buffer in captured(consumer) \
-            or (buffer in list(out) and _out_arg_used(consumer)):
-        return None
+def _fold_into(consumer: ir.Operation, scalars: dict[ir.Value, ir.Value]) -> ir.Operation:
+    """``consumer`` (a linalg.generic) reading the scalar ``scalars[b]`` wherever it read buffer ``b`` as an input
+    (at whatever map: every element is that scalar), in a new op where it was; it is erased."""
     old = consumer.regions[0].blocks[0]
+    reads = inputs(consumer)
     rank = len(ir.ArrayAttr(consumer.attributes["iterator_types"]))
     scalar_map = ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))
-    ins = [(value, scalar_map) if v == buffer else (v, m) for v, m in reads]
+    ins = [(scalars[v], scalar_map) if v in scalars else (v, m) for v, m in reads]
     maps = [m for _, m in ins] + list(ir.ArrayAttr(consumer.attributes["indexing_maps"]))[len(reads):]
     with ir.InsertionPoint(consumer), consumer.location:
-        new = linalg.GenericOp([], [v for v, _ in ins], list(out), ir.ArrayAttr.get(maps),
+        new = linalg.GenericOp([], [v for v, _ in ins], list(consumer.opview.outputs), ir.ArrayAttr.get(maps),
                                consumer.attributes["iterator_types"])
         for name in list(consumer.attributes):
             if name not in ("indexing_maps", "iterator_types", "operandSegmentSizes"):
@@ -170,39 +161,99 @@ def fold_fill(fill: ir.Operation, consumer: ir.Operation) -> tuple[ir.Operation,
         results = clone_body(old, block, dict(zip(old.arguments, block.arguments)), skip_yield=True)
         with ir.InsertionPoint(block):
             linalg.YieldOp(results)
-    users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
-    whole = len(out) == 1 and out[0] == buffer and parallel_generic(consumer)
-    erased = whole or (is_temporary(buffer) and users == {fill, consumer})
-    if erased:
-        fill.erase()
     consumer.erase()
-    return new.operation, erased
+    return new.operation
+
+
+@dataclass
+class _Filled:
+    """A scalar fill whose buffer still holds the scalar at the point of the sweep."""
+
+    fill: ir.Operation
+    value: ir.Value
+    #: something read the buffer as a buffer since (the fill must stay)
+    read: bool = False
+
+
+def fold_fills(block: ir.Block) -> int:
+    """Fold every ``linalg.fill`` of a scalar in ``block`` into the generics after it that read its buffer as an
+    input, until an op may write the buffer (see the module docstring): they read the scalar instead. A fill is
+    erased where nothing else read its buffer before an op rewrote it whole, or it is a temporary nothing else reads.
+    Returns how many ops were folded or erased."""
+    changed = 0
+    live: dict[ir.Value, _Filled] = {}
+    dead: list[ir.Operation] = []
+    kept: list[_Filled] = []
+
+    def written(buffer: ir.Value, whole_by: ir.Operation | None = None) -> None:
+        for b in [b for b in live if not same_or_disjoint(b, buffer) or b == buffer]:
+            entry = live.pop(b)
+            if whole_by is not None and b == buffer and not entry.read:
+                dead.append(entry.fill)  # rewritten whole before anything read it as a buffer
+            else:
+                kept.append(entry)
+
+    for op in [o.operation for o in block.operations]:
+        if op.name in PURE_OPS or op.name in ("memref.alloc", "memref.alloca", "memref.dealloc"):
+            continue
+        filled = _scalar_fill(op)
+        if filled is not None:
+            written(filled[1])
+            live[filled[1]] = _Filled(op, filled[0])
+            continue
+        if op.name == "linalg.generic" and not len(op.results):
+            out = list(op.opview.outputs)
+            body_reads = set(captured(op))
+            out_read = _out_arg_used(op)
+            foldable = {v: live[v].value for v, _ in inputs(op)
+                        if v in live and v not in body_reads and not (v in out and out_read)}
+            for v in [*(v for v, _ in inputs(op)), *body_reads, *(out if out_read else [])]:
+                if v in live and v not in foldable:
+                    live[v].read = True
+            if foldable:
+                op = _fold_into(op, foldable)
+                changed += 1
+            whole = parallel_generic(op) and not _out_arg_used(op)
+            for b in out:
+                written(b, op if whole else None)
+            continue
+        if op.name.startswith("linalg.") and not len(op.results):
+            for v in list(op.opview.inputs) if hasattr(op.opview, "inputs") else []:
+                if v in live:
+                    live[v].read = True
+            for b in list(op.opview.outputs) if hasattr(op.opview, "outputs") else list(op.operands):
+                written(b)
+            continue
+        if not len(op.regions) and not any(isinstance(v.type, ir.MemRefType) for v in op.operands):
+            continue  # touches no buffer (the return, scalar arithmetic)
+        for entry in live.values():  # anything else (a loop, a call) may read or write any buffer
+            entry.read = True
+        kept.extend(live.values())
+        live.clear()
+    kept.extend(live.values())
+    for entry in kept:
+        buffer = entry.fill.operands[len(entry.fill.operands) - 1]
+        users = {use.owner.operation for use in buffer.uses if use.owner.operation.name != "memref.dealloc"}
+        if not entry.read and is_temporary(buffer) and users == {entry.fill}:
+            dead.append(entry.fill)
+    for fill in dict.fromkeys(dead):
+        fill.erase()
+        changed += 1
+    return changed
 
 
 def fuse_block(block: ir.Block) -> int:
-    """Fold the scalar fills and fuse the chains of elementwise generics in ``block``; returns how many ops were
-    fused or folded away."""
+    """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away."""
     fused = 0
     previous: ir.Operation | None = None
-    before_fill: ir.Operation | None = None  # the generic right before the fill in ``previous``
     footprints: dict[ir.Value, Footprint | None] = {}
     for op in [o.operation for o in block.operations]:
         if op.name in PURE_OPS:
             continue
-        if previous is not None and previous.name == "linalg.fill":
-            folded = fold_fill(previous, op)
-            # the fill gone, the generic before it is right before this one; else the fill stays between them
-            previous = None
-            if folded is not None:
-                op, erased = folded
-                previous = before_fill if erased else None
-                fused += 1
         if previous is not None and fusable(previous, op, footprints):
             op = fuse(previous, op)
             fused += 1
-        before_fill = previous if op.name == "linalg.fill" and previous is not None \
-            and previous.name == "linalg.generic" else None
-        previous = op if op.name in ("linalg.generic", "linalg.fill") else None
+        previous = op if op.name == "linalg.generic" else None
     return fused
 
 
@@ -225,4 +276,5 @@ class FuseElementwise(Pass):
         with module.context:
             module.walk(visit)
             for block in blocks:
+                fold_fills(block)
                 fuse_block(block)

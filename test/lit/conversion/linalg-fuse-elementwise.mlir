@@ -525,14 +525,15 @@ func.func @clip_splats(%x: memref<4x8xf32>, %d: memref<4x8xf32>) {
 
 // -----
 
-// Negative: the filled buffer is read again after the generic (a weight-like buffer, not a temporary): the generic
-// reads the scalar, the fill stays, and the generic before the fill does not fuse across it.
+// Negative: the filled buffer is a function argument (no temporary: it is read after the function): both generics
+// that read it read the scalar, the fill stays, and the generic before the fill does not fuse across it.
 // CHECK-LABEL: func.func @fill_read_again(
 // CHECK-SAME:  %[[X:[^:]+]]: memref<16xf32>, %[[S:[^:]+]]: memref<16xf32>, %[[D:[^:]+]]: memref<16xf32>, %[[E:[^:]+]]: memref<16xf32>)
+// CHECK:       %[[ONE:.+]] = arith.constant 1.0
 // CHECK:       linalg.generic {{.+}} ins(%[[X]] : memref<16xf32>) outs(%[[D]] : memref<16xf32>)
-// CHECK:       linalg.fill ins(%{{.+}} : f32) outs(%[[S]] : memref<16xf32>)
-// CHECK:       linalg.generic {{.+}} ins(%[[D]], %{{.+}} : memref<16xf32>, f32) outs(%[[D]] : memref<16xf32>)
-// CHECK:       linalg.generic {{.+}} ins(%[[S]] : memref<16xf32>) outs(%[[E]] : memref<16xf32>)
+// CHECK:       linalg.fill ins(%[[ONE]] : f32) outs(%[[S]] : memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[D]], %[[ONE]] : memref<16xf32>, f32) outs(%[[D]] : memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[ONE]] : f32) outs(%[[E]] : memref<16xf32>)
 #id1 = affine_map<(d0) -> (d0)>
 func.func @fill_read_again(%x: memref<16xf32>, %s: memref<16xf32>, %d: memref<16xf32>, %e: memref<16xf32>) {
   %one = arith.constant 1.0 : f32
@@ -571,5 +572,57 @@ func.func @fill_then_accumulate(%x: memref<16xf32>, %d: memref<16xf32>) {
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// -----
+
+// One splat buffer read by two generics apart (the graph's CSE merged two splats of 6): both read the scalar, and the
+// fill of the temporary goes.
+// CHECK-LABEL: func.func @shared_splat(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<16xf32>, %[[D:[^:]+]]: memref<16xf32>, %[[E:[^:]+]]: memref<16xf32>)
+// CHECK:       %[[SIX:.+]] = arith.constant 6.0
+// CHECK-NOT:   linalg.fill
+// CHECK:       linalg.generic {{.+}} ins(%[[X]], %[[SIX]] : memref<16xf32>, f32) outs(%[[D]] : memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[D]], %[[SIX]] : memref<16xf32>, f32) outs(%[[E]] : memref<16xf32>)
+// CHECK-NOT:   linalg.fill
+func.func @shared_splat(%x: memref<16xf32>, %d: memref<16xf32>, %e: memref<16xf32>) {
+  %six = arith.constant 6.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%six : f32) outs(%t : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %t : memref<16xf32>, memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.minimumf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%d, %t : memref<16xf32>, memref<16xf32>) outs(%e : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+
+// -----
+
+// Negative: a view of the filled buffer is written between the fill and the generic that reads it: the generic reads
+// the buffer, and the fill stays.
+// CHECK-LABEL: func.func @overwritten_between(
+// CHECK:       linalg.fill
+// CHECK:       linalg.copy
+// CHECK:       linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : memref<16xf32>, memref<16xf32>)
+func.func @overwritten_between(%x: memref<16xf32>, %y: memref<8xf32>, %d: memref<16xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%one : f32) outs(%t : memref<16xf32>)
+  %half = memref.subview %t[8] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 8>>
+  linalg.copy ins(%y : memref<8xf32>) outs(%half : memref<8xf32, strided<[1], offset: 8>>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %t : memref<16xf32>, memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
   return
 }
