@@ -223,3 +223,27 @@ def test_splats_fold_into_one_loop(name: str) -> None:
     x = (RNG.standard_normal(shape) * 4).astype(np.float32)
     (want,) = ReferenceEvaluator(model).run(None, {"x": x})
     np.testing.assert_allclose(compiled(x), want, rtol=1e-5, atol=1e-6)
+
+
+def _conv_activation_conv(activation: str) -> onnx.ModelProto:
+    """conv 3x3 16 -> 32, the activation, conv 3x3 32 -> 16, at 12x12."""
+    def act(x: str, y: str) -> list[onnx.NodeProto]:
+        if activation == "silu":
+            return [helper.make_node("Sigmoid", [x], [x + "_s"]), helper.make_node("Mul", [x, x + "_s"], [y])]
+        return [helper.make_node("HardSwish", [x], [y])]
+    nodes = [_conv("c"), *act("c", "a"), _conv("c2", "a", "w2", "b2"), *act("c2", "y")]
+    weights = _weights(w=(32, 16, 3, 3), b=(32,), w2=(16, 32, 3, 3), b2=(16,))
+    return _model(nodes, {"x": [1, 16, 12, 12]}, [1, 16, 12, 12], weights)
+
+
+@pytest.mark.parametrize("activation", ["silu", "hard-swish"])
+def test_activations_between_convolutions_stay_in_nhwc(activation: str) -> None:
+    # the NCHW <-> NHWC transposes around the activation (a transpose shared by two nodes that meet again) cancel:
+    # one transpose where the graph enters NHWC, one where it leaves
+    model = _conv_activation_conv(activation)
+    assert _kernels(model).count("linalg.transpose ins") == 2
+    for threads in (1, 2):
+        compiled = glow_mlir.compile(model, threads=threads, cache=False)
+        x = RNG.standard_normal([1, 16, 12, 12]).astype(np.float32)
+        (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+        np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * 32 * 9)

@@ -4,7 +4,9 @@ The importer runs every NHWC node between two transposes (NCHW -> NHWC -> NCHW),
 holds the pairs ``Transpose(NCHW) -> Relu -> Transpose(NHWC)`` between the convolutions. Sinking the first transpose
 below the relu puts the two transposes next to each other, where they cancel; what is left is one transpose where the
 graph enters NHWC and one where it leaves. A transpose is only sunk when the node it feeds is its only user: sinking
-a shared one would add a transpose for the other users instead of removing one.
+a shared one would add a transpose for the other users instead of removing one. A transpose shared by elementwise
+nodes that meet again in one node (SiLU's ``x * sigmoid(x)``, hard swish's ``x * hard_sigmoid(x)``) is sunk below the
+whole region at once, where one transpose is left after the node where they meet (:func:`sink_into_region`).
 
 Besides elementwise nodes, a transpose sinks below the nodes that work in any layout once their attributes name
 the dims anew: batch_norm (its channel axis), pad (its pads) and concat of two transposes alike (its axis; densenet
@@ -123,6 +125,124 @@ def sink_below_binary(op: ir.Operation) -> bool:
         return False
     x = transpose.operands[0]
     _rebuild_below(op, [x, other] if tl is not None else [other, x], transpose)
+    return True
+
+
+#: the most nodes a shared transpose is sunk through at once (:func:`sink_into_region`): an activation spelled in a
+#: few nodes (SiLU, hard swish, GELU) needs a handful; the bound keeps each try's cost constant
+MAX_REGION = 16
+
+
+def _constant_like(value: ir.Value) -> bool:
+    producer = _producer(value)
+    return producer is not None and producer.name in ("glowgraph.splat", "glowgraph.constant")
+
+
+def _made_by(value: ir.Value, ops: list[ir.Operation]) -> bool:
+    """Whether ``value`` is a result of one of ``ops``."""
+    producer = _producer(value)
+    return producer is not None and producer in ops
+
+
+def _elementwise_region(transpose: ir.Operation) -> list[ir.Operation] | None:
+    """The elementwise nodes that a transpose with several users feeds, closed under their users, every operand
+    the transpose, a node of the region, or a splat or constant, with exactly one node whose result leaves the
+    region (its exit, last): in an order where each node comes after those it reads. None when there is no such
+    region of at most :data:`MAX_REGION` nodes."""
+    source = transpose.results[0]
+    members: list[ir.Operation] = []
+    queue = list(dict.fromkeys(u.owner.operation for u in source.uses))
+    while queue:
+        op = queue.pop(0)
+        if op in members:
+            continue
+        if not has_trait(op, "elementwise") or len(op.results) != 1 or len(members) == MAX_REGION:
+            return None
+        members.append(op)
+        for u in op.results[0].uses:
+            user = u.owner.operation
+            if user not in members and user not in queue and has_trait(user, "elementwise") \
+                    and len(user.results) == 1 and all(w == source or _constant_like(w) or _made_by(w, members)
+                                                       or _made_by(w, queue) for w in user.operands):
+                queue.append(user)
+    if any(not (v == source or _constant_like(v) or _made_by(v, members)) for op in members for v in op.operands):
+        return None
+    ordered: list[ir.Operation] = []
+    while len(ordered) < len(members):
+        ready = [op for op in members if op not in ordered
+                 and all(not _made_by(v, members) or _made_by(v, ordered) for v in op.operands)]
+        if not ready:
+            return None
+        ordered.extend(ready)
+    exits = [op for op in ordered if any(u.owner.operation not in members for u in op.results[0].uses)]
+    if len(exits) != 1 or len(ordered) < 2:
+        return None
+    ordered.remove(exits[0])
+    return [*ordered, exits[0]]
+
+
+def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
+    """The transposes with several users that elementwise ``op`` reads through at most :data:`MAX_REGION`
+    elementwise nodes."""
+    found: list[ir.Operation] = []
+    seen: set[ir.Operation] = set()
+    stack = [op]
+    while stack and len(seen) <= MAX_REGION:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for v in node.operands:
+            producer = _producer(v)
+            if producer is None:
+                continue
+            if producer.name == TRANSPOSE:
+                if producer not in found and sum(1 for _ in v.uses) > 1:
+                    found.append(producer)
+            elif has_trait(producer, "elementwise"):
+                stack.append(producer)
+    return found
+
+
+def sink_into_region(op: ir.Operation) -> bool:
+    """A transpose shared by elementwise nodes that meet again in ``op`` (SiLU: ``Mul(T(x), Sigmoid(T(x)))``; hard
+    swish; the branches of GELU) -> the region of those nodes on ``x``, then one transpose after the node where
+    they meet: between two NHWC convolutions the transposes then cancel, and the activation runs in NHWC (and
+    fuses into the convolution's loops) rather than as transpose, activation, transpose. Tried at the node where
+    the branches meet, so that the rewrite erases only nodes before the one the sweep visits."""
+    if not has_trait(op, "elementwise") or len(op.results) != 1:
+        return False
+    found = next(((t, r) for t in _shared_transposes(op) if (r := _elementwise_region(t)) is not None and r[-1] == op),
+                 None)
+    if found is None:
+        return False
+    transpose, region = found
+    shuffle = _shuffle(transpose)
+    x = transpose.operands[0]
+    shape = list(ir.RankedTensorType(x.type).shape)
+    moved: dict[ir.Value, ir.Value] = {transpose.results[0]: x}
+    for node in region:
+        with ir.InsertionPoint(node), node.location:
+            operands = []
+            for v in node.operands:
+                if v not in moved:
+                    moved[v] = _untransposed(v, shuffle)
+                operands.append(moved[v])
+            result = node.results[0]
+            new_type = tensor_like(result.type, shape, ir.RankedTensorType(result.type).element_type)
+            moved[result] = ir.Operation.create(node.name, results=[new_type], operands=operands,
+                                                attributes=dict(node.attributes.items()), loc=node.location).results[0]
+    with ir.InsertionPoint(op):
+        out = gg.transpose(moved[op.results[0]], shuffle=shuffle, loc=transpose.location)
+    op.results[0].replace_all_uses_with(out)
+    for node in reversed(region):
+        producers = list(dict.fromkeys(_producer(v) for v in node.operands))
+        node.erase()
+        for producer in producers:  # splats and constants that fed only the region
+            if producer is not None and producer.name in ("glowgraph.splat", "glowgraph.constant") \
+                    and not has_uses(producer):
+                producer.erase()
+    transpose.erase()
     return True
 
 
@@ -314,8 +434,8 @@ def fold_transpose_chain(op: ir.Operation) -> bool:
 
 #: the rewrites, tried in this order on every node; a transpose becomes a reshape only once it can neither cancel
 #: nor merge with the one before it
-PATTERNS = (fold_transposes, fold_transpose_chain, sink_below_unary, sink_below_binary, sink_below_batch_norm,
-            sink_below_pad, sink_below_concat, transpose_to_reshape)
+PATTERNS = (fold_transposes, fold_transpose_chain, sink_below_unary, sink_below_binary, sink_into_region,
+            sink_below_batch_norm, sink_below_pad, sink_below_concat, transpose_to_reshape)
 
 
 def sink_transposes(func: ir.Operation) -> int:
@@ -338,13 +458,15 @@ def sink_transposes(func: ir.Operation) -> int:
 @dataclass(frozen=True)
 class SinkTransposes(Pass):
     """Unary(Transpose(x)) -> Transpose(Unary(x)); Binary(Transpose(a), Transpose(b)) -> Transpose(Binary(a, b));
+    elementwise nodes sharing Transpose(x) that meet in one -> the nodes on x, one Transpose after them;
     BatchNorm/Pad(Transpose(x)) -> Transpose(BatchNorm/Pad(x)); Concat(Transpose(a), Transpose(b)) ->
     Transpose(Concat(a, b)); Transpose(Transpose(x)) -> x; a chain of transposes and reshapes -> at most one
     transpose between reshapes; Transpose(x) moving no data -> Reshape(x)."""
 
     name = "glowgraph-sink-transposes"
-    summary = ("Sink transposes below elementwise, batch norm, pad and concat nodes; cancel, merge, fold chains with "
-               "reshapes into one, or turn them into reshapes")
+    summary = ("Sink transposes below elementwise nodes (a shared one below the region where its users meet), batch "
+               "norm, pad and concat nodes; cancel, merge, fold chains with reshapes into one, or turn them into "
+               "reshapes")
 
     def run(self, module: ir.Operation) -> None:
         for func in functions(module):

@@ -288,3 +288,72 @@ func.func @kept(%x: tensor<2x3x4xf32>, %y: tensor<4x6xf32>) -> (tensor<4x2x3xf32
   %5 = "glowgraph.transpose"(%4) {shuffle = array<i64: 1, 0>} : (tensor<6x4xf32>) -> tensor<4x6xf32>
   return %2, %3, %5 : tensor<4x2x3xf32>, tensor<6x4xf32>, tensor<4x6xf32>
 }
+
+// -----
+
+// A transpose shared by elementwise nodes that meet again (SiLU: x * sigmoid(x)) between two NHWC nodes: the
+// region runs on the untransposed x, one transpose after the mul meets its inverse, and none is left.
+// CHECK-LABEL: func.func @silu_between_nhwc_nodes
+// CHECK-SAME: (%[[X:.+]]: tensor<1x4x5x3xf32>)
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.sigmoid"(%[[X]]) : (tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[X]], %[[S]]) : (tensor<1x4x5x3xf32>, tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @silu_between_nhwc_nodes(%x: tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x3xf32>) -> tensor<1x3x4x5xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  %2 = "glowgraph.mul"(%0, %1) : (tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  %3 = "glowgraph.transpose"(%2) {shuffle = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+  return %3 : tensor<1x4x5x3xf32>
+}
+
+// -----
+
+// Hard swish as the importer spells it (x * hard_sigmoid(x)), then an add of a splat inside the region: the splat is
+// rebuilt in x's layout, one transpose is left after the add.
+// CHECK-LABEL: func.func @region_with_splat
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[H:.+]] = "glowgraph.hard_sigmoid"(%[[X]]) {{.+}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[X]], %[[H]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[C:.+]] = "glowgraph.splat"() {value = 1.000000e+00 : f32} : () -> tensor<2x3xf32>
+// CHECK-NEXT: %[[A:.+]] = "glowgraph.add"(%[[M]], %[[C]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[A]]) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @region_with_splat(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.hard_sigmoid"(%0) {alpha = 0.166666672 : f32, beta = 5.000000e-01 : f32} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.mul"(%0, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %3 = "glowgraph.splat"() {value = 1.0 : f32} : () -> tensor<3x2xf32>
+  %4 = "glowgraph.add"(%2, %3) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %4 : tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: the branches never meet (two results leave the region): sinking would add a transpose.
+// CHECK-LABEL: func.func @two_exits
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"
+// CHECK-NEXT: "glowgraph.sigmoid"(%[[T]])
+// CHECK-NEXT: "glowgraph.tanh"(%[[T]])
+// CHECK-NOT: "glowgraph.transpose"
+func.func @two_exits(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.tanh"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %1, %2 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: the region reads a tensor from outside it (not the transpose, not a constant): nothing moves.
+// CHECK-LABEL: func.func @outside_operand
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.sigmoid"(%[[T]])
+// CHECK-NEXT: %[[A:.+]] = "glowgraph.add"(%[[T]], %{{.+}})
+// CHECK-NEXT: "glowgraph.mul"(%[[A]], %[[S]])
+func.func @outside_operand(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.add"(%0, %y) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %3 = "glowgraph.mul"(%2, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %3 : tensor<3x2xf32>
+}
