@@ -182,8 +182,8 @@ def _elementwise_region(transpose: ir.Operation) -> list[ir.Operation] | None:
 
 
 def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
-    """The transposes with several users that elementwise ``op`` reads through at most :data:`MAX_REGION`
-    elementwise nodes."""
+    """The transposes with several users (at most :data:`MAX_REGION`) that elementwise ``op`` reads through at most
+    :data:`MAX_REGION` elementwise nodes."""
     found: list[ir.Operation] = []
     seen: set[ir.Operation] = set()
     stack = [op]
@@ -197,7 +197,7 @@ def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
             if producer is None:
                 continue
             if producer.name == TRANSPOSE:
-                if producer not in found and sum(1 for _ in v.uses) > 1:
+                if producer not in found and 1 < sum(1 for _ in v.uses) <= MAX_REGION:
                     found.append(producer)
             elif has_trait(producer, "elementwise"):
                 stack.append(producer)
