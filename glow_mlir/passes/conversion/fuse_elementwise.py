@@ -243,17 +243,20 @@ def fold_fills(block: ir.Block) -> int:
 
 
 def fuse_block(block: ir.Block) -> int:
-    """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away."""
+    """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away. The generics
+    before an op, each next to the one after it (only pure ops between), are tried last first: once the one right
+    before is fused in, the one before that is next to the fused op (LeakyReLU's compare, multiply and select: the
+    select takes the multiply, then the compare)."""
     fused = 0
-    previous: ir.Operation | None = None
+    run: list[ir.Operation] = []
     footprints: dict[ir.Value, Footprint | None] = {}
     for op in [o.operation for o in block.operations]:
         if op.name in PURE_OPS:
             continue
-        if previous is not None and fusable(previous, op, footprints):
-            op = fuse(previous, op)
+        while run and fusable(run[-1], op, footprints):
+            op = fuse(run.pop(), op)
             fused += 1
-        previous = op if op.name == "linalg.generic" else None
+        run = [*run, op] if op.name == "linalg.generic" else []
     return fused
 
 

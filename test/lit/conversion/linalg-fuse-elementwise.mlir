@@ -626,3 +626,39 @@ func.func @overwritten_between(%x: memref<16xf32>, %y: memref<8xf32>, %d: memref
   memref.dealloc %t : memref<16xf32>
   return
 }
+
+// -----
+
+// LeakyReLU as node lowering spells it: a compare and a multiply of x, each into a temporary, then a select of the
+// two. The select takes the multiply right before it, then the compare, now right before the fused op: one loop.
+// CHECK-LABEL: func.func @leaky_relu(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<16xf32>, %[[D:[^:]+]]: memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} outs(%[[D]] : memref<16xf32>)
+// CHECK:       arith.cmpf olt
+// CHECK:       arith.mulf
+// CHECK:       arith.select
+// CHECK-NOT:   linalg.generic
+func.func @leaky_relu(%x: memref<16xf32>, %d: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %alpha = arith.constant 0.1 : f32
+  %c = memref.alloc() : memref<16xi1>
+  %m = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%c : memref<16xi1>) {
+  ^bb0(%a: f32, %o: i1):
+    %r = arith.cmpf olt, %a, %zero : f32
+    linalg.yield %r : i1
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%m : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %alpha : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%c, %m, %x : memref<16xi1>, memref<16xf32>, memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%p: i1, %b: f32, %a: f32, %o: f32):
+    %r = arith.select %p, %b, %a : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %m : memref<16xf32>
+  memref.dealloc %c : memref<16xi1>
+  return
+}
