@@ -418,13 +418,13 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
                         parallel_flops: int = 0) -> None:
     """A 1x1 stride-1 convolution on a packed filter (ConvPlan.as_matmul) as panel islands of the matmul kernel:
     src [N, H, W, C] as [N x H x W, C], the filter [F / B, 1, 1, C, B] as panels [F / B, C, B], dest as
-    [N x H x W, F / B, B] (L1 tiles for ``threads`` as :func:`.matmul.panel_islands`). The op right before it that
+    [N x H x W, F / B, B] (L1 tiles for ``threads`` as :func:`.panels.panel_islands`). The op right before it that
     writes dest (its bias broadcast) and the updates after it move into the islands where they can
-    (:func:`.matmul.fusable_epilogue`, ``moves`` as there). Where the updates end in the copy into the next
-    convolution's bordered input (:func:`.matmul.rows_contiguous`), the islands are one image row each and write
-    the copy's destination directly (:func:`.matmul.row_islands`, where :func:`_row_islands_fit`), so that the
+    (:func:`.panels.fusable_epilogue`, ``moves`` as there). Where the updates end in the copy into the next
+    convolution's bordered input (:func:`.panels.rows_contiguous`), the islands are one image row each and write
+    the copy's destination directly (:func:`.panels.row_islands`, where :func:`_row_islands_fit`), so that the
     output is written once, not written and then copied in a pass of its own."""
-    from .matmul import fusable_epilogue, panel_islands, row_islands, rows_contiguous
+    from .panels import fusable_epilogue, panel_islands, row_islands, rows_contiguous
 
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
@@ -452,12 +452,12 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
 
 def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: KernelSpec, threads: int) -> bool:
     """Whether a matmul of the pixels of ``rows`` image rows of ``width`` pixels (``channels`` -> ``filters``) may
-    run as one island per image row (:func:`.matmul.row_islands`): a register tile divides the row
-    (:func:`.matmul.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
+    run as one island per image row (:func:`.panels.row_islands`): a register tile divides the row
+    (:func:`.panels.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
     :data:`.balance.BLOCK_BALANCE` busy (else the L1 tiles of the whole matmul are the tasks and the copy stays a
     pass of its own)."""
     from .balance import BLOCK_BALANCE, busy
-    from .matmul import image_row_tile
+    from .panels import image_row_tile
 
     if not image_row_tile(rows * width, filters, channels, width, spec):
         return False

@@ -36,7 +36,7 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import approx, conv, epilogue, int8, isa, llvm_vectors, masked_channels, matmul, pixel_tiles, vectorize
+from . import approx, conv, epilogue, int8, isa, llvm_vectors, masked_channels, matmul, panels, pixel_tiles, vectorize
 from . import transform as schedule
 from .balance import BLOCK_BALANCE, busy
 from .matmul import TILES_ATTR
@@ -204,7 +204,7 @@ class TileKernels(TargetOptions, Pass):
         def visit(op: ir.Operation) -> ir.WalkResult:
             if matmul.matches(op):
                 contractions.append(op)
-            elif matmul.matches_packed(op):
+            elif panels.matches_packed(op):
                 packed.append(op)
             elif (plan := conv.matches(op, spec)) is not None:
                 convolutions.append((op, self._threaded_plan(op, plan, spec)))
@@ -214,10 +214,10 @@ class TileKernels(TargetOptions, Pass):
             module.walk(visit)
             if not contractions and not convolutions and not packed:
                 return
-            for op in packed:  # its init and updates join its islands (matmul.Epilogue)
+            for op in packed:  # its init and updates join its islands (panels.Epilogue)
                 # an update that moves the chain to another buffer: only on one thread (in an scf.forall, each
                 # task's tile of the first buffer would be a buffer of its own)
-                matmul.make_packed_islands(op, spec, moves=self.threads == 1, threads=self.threads,
+                panels.make_packed_islands(op, spec, moves=self.threads == 1, threads=self.threads,
                                            parallel_flops=self.parallel_flops)
             for op in contractions:
                 chain = epilogue.chain_of(op) if op.name == "linalg.matmul" else None
@@ -227,7 +227,7 @@ class TileKernels(TargetOptions, Pass):
                 else:
                     matmul.make_islands(op, spec)
             for op, plan in convolutions:
-                if plan.as_matmul:  # its bias and updates join the islands (matmul.Epilogue)
+                if plan.as_matmul:  # its bias and updates join the islands (panels.Epilogue)
                     conv.make_matmul_islands(op, spec, moves=self.threads == 1, threads=self.threads,
                                              parallel_flops=self.parallel_flops)
                     continue

@@ -1,6 +1,6 @@
 // cpu-tile-kernels on a pointwise convolution run as a matmul of its pixels whose output, after its activation, is
 // copied into the interior of the next convolution's bordered input (the copy's input dead after it:
-// glow.dead_input): the islands are one image row each (matmul.row_islands), each writing its row of the interior
+// glow.dead_input): the islands are one image row each (panels.row_islands), each writing its row of the interior
 // directly, so the copy is no pass of its own and the dest buffer is not written. Only where a register tile
 // divides the row (AVX2's 6 x 16 does not at 14 pixels) and, on several threads, the rows keep them busy.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=ONE
