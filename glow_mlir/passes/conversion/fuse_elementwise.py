@@ -45,11 +45,11 @@ from .linalg_buffers import (
     captured,
     clone_body,
     code_blocks,
+    footprint,
     inputs,
     is_identity,
     is_temporary,
     parallel_generic,
-    same_or_disjoint,
 )
 
 #: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
@@ -165,6 +165,11 @@ def _fold_into(consumer: ir.Operation, scalars: dict[ir.Value, ir.Value]) -> ir.
     return new.operation
 
 
+#: the most scalar fills :func:`fold_fills` follows at once (a padded convolution's border strips are fills that no
+#: later op writes): each op is checked against these, so the sweep stays linear in the block
+MAX_LIVE_FILLS = 32
+
+
 @dataclass
 class _Filled:
     """A scalar fill whose buffer still holds the scalar at the point of the sweep."""
@@ -184,9 +189,26 @@ def fold_fills(block: ir.Block) -> int:
     live: dict[ir.Value, _Filled] = {}
     dead: list[ir.Operation] = []
     kept: list[_Filled] = []
+    footprints: dict[ir.Value, Footprint | None] = {}
+
+    def shared(a: ir.Value, b: ir.Value) -> bool:
+        """Whether buffers ``a`` and ``b`` may share a byte (the same value, or not provably disjoint)."""
+        if a == b:
+            return True
+        for v in (a, b):
+            if v not in footprints:
+                footprints[v] = footprint(v)
+        fa, fb = footprints[a], footprints[b]
+        return fa is None or fb is None or fa.overlaps(fb)
+
+    def read(buffer: ir.Value) -> None:
+        """``buffer`` read as a buffer: the fills of the buffers it may share bytes with must stay."""
+        for b, entry in live.items():
+            if shared(b, buffer):
+                entry.read = True
 
     def written(buffer: ir.Value, whole_by: ir.Operation | None = None) -> None:
-        for b in [b for b in live if not same_or_disjoint(b, buffer) or b == buffer]:
+        for b in [b for b in live if shared(b, buffer)]:
             entry = live.pop(b)
             if whole_by is not None and b == buffer and not entry.read:
                 dead.append(entry.fill)  # rewritten whole before anything read it as a buffer
@@ -199,6 +221,10 @@ def fold_fills(block: ir.Block) -> int:
         filled = _scalar_fill(op)
         if filled is not None:
             written(filled[1])
+            if len(live) == MAX_LIVE_FILLS:  # the oldest stays as it is: each op's checks stay bounded
+                oldest = next(iter(live))
+                live[oldest].read = True
+                kept.append(live.pop(oldest))
             live[filled[1]] = _Filled(op, filled[0])
             continue
         if op.name == "linalg.generic" and not len(op.results):
@@ -208,8 +234,8 @@ def fold_fills(block: ir.Block) -> int:
             foldable = {v: live[v].value for v, _ in inputs(op)
                         if v in live and v not in body_reads and not (v in out and out_read)}
             for v in [*(v for v, _ in inputs(op)), *body_reads, *(out if out_read else [])]:
-                if v in live and v not in foldable:
-                    live[v].read = True
+                if isinstance(v.type, ir.MemRefType) and v not in foldable:
+                    read(v)
             if foldable:
                 op = _fold_into(op, foldable)
                 changed += 1
@@ -219,8 +245,8 @@ def fold_fills(block: ir.Block) -> int:
             continue
         if op.name.startswith("linalg.") and not len(op.results):
             for v in list(op.opview.inputs) if hasattr(op.opview, "inputs") else []:
-                if v in live:
-                    live[v].read = True
+                if isinstance(v.type, ir.MemRefType):
+                    read(v)
             for b in list(op.opview.outputs) if hasattr(op.opview, "outputs") else list(op.operands):
                 written(b)
             continue

@@ -662,3 +662,30 @@ func.func @leaky_relu(%x: memref<16xf32>, %d: memref<16xf32>) {
   memref.dealloc %c : memref<16xi1>
   return
 }
+
+// -----
+
+// Negative: a view of the filled buffer is read (not the buffer itself) before a generic rewrites the buffer whole:
+// the fill stays, for the view's reader.
+// CHECK-LABEL: func.func @view_read_before_rewrite(
+// CHECK:       linalg.fill
+// CHECK:       linalg.generic {{.+}} ins(%{{.+}} : memref<8xf32, strided<[1], offset: 8>>)
+// CHECK:       linalg.generic
+func.func @view_read_before_rewrite(%x: memref<16xf32>, %e: memref<8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%one : f32) outs(%t : memref<16xf32>)
+  %half = memref.subview %t[8] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1], offset: 8>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%half : memref<8xf32, strided<[1], offset: 8>>) outs(%e : memref<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%t : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
