@@ -248,6 +248,7 @@ def fold_fills(block: ir.Block) -> int:
                 if isinstance(v.type, ir.MemRefType):
                     read(v)
             for b in list(op.opview.outputs) if hasattr(op.opview, "outputs") else list(op.operands):
+                read(b)  # a named op may accumulate into its output (a matmul after its zero fill)
                 written(b)
             continue
         if not len(op.regions) and not any(isinstance(v.type, ir.MemRefType) for v in op.operands):
@@ -282,7 +283,10 @@ def fuse_block(block: ir.Block) -> int:
         while run and fusable(run[-1], op, footprints):
             op = fuse(run.pop(), op)
             fused += 1
-        run = [*run, op] if op.name == "linalg.generic" else []
+        if op.name == "linalg.generic":
+            run.append(op)
+        else:
+            run = []
     return fused
 
 

@@ -19,6 +19,7 @@ into at most one transpose of the input viewed in the factors the chain permutes
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,6 +154,8 @@ def _elementwise_region(transpose: ir.Operation) -> list[ir.Operation] | None:
     members: list[ir.Operation] = []
     queue = list(dict.fromkeys(u.owner.operation for u in source.uses))
     while queue:
+        if len(members) + len(queue) > 2 * MAX_REGION:  # a fan-out past any region's size: each try stays bounded
+            return None
         op = queue.pop(0)
         if op in members:
             continue
@@ -204,6 +207,10 @@ def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
+def _block_order(a: ir.Operation, b: ir.Operation) -> int:
+    return -1 if a.is_before_in_block(b) else 1 if b.is_before_in_block(a) else 0
+
+
 def sink_into_region(op: ir.Operation) -> bool:
     """A transpose shared by elementwise nodes that meet again in ``op`` (SiLU: ``Mul(T(x), Sigmoid(T(x)))``; hard
     swish; the branches of GELU) -> the region of those nodes on ``x``, then one transpose after the node where
@@ -217,6 +224,12 @@ def sink_into_region(op: ir.Operation) -> bool:
     if found is None:
         return False
     transpose, region = found
+    # rebuilt in block order (a splat two members share is then built before the first of them), and only where op
+    # comes last: a member after it (one reading its result, or an unused one) would be rebuilt before what it reads
+    # or erased ahead of the sweep
+    region = sorted(region, key=functools.cmp_to_key(_block_order))
+    if region[-1] != op:
+        return False
     shuffle = _shuffle(transpose)
     x = transpose.operands[0]
     shape = list(ir.RankedTensorType(x.type).shape)

@@ -357,3 +357,58 @@ func.func @outside_operand(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> tensor<3
   %3 = "glowgraph.mul"(%2, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
   return %3 : tensor<3x2xf32>
 }
+
+// -----
+
+// A splat that two members of the region share is rebuilt once, before the first of them in the block.
+// CHECK-LABEL: func.func @shared_splat_in_region
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.splat"() {value = 1.000000e+00 : f32} : () -> tensor<2x3xf32>
+// CHECK-NEXT: %[[A:.+]] = "glowgraph.add"(%[[X]], %[[S]])
+// CHECK-NEXT: %[[B:.+]] = "glowgraph.mul"(%[[X]], %[[S]])
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[A]], %[[B]])
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"(%[[M]])
+// CHECK-NEXT: return %[[T]]
+func.func @shared_splat_in_region(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %s = "glowgraph.splat"() {value = 1.0 : f32} : () -> tensor<3x2xf32>
+  %a = "glowgraph.add"(%0, %s) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %b = "glowgraph.mul"(%0, %s) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %m = "glowgraph.mul"(%a, %b) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %m : tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: an unused node reads the node where the branches meet (it comes after it): nothing moves.
+// CHECK-LABEL: func.func @unused_reader_of_the_exit
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.sigmoid"(%[[T]])
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[T]], %[[S]])
+// CHECK-NEXT: "glowgraph.tanh"(%[[M]])
+// CHECK-NEXT: return %[[M]]
+func.func @unused_reader_of_the_exit(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.mul"(%0, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %3 = "glowgraph.tanh"(%2) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: an unused node after the meeting node reads the transpose: nothing moves (and the sweep meets no erased
+// node).
+// CHECK-LABEL: func.func @unused_reader_after_the_exit
+// CHECK-NEXT: %[[T:.+]] = "glowgraph.transpose"
+// CHECK-NEXT: %[[S:.+]] = "glowgraph.sigmoid"(%[[T]])
+// CHECK-NEXT: %[[M:.+]] = "glowgraph.mul"(%[[T]], %[[S]])
+// CHECK-NEXT: "glowgraph.tanh"(%[[T]])
+// CHECK-NEXT: return %[[M]]
+func.func @unused_reader_after_the_exit(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "glowgraph.transpose"(%x) {shuffle = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "glowgraph.sigmoid"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %2 = "glowgraph.mul"(%0, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %3 = "glowgraph.tanh"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}
