@@ -164,6 +164,12 @@ def test_the_spec_follows_the_target() -> None:
 # --------------------------------------------------------------------------- numerics through the API
 
 
+def _skip_unless_host_runs(target_cpu: str) -> None:
+    """Skip a numerical test of ``target_cpu``'s code ("haswell": AVX2) on a host that cannot run it."""
+    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+
+
 def _model(nodes: list[onnx.NodeProto], inputs: dict[str, list[int]], output: list[int],
            initializers: list[onnx.TensorProto] = ()) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "kernel", [helper.make_tensor_value_info(k, TensorProto.FLOAT, v)
@@ -220,8 +226,7 @@ def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None
                          ids=["small", "remainders", "mlp", "one-row-packed", "one-row-1000"])
 def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: str, threads: int) -> None:
     # one row: the weights packed in the row class's panels (1024 columns), or kept where N is no whole number of them
-    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
-        pytest.skip("this host cannot run AVX2 code")
+    _skip_unless_host_runs(target_cpu)
     m, n, k = shape
     w = RNG.standard_normal((k, n)).astype(np.float32)
     bias = RNG.standard_normal(n).astype(np.float32)
@@ -500,8 +505,7 @@ def _copies_left(model: onnx.ModelProto, threads: int, target_cpu: str) -> bool:
 def test_pointwise_into_a_bordered_input_matches_the_reference(case: tuple, threads: int, target_cpu: str) -> None:
     from onnx.reference import ReferenceEvaluator
 
-    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
-        pytest.skip("this host cannot run AVX2 code")
+    _skip_unless_host_runs(target_cpu)
     n, c, h, f, on_avx512, on_avx2 = case
     inits = [numpy_helper.from_array((RNG.standard_normal((f, c, 1, 1)) * 0.3).astype(np.float32), "w1"),
              numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b1"),
@@ -559,8 +563,7 @@ def _few_filter_model(case: str) -> tuple[onnx.ModelProto, list[int]]:
 def test_few_filter_convolutions_match_the_reference(case: str, threads: int, target_cpu: str) -> None:
     from onnx.reference import ReferenceEvaluator
 
-    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
-        pytest.skip("this host cannot run AVX2 code")
+    _skip_unless_host_runs(target_cpu)
     model, shape = _few_filter_model(case)
     compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu, cache=False)
     assert "llvm.intr.masked.store" in compiled.stage("codegen").text  # the masked kernel ran
@@ -602,8 +605,7 @@ GROUPED = {  # (N, C, H, W), F, K, group, stride, pad, dilation
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("case", GROUPED.values(), ids=GROUPED.keys())
 def test_grouped_convolutions_run_a_convolution_per_group(case: tuple, threads: int, target_cpu: str) -> None:
-    if target_cpu == "haswell" and "avx2" not in cpu_features() and "avx512f" not in cpu_features():
-        pytest.skip("this host cannot run AVX2 code")
+    _skip_unless_host_runs(target_cpu)
     shape, f, k, group, stride, pad, dilation = case
     w = (RNG.standard_normal((f, shape[1] // group, k, k)) * 0.3).astype(np.float32)
     b = RNG.standard_normal(f).astype(np.float32)

@@ -86,7 +86,7 @@ class Tiles:
     #: needs to tile and fuse the epilogue into the register tiles, and how many updates follow the product (rows 0:
     #: no epilogue)
     init: tuple[int, int, int] = (0, 0, 0)
-    #: the island runs on the thread that runs its loop's iteration (an image row of :func:`row_islands`)
+    #: the island runs on the thread that runs its loop's iteration (an image row of :func:`.panels.row_islands`)
     serial: bool = False
 
     def key(self) -> str:

@@ -119,7 +119,7 @@ class Epilogue:
         return current
 
 
-def _ascolumn_panels(buffer: ir.Value, panels: int, width: int) -> ir.Value:
+def _as_panels(buffer: ir.Value, panels: int, width: int) -> ir.Value:
     """A contiguous buffer of D's shape ([.., F]) as [rows, F / width, width] (its leading dims one)."""
     t = ir.MemRefType(buffer.type)
     f32 = t.element_type
@@ -147,6 +147,7 @@ def rows_at(v: ir.Value, first: ir.Value | int, count: int) -> ir.Value:
 
 
 def _contiguous(v: ir.Value) -> bool:
+    """Whether buffer ``v`` is row-major from offset 0 (no gaps, no view into a larger buffer)."""
     t = ir.MemRefType(v.type)
     strides, offset = t.get_strides_and_offset()
     return offset == 0 and strides == row_major_strides(t.shape)
@@ -198,7 +199,7 @@ def _panel_view(buffer: ir.Value, panels: int, width: int, rows: Rows) -> ir.Val
     width, width]``: of a contiguous buffer, or one image row of a bordered one (:func:`rows_contiguous`)."""
     if not _contiguous(buffer):
         return column_panels(_image_row(buffer, *rows), width)
-    view = _ascolumn_panels(buffer, panels, width)
+    view = _as_panels(buffer, panels, width)
     if rows != (0, ir.MemRefType(view.type).shape[0]):
         view = rows_at(view, *rows)
     return view
@@ -217,8 +218,7 @@ def _read_kind(value: ir.Value, map_attr: ir.Attribute, dest: ir.Value) -> str |
         return "out" if identity else None
     if t.element_type != d.element_type:
         return None
-    strides, offset = t.get_strides_and_offset()
-    contiguous = offset == 0 and strides == row_major_strides(t.shape)
+    contiguous = _contiguous(value)
     if identity and t.shape == d.shape and contiguous:
         return "full"
     results = list(m.results)
@@ -350,7 +350,7 @@ def panel_island(a: ir.Value, packed: ir.Value, c3: ir.Value, tiles: Tiles, epil
 def make_packed_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, threads: int = 1,
                         parallel_flops: int = 0) -> None:
     """Replace a matmul on packed weights (:func:`matches_packed`) by its tensor islands: its rows cut as
-    :func:`plan` cuts them, every piece all of the panels (L1 tiles for ``threads`` as :func:`panel_islands`); the
+    :func:`.matmul.plan` cuts them, every piece all of the panels (L1 tiles for ``threads`` as :func:`panel_islands`); the
     op right before it that writes its output (a fill or bias broadcast, :class:`Init`) and the updates after it
     (:func:`fusable_updates`, ``moves`` as there) move into the islands where they tile the whole K."""
     a, packed, c3 = op.operands
@@ -386,7 +386,7 @@ def _panel_k_tile(a: ir.Value, packed: ir.Value, spec: KernelSpec) -> int:
 def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
                   epilogue: Epilogue | None = None, threads: int = 1, parallel_flops: int = 0) -> None:
     """``c3[m, p, j] += a[m, k] * packed[p, k, j]`` as tensor islands (at the insertion point): the rows cut as
-    :func:`plan` cuts them, every piece all of the panels, each with the ``epilogue`` (when the whole K is one
+    :func:`.matmul.plan` cuts them, every piece all of the panels, each with the ``epilogue`` (when the whole K is one
     tile) restricted to its rows. On ``threads`` above 1, a piece of ``parallel_flops`` or more takes L1 tiles
     whose tasks keep the threads busy (:func:`.balance.balanced_tiles`)."""
     (m, k), (panels, _, width) = ir.MemRefType(a.type).shape, ir.MemRefType(packed.type).shape
@@ -412,8 +412,8 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
 
 def image_row_tile(m: int, n: int, k: int, width: int, spec: KernelSpec) -> int:
     """The register tile's rows for :func:`row_islands` of ``width`` pixels in an ``m x n x k`` matmul of the pixels:
-    the rows of :func:`register_rows` for ``width`` rows where they divide it (no remainder strip: a strip per image
-    row would be a second island per row, of few accumulators), else 0 (AVX2's 6x16 at 7 and 14 pixels)."""
+    the rows of :func:`.matmul.register_rows` for ``width`` rows where they divide it (no remainder strip: a strip per
+    image row would be a second island per row, of few accumulators), else 0 (AVX2's 6x16 at 7 and 14 pixels)."""
     t = target_tiles(m, n, k, spec)
     mr = register_rows(width, t.mr, t.nr, spec)
     return mr if width % mr == 0 else 0

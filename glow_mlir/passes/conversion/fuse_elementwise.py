@@ -13,10 +13,11 @@ with a body, so the chain becomes one generic that the kernel outliner, the epil
 the loop lowering all treat as any other. The memory plan is fixed by then and fusion only drops writes, so no buffer
 changes. It runs after convert-glowir-to-linalg and before linalg-outline-kernels (one kernel per fused chain).
 
-A ``linalg.fill`` of a scalar right before a generic that reads the filled buffer is folded into it first: the
-generic reads the scalar (at the empty map) instead of the buffer, and the fill is dropped where its buffer dies at
-the generic (a temporary read only there, or the generic's own output, rewritten whole). Node lowering spells a
-clip as ``max(x, splat(lo))`` then ``min(.., splat(hi))``: one loop over x, not two fills and two passes::
+First, a ``linalg.fill`` of a scalar folds into the generics after it that read the filled buffer as an input, until
+an op may write that buffer (:func:`fold_fills`): they read the scalar (at the empty map) instead, and the fill is
+dropped where nothing else read the buffer before it was rewritten whole, or it is a temporary nothing else reads.
+Node lowering spells a clip as ``max(x, splat(lo))`` then ``min(.., splat(hi))``: one loop over x, not two fills and
+two passes::
 
     fill ins(%lo) outs(%t); generic ins(%x, %t) outs(%d) {max}          (%t a temporary, or %d itself)
       -> generic ins(%x, %lo : memref, f32) outs(%d) {max}
@@ -45,11 +46,11 @@ from .linalg_buffers import (
     captured,
     clone_body,
     code_blocks,
-    footprint,
     inputs,
     is_identity,
     is_temporary,
     parallel_generic,
+    same_or_disjoint,
 )
 
 #: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
@@ -193,13 +194,7 @@ def fold_fills(block: ir.Block) -> int:
 
     def shared(a: ir.Value, b: ir.Value) -> bool:
         """Whether buffers ``a`` and ``b`` may share a byte (the same value, or not provably disjoint)."""
-        if a == b:
-            return True
-        for v in (a, b):
-            if v not in footprints:
-                footprints[v] = footprint(v)
-        fa, fb = footprints[a], footprints[b]
-        return fa is None or fb is None or fa.overlaps(fb)
+        return a == b or not same_or_disjoint(a, b, footprints)
 
     def read(buffer: ir.Value) -> None:
         """``buffer`` read as a buffer: the fills of the buffers it may share bytes with must stay."""

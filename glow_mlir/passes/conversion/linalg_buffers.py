@@ -89,11 +89,16 @@ def footprint(value: ir.Value) -> Footprint | None:
     return None
 
 
-def same_or_disjoint(a: ir.Value, b: ir.Value) -> bool:
-    """Whether buffers ``a`` and ``b`` are the same SSA value or provably share no byte."""
+def same_or_disjoint(a: ir.Value, b: ir.Value, cache: dict[ir.Value, Footprint | None] | None = None) -> bool:
+    """Whether buffers ``a`` and ``b`` are the same SSA value or provably share no byte (footprints memoized in
+    ``cache``)."""
     if a == b:
         return True
-    fa, fb = footprint(a), footprint(b)
+    cache = {} if cache is None else cache
+    for v in (a, b):
+        if v not in cache:
+            cache[v] = footprint(v)
+    fa, fb = cache[a], cache[b]
     if fa is None or fb is None:
         return False
     if fa.root != fb.root:

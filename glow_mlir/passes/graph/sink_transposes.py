@@ -75,16 +75,22 @@ def _untransposed(value: ir.Value, shuffle: list[int]) -> ir.Value | None:
     return gg.constant(value=numpy_to_elements(np.ascontiguousarray(np.transpose(array, inverse))))
 
 
+def _same_node_on(op: ir.Operation, operands: list[ir.Value]) -> ir.Value:
+    """The result of the same elementwise node as ``op`` on ``operands`` (their shape), built at the insertion
+    point."""
+    result = op.results[0]
+    shape = ir.RankedTensorType(operands[0].type).shape
+    new_type = tensor_like(result.type, list(shape), ir.RankedTensorType(result.type).element_type)
+    return ir.Operation.create(op.name, results=[new_type], operands=operands, attributes=dict(op.attributes.items()),
+                               loc=op.location).results[0]
+
+
 def _rebuild_below(op: ir.Operation, operands: list[ir.Value], transpose: ir.Operation) -> None:
     """Replace elementwise ``op`` by the same node on the untransposed ``operands``, followed by ``transpose``'s
     shuffle; ``transpose`` (and any other operand left dead) is erased."""
     result = op.results[0]
-    shape = ir.RankedTensorType(operands[0].type).shape
-    new_type = tensor_like(result.type, list(shape), ir.RankedTensorType(result.type).element_type)
-    attrs = dict(op.attributes.items())
     with ir.InsertionPoint(op):
-        node = ir.Operation.create(op.name, results=[new_type], operands=operands, attributes=attrs, loc=op.location)
-        moved = gg.transpose(node.results[0], shuffle=_shuffle(transpose), loc=transpose.location)
+        moved = gg.transpose(_same_node_on(op, operands), shuffle=_shuffle(transpose), loc=transpose.location)
     old_operands = [_producer(v) for v in op.operands]
     result.replace_all_uses_with(moved)
     op.erase()
@@ -145,11 +151,15 @@ def _made_by(value: ir.Value, ops: list[ir.Operation]) -> bool:
     return producer is not None and producer in ops
 
 
+def _block_order(a: ir.Operation, b: ir.Operation) -> int:
+    return -1 if a.is_before_in_block(b) else 1 if b.is_before_in_block(a) else 0
+
+
 def _elementwise_region(transpose: ir.Operation) -> list[ir.Operation] | None:
     """The elementwise nodes that a transpose with several users feeds, closed under their users, every operand
-    the transpose, a node of the region, or a splat or constant, with exactly one node whose result leaves the
-    region (its exit, last): in an order where each node comes after those it reads. None when there is no such
-    region of at most :data:`MAX_REGION` nodes."""
+    the transpose, a node of the region, or a splat or constant, in block order, the last the one node whose result
+    leaves the region (its exit; a member after it, reading its result or unused, would be rebuilt before what it
+    reads). None when there is no such region of at most :data:`MAX_REGION` nodes."""
     source = transpose.results[0]
     members: list[ir.Operation] = []
     queue = list(dict.fromkeys(u.owner.operation for u in source.uses))
@@ -170,18 +180,9 @@ def _elementwise_region(transpose: ir.Operation) -> list[ir.Operation] | None:
                 queue.append(user)
     if any(not (v == source or _constant_like(v) or _made_by(v, members)) for op in members for v in op.operands):
         return None
-    ordered: list[ir.Operation] = []
-    while len(ordered) < len(members):
-        ready = [op for op in members if op not in ordered
-                 and all(not _made_by(v, members) or _made_by(v, ordered) for v in op.operands)]
-        if not ready:
-            return None
-        ordered.extend(ready)
-    exits = [op for op in ordered if any(u.owner.operation not in members for u in op.results[0].uses)]
-    if len(exits) != 1 or len(ordered) < 2:
-        return None
-    ordered.remove(exits[0])
-    return [*ordered, exits[0]]
+    exits = [op for op in members if any(u.owner.operation not in members for u in op.results[0].uses)]
+    ordered = sorted(members, key=functools.cmp_to_key(_block_order))  # a member comes after those it reads
+    return ordered if len(exits) == 1 and len(ordered) > 1 and ordered[-1] == exits[0] else None
 
 
 def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
@@ -207,10 +208,6 @@ def _shared_transposes(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def _block_order(a: ir.Operation, b: ir.Operation) -> int:
-    return -1 if a.is_before_in_block(b) else 1 if b.is_before_in_block(a) else 0
-
-
 def sink_into_region(op: ir.Operation) -> bool:
     """A transpose shared by elementwise nodes that meet again in ``op`` (SiLU: ``Mul(T(x), Sigmoid(T(x)))``; hard
     swish; the branches of GELU) -> the region of those nodes on ``x``, then one transpose after the node where
@@ -223,17 +220,9 @@ def sink_into_region(op: ir.Operation) -> bool:
                  None)
     if found is None:
         return False
-    transpose, region = found
-    # rebuilt in block order (a splat two members share is then built before the first of them), and only where op
-    # comes last: a member after it (one reading its result, or an unused one) would be rebuilt before what it reads
-    # or erased ahead of the sweep
-    region = sorted(region, key=functools.cmp_to_key(_block_order))
-    if region[-1] != op:
-        return False
+    transpose, region = found  # in block order: a splat two members share is built before the first of them
     shuffle = _shuffle(transpose)
-    x = transpose.operands[0]
-    shape = list(ir.RankedTensorType(x.type).shape)
-    moved: dict[ir.Value, ir.Value] = {transpose.results[0]: x}
+    moved: dict[ir.Value, ir.Value] = {transpose.results[0]: transpose.operands[0]}
     for node in region:
         with ir.InsertionPoint(node), node.location:
             operands = []
@@ -241,10 +230,7 @@ def sink_into_region(op: ir.Operation) -> bool:
                 if v not in moved:
                     moved[v] = _untransposed(v, shuffle)
                 operands.append(moved[v])
-            result = node.results[0]
-            new_type = tensor_like(result.type, shape, ir.RankedTensorType(result.type).element_type)
-            moved[result] = ir.Operation.create(node.name, results=[new_type], operands=operands,
-                                                attributes=dict(node.attributes.items()), loc=node.location).results[0]
+            moved[node.results[0]] = _same_node_on(node, operands)
     with ir.InsertionPoint(op):
         out = gg.transpose(moved[op.results[0]], shuffle=shuffle, loc=transpose.location)
     op.results[0].replace_all_uses_with(out)
