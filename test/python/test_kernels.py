@@ -468,6 +468,20 @@ def test_conv_matches_numpy(shape: tuple[int, ...], threads: int) -> None:
     np.testing.assert_allclose(program({"x": x, "f": f, "b": b})["y"], want, rtol=RTOL, atol=ATOL * kh * kw * c)
 
 
+def test_pixel_tiles_read_a_spread_copy_where_the_input_pixels_share_a_set() -> None:
+    # 3x3/2 from 512 channels at 14x14 (padded 16x16) into 7x7: pixels 4 KiB apart, all 14 of two rows in one L1 set
+    def tiles(f: int, c: int, spec: isa.KernelSpec) -> tuple[int, int]:
+        t = conv.plan([1, 7, 7, spec.filter_block], 2, spec, pixel_bytes=8 * c)
+        return conv._pixel_tiles(t, [1, 16, 16, c], [1, 7, 7, f // spec.filter_block, spec.filter_block],
+                                 [f // spec.filter_block, 3, 3, c, spec.filter_block], [2, 2], spec)
+
+    avx512 = isa.spec_of("skylake-avx512", "x86_64-unknown-linux-gnu")
+    assert tiles(512, 512, avx512) == (14, conv.SPREAD_CHANNELS)
+    assert tiles(64, 512, avx512) == (0, 0)  # two blocks: the copy would cost more than the tiles save
+    assert tiles(512, 128, avx512) == (14, 0)  # 1 KiB apart: 4 of the 14 pixels a set, within the ways as they are
+    assert tiles(512, 512, isa.spec_of("haswell", "x86_64-unknown-linux-gnu"))[1] == 0  # 6 pixels at most: no copy
+
+
 def test_few_filters_take_one_masked_vector_per_pixel() -> None:
     # fewer channels than the lanes that channel_pieces would cut in several: the next power of two
     assert [conv.masked_width(f, AVX512) for f in (3, 5, 6, 10, 12, 15)] == [4, 8, 8, 16, 16, 16]
@@ -711,6 +725,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "half-rows-stride-2": (32, 56, 56, 64, 3, 2, (1, 1, 1, 1)),
     # 196 pixels: 192 rows in 3 L1 tiles of 64 and a strip of 4; on two threads tiles of 48 rows (balance.py)
     "pointwise-at-14": (384, 14, 14, 64, 1, 1, (0, 0, 0, 0)),
+    # AVX-512: input pixels 4 KiB apart at stride 2; the tiles of two rows read a copy of 528 channels a pixel
+    "spread-input-stride-2": (512, 14, 14, 256, 3, 2, (1, 1, 1, 1)),
 }
 
 
@@ -726,6 +742,7 @@ SIXTEEN_THREADS = {
     "tiles-as-tasks": (512, 7, 7, 288, 3, 1, (1, 1, 1, 1)),
     "tiles-as-tasks-stride-2": (384, 14, 14, 288, 3, 2, (1, 1, 1, 1)),
     "half-rows-as-tasks": (64, 56, 56, 96, 3, 2, (1, 1, 1, 1)),  # 3 blocks of 56 tiles
+    "spread-input-tiles-as-tasks": (512, 14, 14, 256, 3, 2, (1, 1, 1, 1)),  # 8 blocks of 4 tiles on the copy
 }
 
 

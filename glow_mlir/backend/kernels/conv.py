@@ -259,6 +259,9 @@ class ConvPlan:
     #: fewer output channels than a vector's lanes, as one vector of this many lanes per pixel with the lanes past
     #: the channels masked off (:func:`masked_width`, :mod:`.masked_channels`); 0: channel pieces
     masked: int = 0
+    #: the pixel tiles read a copy of the input whose pixels are this many channels longer (:func:`_pixel_tiles`);
+    #: 0: the input itself
+    spread: int = 0
 
 
 def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
@@ -281,9 +284,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         pointwise = (filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3]
                      and _contiguous(op.operands[0]) and _expanded(op.operands[2]))
         as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], spec)
-        rows = 0 if as_matmul else pixel_rows(tiles, dest[1] * dest[2], filt[-1], spec, dest[2],
-                                                    4 * src[-1] * strides[-1], 4 * src[-1] * src[2] * strides[0])
-        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows)
+        rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec)
+        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows, spread=spread)
     stride = max(_ints(op, "strides"))
     width = masked_width(dest[-1], spec) if op.name == NAME and elements == ["f32"] * 3 else 0
     if width:
@@ -357,6 +359,40 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
     rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
     rows_cost = tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
     return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - PIXEL_TILE_SAVING) * rows_cost else 0
+
+
+#: the channels a spread copy of the input adds to each pixel: one cache line, so that pixels a multiple of an L1 way
+#: apart move to sets of their own
+SPREAD_CHANNELS = CACHE_LINE // 4
+#: bytes an input copy moves per cycle, read and written (a conservative L2 rate)
+COPY_BYTES_PER_CYCLE = 8
+
+
+def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[int], strides: list[int],
+                 spec: KernelSpec) -> tuple[int, int]:
+    """``(pixels per tile, spread)`` of a convolution on a packed filter (:func:`pixel_rows`; 0: row tiles) with input
+    ``src`` ``[N, H, W, C]``, output ``dest`` ``[N, OH, OW, F / B, B]`` and filter ``[F / B, KH, KW, C, B]``. Where
+    the input pixels that a tile of whole rows reads fall into too few L1 sets (C = 512 at stride 2, or C = 1024: 4 or
+    8 KiB apart, every pixel in one set), the tile reads a copy of the input whose pixels are
+    :data:`SPREAD_CHANNELS` longer (``spread``), if the tile saves more than the copy costs (:func:`tile_cost` of the
+    FMA cycles against the input moved at :data:`COPY_BYTES_PER_CYCLE`). AVX-512, 3x3/2 512->512 at 14x14 took 7x32
+    row tiles (14 pixels 4 KiB apart exceed the 12 ways) where its 14x32 tiles of two whole rows now run."""
+    pixels, ow, block, channels = dest[1] * dest[2], dest[2], filt[-1], src[-1]
+
+    def rows_for(c: int) -> int:
+        return pixel_rows(tiles, pixels, block, spec, ow, 4 * c * strides[-1], 4 * c * src[2] * strides[0])
+
+    rows = rows_for(channels)
+    wider = rows_for(channels + SPREAD_CHANNELS)
+    if wider <= spec.pixel_tile_limit or wider == rows:
+        return rows, 0
+    vectors = block // spec.lanes
+    before = tile_cost(pixels, rows, vectors, spec) if rows else tile_cost(tiles.ow, tiles.owr, tiles.fr // spec.lanes,
+                                                                             spec)
+    saved = 1 - tile_cost(pixels, wider, vectors, spec) / before
+    fma_cycles = dest[0] * pixels * filt[0] * block * math.prod(filt[1:4]) / max(spec.fma_lanes, spec.lanes)
+    copy_cycles = 2 * 4 * math.prod(src) / COPY_BYTES_PER_CYCLE
+    return (wider, SPREAD_CHANNELS) if saved * fma_cycles > copy_cycles else (rows, 0)
 
 
 def _expanded(v: ir.Value) -> bool:

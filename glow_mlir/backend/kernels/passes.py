@@ -322,7 +322,7 @@ class TileKernels(TargetOptions, Pass):
         if self.threads <= 1 or not conv.whole_rows(op, plan, spec):
             return plan
         share = conv.blocked_flops(op) / self.threads
-        return plan if share >= WHOLE_ROW_THREAD_FLOPS * self.parallel_flops else replace(plan, pixel_rows=0)
+        return plan if share >= WHOLE_ROW_THREAD_FLOPS * self.parallel_flops else replace(plan, pixel_rows=0, spread=0)
 
     def _tile_tasks(self, op: ir.Operation, plan: conv.ConvPlan, threads: int) -> bool:
         """Whether a convolution in tiles of pixels takes each tile of each block as a task: where its blocks would
