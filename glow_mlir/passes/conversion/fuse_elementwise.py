@@ -26,9 +26,10 @@ The first op's result is dead after the second when the second rewrites the same
 temporary (:func:`.linalg_buffers.is_temporary`) whose only users are the two ops (and its dealloc): a planned
 temporary is a view of the activations region, and the plan gives memory to another buffer only once this one is
 dead. Both ops must be :func:`.linalg_buffers.parallel_generic` over the same shape with only pure view ops between
-them; the buffers they write must be read only at the identity map (no element is then read after a later iteration
-wrote it), and any two of their buffers must be the same value or provably disjoint; a buffer a body loads from
-itself (a gather's data) must be disjoint from both written ones.
+them, or generics that may as well run before the first (:func:`may_move_past`: GELU's two interleaved chains); the
+buffers they write must be read only at the identity map (no element is then read after a later iteration wrote
+it), and any two of their buffers must be the same value or provably disjoint; a buffer a body loads from itself (a
+gather's data) must be disjoint from both written ones.
 """
 
 from __future__ import annotations
@@ -264,19 +265,58 @@ def fold_fills(block: ir.Block) -> int:
     return changed
 
 
+#: how many generics back from an op fusion looks for a producer that the ones in between leave alone: enough for
+#: the interleaved chains node lowering spells (GELU's ``erf(x * c)`` and ``x * 0.5`` before ``1 + erf`` and the
+#: product), and the sweep stays linear
+MAX_LOOKBACK = 4
+
+
+def _buffers(op: ir.Operation) -> tuple[list[ir.Value], list[ir.Value]]:
+    """The buffers ``op`` (a generic) reads, and the one it writes."""
+    reads = [v for v, _ in inputs(op) if isinstance(v.type, ir.MemRefType)]
+    reads += [v for v in captured(op) if isinstance(v.type, ir.MemRefType)]
+    return reads, [_output(op)]
+
+
+def may_move_past(op: ir.Operation, between: list[ir.Operation],
+                  footprints: dict[ir.Value, Footprint | None]) -> bool:
+    """Whether generic ``op`` computes the same when it runs after the generics ``between`` instead of before them:
+    none of them reads or writes a buffer that may share bytes with what ``op`` writes, nor writes one that may share
+    bytes with what it reads."""
+    def apart(a: ir.Value, b: ir.Value) -> bool:
+        return a != b and same_or_disjoint(a, b, footprints)
+
+    reads, writes = _buffers(op)
+    for other in between:
+        other_reads, other_writes = _buffers(other)
+        if not all(apart(w, v) for w in writes for v in other_reads + other_writes):
+            return False
+        if not all(apart(r, w) for r in reads for w in other_writes):
+            return False
+    return True
+
+
 def fuse_block(block: ir.Block) -> int:
     """Fuse the chains of elementwise generics in ``block``; returns how many ops were fused away. The generics
-    before an op, each next to the one after it (only pure ops between), are tried last first: once the one right
-    before is fused in, the one before that is next to the fused op (LeakyReLU's compare, multiply and select: the
-    select takes the multiply, then the compare)."""
+    before an op (only pure ops between them) are tried last first: once the one right before is fused in, the one
+    before that is next to the fused op (LeakyReLU's compare, multiply and select: the select takes the multiply,
+    then the compare). A producer further back (up to :data:`MAX_LOOKBACK` generics) fuses where the generics in
+    between may run before it (:func:`may_move_past`): the fused op sits where the consumer was. GELU,
+    ``erf(x * c)`` into T, ``x * 0.5`` into Y, ``T += 1``, ``Y *= T``: the first joins the third, that the fourth,
+    then the second: one loop."""
     fused = 0
     run: list[ir.Operation] = []
     footprints: dict[ir.Value, Footprint | None] = {}
     for op in [o.operation for o in block.operations]:
         if op.name in PURE_OPS:
             continue
-        while run and fusable(run[-1], op, footprints):
-            op = fuse(run.pop(), op)
+        while run:
+            back = range(len(run) - 1, max(-1, len(run) - 1 - MAX_LOOKBACK), -1)
+            found = next((i for i in back if fusable(run[i], op, footprints)
+                          and (i == len(run) - 1 or may_move_past(run[i], run[i + 1:], footprints))), None)
+            if found is None:
+                break
+            op = fuse(run.pop(found), op)
             fused += 1
         if op.name == "linalg.generic":
             run.append(op)

@@ -689,3 +689,82 @@ func.func @view_read_before_rewrite(%x: memref<16xf32>, %e: memref<8xf32>) {
   memref.dealloc %t : memref<16xf32>
   return
 }
+
+// -----
+
+// GELU as node lowering spells it: erf(x * c) into a temporary T, x * 0.5 into D, T += 1, D *= T. No two neighbours
+// are a chain; the first moves past the second (they share only x, which both read) into the third, the fourth takes
+// that, then the second: one loop, T not written.
+// CHECK-LABEL: func.func @gelu(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<16xf32>, %[[D:[^:]+]]: memref<16xf32>)
+// CHECK:       linalg.generic {{.+}} ins(%[[X]], %{{.+}}) outs(%[[D]] : memref<16xf32>)
+// CHECK:       arith.mulf
+// CHECK:       arith.mulf
+// CHECK:       math.erf
+// CHECK:       arith.addf
+// CHECK:       arith.mulf
+// CHECK-NOT:   linalg.generic
+func.func @gelu(%x: memref<16xf32>, %d: memref<16xf32>) {
+  %c = arith.constant 0.707106769 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %c : memref<16xf32>, f32) outs(%t : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %r = math.erf %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %half : memref<16xf32>, f32) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.mulf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t, %one : memref<16xf32>, f32) outs(%t : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.addf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%d, %t : memref<16xf32>, memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+
+// -----
+
+// Negative: the op in between writes the buffer the producer reads (x), so the producer may not move past it into
+// the third, which reads its temporary: three loops stay.
+// CHECK-LABEL: func.func @producer_input_written_between(
+// CHECK:       linalg.generic
+// CHECK:       math.erf
+// CHECK:       linalg.generic
+// CHECK:       arith.negf
+// CHECK:       linalg.generic
+// CHECK:       arith.addf
+func.func @producer_input_written_between(%x: memref<16xf32>, %d: memref<16xf32>) {
+  %c = arith.constant 0.707106769 : f32
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %c : memref<16xf32>, f32) outs(%t : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %r = math.erf %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%d : memref<16xf32>) outs(%x : memref<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t, %one : memref<16xf32>, f32) outs(%d : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.addf %a, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
