@@ -819,6 +819,44 @@ def test_parse_pipeline_round_trips_the_threaded_codegen() -> None:
         cpu.codegen_entries(0)
 
 
+#: elementwise ops on NCHW with short rows, run on [E / c, c] views (kernels/flatten.py): op, shape, row c on AVX-512
+SHORT_ROWS = {
+    "clip-14x14": ("Clip", [1, 8, 14, 14], 224),  # 1568 elements: 7 rows of 14 vectors
+    "add-7x7": ("Add", [1, 16, 7, 7], 112),  # 784: no row of 4 vectors divides it, 7 rows of 7 vectors
+    "sigmoid-5x5": ("Sigmoid", [1, 3, 5, 5], 0),  # 75: no row of whole vectors divides it, kept
+}
+
+
+@pytest.mark.parametrize("target_cpu", ["", "haswell"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", SHORT_ROWS)
+def test_elementwise_ops_on_short_rows_run_as_rows_of_vectors(name: str, threads: int, target_cpu: str) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    from glow_mlir.backend.kernels import flatten
+
+    _skip_unless_host_runs(target_cpu)
+    op, shape, row = SHORT_ROWS[name]
+    ins = ["x", "z"] if op == "Add" else ["x", "lo", "hi"] if op == "Clip" else ["x"]
+    inits = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("lo", -0.5), ("hi", 0.7))]
+    model = _model([helper.make_node(op, ins, ["y"])], {k: shape for k in ins if k in ("x", "z")}, shape,
+                   inits if op == "Clip" else [])
+    ctx = make_context()
+    module = ir.Module.parse(
+        "func.func @f(%x: memref<{0}xf32>, %y: memref<{0}xf32>) {{\n"
+        "  linalg.generic {{indexing_maps = [{1}, {1}], iterator_types = [{2}]}} ins(%x : memref<{0}xf32>)"
+        " outs(%y : memref<{0}xf32>) {{\n  ^bb0(%a: f32, %o: f32):\n    %r = arith.negf %a : f32\n"
+        "    linalg.yield %r : f32\n  }}\n  return\n}}".format(
+            "x".join(map(str, shape)), "affine_map<(a, b, c, d) -> (a, b, c, d)>", ", ".join(['"parallel"'] * 4)),
+        ctx)
+    generic = module.body.operations[0].regions[0].blocks[0].operations[0].operation
+    assert flatten.row_length(generic, 16, 4) == row  # AVX-512's lanes, four vectors at a time
+    compiled = glow_mlir.compile(model, threads=threads, cache=False, target_cpu=target_cpu or None)
+    feeds = {k: (RNG.standard_normal(shape) * 2).astype(np.float32) for k in ins if k in ("x", "z")}
+    (want,) = ReferenceEvaluator(model).run(None, feeds)
+    np.testing.assert_allclose(compiled(*feeds.values()), want, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize(("extents", "reduced", "expected"), [
     ([1, 112, 112, 32], [False] * 4, (1, 56)),  # the batch of 1 skipped: rows in halves
     ([7, 128], [False, False], (0, 1)),  # 7 rows: one task each

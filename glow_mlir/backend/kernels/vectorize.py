@@ -12,6 +12,9 @@ resnet18 showed the bias broadcast into a 1x112x112x64 buffer as ``vmovss``). He
   loads and stores: one loop, no scalar tail); a reduced innermost dim (a row of softmax or layer_norm) as a whole
   row of vectors reduced once (up to 64 registers), or in masked chunks of 16 registers when longer.
 
+An elementwise generic whose rows are short (NCHW at 14x14 or 7x7) and whose buffers are each one contiguous run of
+its elements first runs on ``[E / c, c]`` views of them, rows of whole vectors (:mod:`.flatten`).
+
 What stays scalar (convert-linalg-to-loops later): ops whose body loads from memory (gather), reductions with more
 than one output or a combiner that is not one arithmetic op (arg_max), and generics that read through a window
 (an index sum such as ``d3 + d4``: grouped convolutions, LRN's window sums).
@@ -27,6 +30,7 @@ from mlir.dialects import transform
 from mlir.dialects.transform import structured
 from mlir.dialects.transform import vector as transform_vector
 
+from . import flatten
 from . import transform as schedule
 
 #: the attribute that carries an op's vector plan from the walk to its schedule
@@ -255,6 +259,17 @@ def tag(module: ir.Operation, lanes: int, threads: int = 1, parallel_bytes: int 
     and mark the function around it (the vector lowering then runs on those functions only: on every kernel it cost
     more than the vectorization); return the distinct keys."""
     keys: list[str] = []
+    short: list[tuple[ir.Operation, int]] = []
+
+    def rows(op: ir.Operation) -> None:  # elementwise ops on short rows, as rows of whole vectors (flatten.py)
+        if op.name == "linalg.generic" and _memref_operands(op) is not None:
+            c = flatten.row_length(op, lanes, WIDE_REGISTERS)
+            if c:
+                short.append((op, c))
+
+    walk_top_level(module, rows)
+    for op, c in short:
+        flatten.flatten(op, c)
 
     def visit(op: ir.Operation) -> None:
         found = None

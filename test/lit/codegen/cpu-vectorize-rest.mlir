@@ -215,3 +215,92 @@ func.func @transpose_uneven_both(%a: memref<56x40xf32>, %b: memref<40x56xf32>) {
   linalg.transpose ins(%a : memref<56x40xf32>) outs(%b : memref<40x56xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// An elementwise op on NCHW rows of 14 (a clip's max and min against scalars): every buffer is the whole iteration
+// space, row-major, at the identity map, so the op runs on [E / c, c] views of them: 1x8x14x14 = 1568 elements as
+// 7 rows of 224 (14 whole vectors), not 112 rows of one masked vector. On two threads the rows are the tasks.
+// CHECK-LABEL: func.func @short_rows_flattened(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<1x8x14x14xf32>, %{{.+}}: f32, %{{.+}}: f32, %[[D:[^:]+]]: memref<1x8x14x14xf32>)
+// CHECK:       %[[XF:.+]] = memref.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : memref<1x8x14x14xf32> into memref<1568xf32>
+// CHECK:       memref.expand_shape %[[XF]] {{\[}}[0, 1]] output_shape [7, 224] : memref<1568xf32> into memref<7x224xf32>
+// CHECK:       memref.collapse_shape %[[D]]
+// CHECK:       scf.for
+// CHECK:         vector.load %{{.+}} : memref<1x16xf32, {{.+}}>, vector<16xf32>
+// CHECK-NOT:     vector.create_mask
+// CHECK:         arith.maximumf
+// CHECK:         arith.minimumf
+// CHECK-NOT:   linalg.
+// TASKS-LABEL: func.func @short_rows_flattened(
+// TASKS:       scf.forall
+// TASKS:         vector<16xf32>
+func.func @short_rows_flattened(%x: memref<1x8x14x14xf32>, %lo: f32, %hi: f32, %d: memref<1x8x14x14xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> ()>,
+                                   affine_map<(n, c, h, w) -> ()>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %lo, %hi : memref<1x8x14x14xf32>, f32, f32) outs(%d : memref<1x8x14x14xf32>) {
+  ^bb0(%a: f32, %l: f32, %h: f32, %o: f32):
+    %0 = arith.maximumf %a, %l : f32
+    %1 = arith.minimumf %0, %h : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: one operand broadcast along the rows (a per-channel scale), another a strided view (the interior of a
+// bordered buffer): their elements are not one run, so the ops keep their shape, a vector of 14 a row.
+// CHECK-LABEL: func.func @short_rows_kept(
+// CHECK-NOT:   memref.collapse_shape
+// CHECK:       vector<14xf32>
+// CHECK-NOT:   memref.collapse_shape
+// CHECK:       return
+func.func @short_rows_kept(%x: memref<1x8x14x14xf32>, %s: memref<8xf32>, %d: memref<1x8x14x14xf32>,
+                           %b: memref<1x8x16x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : memref<1x8x14x14xf32>, memref<8xf32>) outs(%d : memref<1x8x14x14xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %0 = arith.mulf %a, %m : f32
+    linalg.yield %0 : f32
+  }
+  %inner = memref.subview %b[0, 0, 1, 1] [1, 8, 14, 14] [1, 1, 1, 1]
+      : memref<1x8x16x16xf32> to memref<1x8x14x14xf32, strided<[2048, 256, 16, 1], offset: 17>>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x8x14x14xf32>) outs(%inner : memref<1x8x14x14xf32, strided<[2048, 256, 16, 1], offset: 17>>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.negf %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of a bordered buffer (a fill of its top strip, a copy into another row) are views that lay their elements out
+// without gaps: flattened too, the view at offset 0 through a strided collapse into an identity layout, the one at
+// an offset keeping it. 1x1x16x8 = 128 elements, one row of 8 vectors each.
+// CHECK-LABEL: func.func @strided_rows_flattened(
+// CHECK:       memref.collapse_shape %{{.+}} {{\[}}[0, 1, 2, 3]] : memref<1x1x16x8xf32, strided<[2048, 128, 8, 1]>> into memref<128xf32, strided<[1]>>
+// CHECK:       memref.expand_shape %{{.+}} : memref<128xf32, strided<[1]>> into memref<1x128xf32>
+// CHECK:       memref.collapse_shape %{{.+}} : memref<1x1x16x8xf32, strided<[2048, 128, 8, 1], offset: 384>> into memref<128xf32, strided<[1], offset: 384>>
+// CHECK:       memref.expand_shape %{{.+}} into memref<1x128xf32, strided<[128, 1], offset: 384>>
+func.func @strided_rows_flattened(%b: memref<1x16x16x8xf32>) {
+  %top = memref.subview %b[0, 0, 0, 0] [1, 1, 16, 8] [1, 1, 1, 1]
+      : memref<1x16x16x8xf32> to memref<1x1x16x8xf32, strided<[2048, 128, 8, 1]>>
+  %row = memref.subview %b[0, 3, 0, 0] [1, 1, 16, 8] [1, 1, 1, 1]
+      : memref<1x16x16x8xf32> to memref<1x1x16x8xf32, strided<[2048, 128, 8, 1], offset: 384>>
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%top : memref<1x1x16x8xf32, strided<[2048, 128, 8, 1]>>)
+      outs(%row : memref<1x1x16x8xf32, strided<[2048, 128, 8, 1], offset: 384>>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.negf %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
