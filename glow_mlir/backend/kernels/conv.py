@@ -390,7 +390,7 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
     before = tile_cost(pixels, rows, vectors, spec) if rows else tile_cost(tiles.ow, tiles.owr, tiles.fr // spec.lanes,
                                                                              spec)
     saved = 1 - tile_cost(pixels, wider, vectors, spec) / before
-    fma_cycles = dest[0] * pixels * filt[0] * block * math.prod(filt[1:4]) / max(spec.fma_lanes, spec.lanes)
+    fma_cycles = dest[0] * pixels * filt[0] * block * math.prod(filt[1:4]) / (spec.fma_lanes or 2 * spec.lanes)
     copy_cycles = 2 * 4 * math.prod(src) / COPY_BYTES_PER_CYCLE
     return (wider, SPREAD_CHANNELS) if saved * fma_cycles > copy_cycles else (rows, 0)
 

@@ -19,8 +19,11 @@ from ...passes.conversion.linalg_buffers import clone_body
 ROW_VECTORS = 16
 
 
-def _contiguous(t: ir.MemRefType) -> bool:
-    """Whether ``t`` lays its elements out row-major without gaps (at any offset)."""
+def _row_major(t: ir.MemRefType) -> bool:
+    """Whether ``t`` lays its elements out row-major without gaps (at any offset), with a strided or the identity
+    layout (the only ones :func:`_rows` spells)."""
+    if not isinstance(t.layout, ir.StridedLayoutAttr) and t.layout.value != ir.AffineMap.get_identity(t.rank):
+        return False
     strides, _ = t.get_strides_and_offset()
     expected, step = [], 1
     for size in reversed(t.shape):
@@ -52,7 +55,7 @@ def row_length(op: ir.Operation, lanes: int, wide: int) -> int:
         t = ir.MemRefType(value.type)
         identity = len(m.results) == rank and all(
             isinstance(e, ir.AffineDimExpr) and ir.AffineDimExpr(e).position == d for d, e in enumerate(m.results))
-        if not identity or not _contiguous(t) or (shape is not None and t.shape != shape):
+        if not identity or not _row_major(t) or (shape is not None and t.shape != shape):
             return 0
         shape = t.shape
     if shape is None or (shape[-1] % lanes == 0 and shape[-1] >= wide * lanes):

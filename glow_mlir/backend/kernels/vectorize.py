@@ -256,8 +256,9 @@ def walk_top_level(module: ir.Operation, visit: Callable[[ir.Operation], None]) 
 
 def tag(module: ir.Operation, lanes: int, threads: int = 1, parallel_bytes: int = 0) -> list[str]:
     """Give every vectorizable generic its plan (:data:`VECTOR_ATTR`; cut into tasks as :func:`plan_generic` says),
-    and mark the function around it (the vector lowering then runs on those functions only: on every kernel it cost
-    more than the vectorization); return the distinct keys."""
+    the elementwise ones on short rows first rewritten as rows of whole vectors (:mod:`.flatten`), and mark the
+    function around it (the vector lowering then runs on those functions only: on every kernel it cost more than the
+    vectorization); return the distinct keys."""
     keys: list[str] = []
     short: list[tuple[ir.Operation, int]] = []
 

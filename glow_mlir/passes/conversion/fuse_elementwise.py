@@ -1,6 +1,6 @@
-"""linalg-fuse-elementwise: consecutive elementwise linalg.generics over one index space become one loop nest, when
-what the first writes is read only by the second (Glow's CPU backend "stacks" data-parallel instructions the same
-way)::
+"""linalg-fuse-elementwise: elementwise linalg.generics over one index space, one after the other (or with generics
+between that leave the first's buffers alone), become one loop nest, when what the first writes is read only by the
+second (Glow's CPU backend "stacks" data-parallel instructions the same way)::
 
     generic ins(%x) outs(%t) {f}; generic ins(%t, %y) outs(%d) {g}      (%t a temporary that nothing else uses)
       -> generic ins(%x, %y) outs(%d) {g(f(x), y)}                      (%t is not written at all)
@@ -272,10 +272,10 @@ MAX_LOOKBACK = 4
 
 
 def _buffers(op: ir.Operation) -> tuple[list[ir.Value], list[ir.Value]]:
-    """The buffers ``op`` (a generic) reads, and the one it writes."""
+    """The buffers ``op`` (a generic) reads, and those it writes (every output: arg_max writes two)."""
     reads = [v for v, _ in inputs(op) if isinstance(v.type, ir.MemRefType)]
     reads += [v for v in captured(op) if isinstance(v.type, ir.MemRefType)]
-    return reads, [_output(op)]
+    return reads, list(op.opview.outputs)
 
 
 def may_move_past(op: ir.Operation, between: list[ir.Operation],
@@ -330,8 +330,8 @@ class FuseElementwise(Pass):
     """Chains of elementwise linalg.generics on memrefs whose intermediates die at once -> one generic each."""
 
     name = "linalg-fuse-elementwise"
-    summary = ("fuse consecutive elementwise linalg.generics into one loop when only the second reads the first's "
-               "result; a scalar fill read by the next generic becomes its scalar operand")
+    summary = ("fuse elementwise linalg.generics one after the other into one loop when only the second reads the "
+               "first's result; a scalar fill read by the next generic becomes its scalar operand")
 
     def run(self, module: ir.Operation) -> None:
         blocks: list[ir.Block] = []

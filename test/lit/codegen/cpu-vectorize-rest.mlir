@@ -304,3 +304,22 @@ func.func @strided_rows_flattened(%b: memref<1x16x16x8xf32>) {
   }
   return
 }
+
+// -----
+
+// Negative: a buffer with an affine-map layout other than the identity (an offset folded into the map) is not one
+// of the layouts a flattened view can spell: the op keeps its rows.
+// CHECK-LABEL: func.func @affine_layout_kept(
+// CHECK-NOT:   memref.collapse_shape
+// CHECK:       vector<14xf32>
+// CHECK:       return
+func.func @affine_layout_kept(%x: memref<4x14xf32, affine_map<(d0, d1) -> (d0 * 14 + d1 + 56)>>, %d: memref<4x14xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x14xf32, affine_map<(d0, d1) -> (d0 * 14 + d1 + 56)>>) outs(%d : memref<4x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.negf %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

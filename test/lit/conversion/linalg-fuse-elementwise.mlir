@@ -768,3 +768,34 @@ func.func @producer_input_written_between(%x: memref<16xf32>, %d: memref<16xf32>
   memref.dealloc %t : memref<16xf32>
   return
 }
+
+// -----
+
+// Negative: the op in between has two outputs, the second of them the buffer the producer reads (x): every output
+// counts, so the producer stays before it and three loops remain.
+// CHECK-LABEL: func.func @second_output_written_between(
+// CHECK:       linalg.generic
+// CHECK:       math.exp
+// CHECK:       linalg.generic
+// CHECK:       linalg.generic
+// CHECK:       arith.negf
+func.func @second_output_written_between(%x: memref<16xf32>, %s: memref<16xf32>, %a: memref<16xf32>,
+                                         %d: memref<16xf32>) {
+  %t = memref.alloc() : memref<16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<16xf32>) outs(%t : memref<16xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = math.exp %i : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%s : memref<16xf32>) outs(%a, %x : memref<16xf32>, memref<16xf32>) {
+  ^bb0(%i: f32, %o: f32, %p: f32):
+    linalg.yield %i, %i : f32, f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.negf %i : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
