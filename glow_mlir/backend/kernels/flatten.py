@@ -22,7 +22,8 @@ ROW_VECTORS = 16
 def _row_major(t: ir.MemRefType) -> bool:
     """Whether ``t`` lays its elements out row-major without gaps (at any offset), with a strided or the identity
     layout (the only ones :func:`_rows` spells)."""
-    if not isinstance(t.layout, ir.StridedLayoutAttr) and t.layout.value != ir.AffineMap.get_identity(t.rank):
+    identity = ir.AffineMap.get_identity(t.rank, context=t.context)
+    if not isinstance(t.layout, ir.StridedLayoutAttr) and t.layout.value != identity:
         return False
     strides, _ = t.get_strides_and_offset()
     expected, step = [], 1
