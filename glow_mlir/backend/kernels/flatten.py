@@ -10,10 +10,13 @@ up to :data:`ROW_VECTORS` vectors, so that rows remain for the threads to share.
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 from mlir.dialects import linalg, memref
 
-from ...passes.conversion.linalg_buffers import clone_body
+from ...passes.conversion.ir_to_linalg.common import row_major_strides
+from ...passes.conversion.linalg_buffers import clone_body, is_identity
 
 #: the most vectors in a row of the flattened op (AVX-512: 256 elements): the rows left are the tasks for threads
 ROW_VECTORS = 16
@@ -26,11 +29,7 @@ def _row_major(t: ir.MemRefType) -> bool:
     if not isinstance(t.layout, ir.StridedLayoutAttr) and t.layout.value != identity:
         return False
     strides, _ = t.get_strides_and_offset()
-    expected, step = [], 1
-    for size in reversed(t.shape):
-        expected.append(step)
-        step *= size
-    return all(s == e or size == 1 for s, e, size in zip(strides, reversed(expected), t.shape))
+    return all(s == e or size == 1 for s, e, size in zip(strides, row_major_strides(t.shape), t.shape))
 
 
 def row_length(op: ir.Operation, lanes: int, wide: int) -> int:
@@ -46,24 +45,19 @@ def row_length(op: ir.Operation, lanes: int, wide: int) -> int:
         return 0
     if not all(o.name.startswith(("arith.", "math.", "linalg.yield")) for o in op.regions[0].blocks[0].operations):
         return 0  # the body reads its indices (linalg.index) or memory
-    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     shape = None
-    for value, m in zip(op.operands, maps):
+    for value, m in zip(op.operands, ir.ArrayAttr(op.attributes["indexing_maps"])):
         if not isinstance(value.type, ir.MemRefType):
-            if isinstance(value.type, ir.ShapedType) or len(m.results):
+            if isinstance(value.type, ir.ShapedType) or len(ir.AffineMapAttr(m).value.results):
                 return 0
             continue
         t = ir.MemRefType(value.type)
-        identity = len(m.results) == rank and all(
-            isinstance(e, ir.AffineDimExpr) and ir.AffineDimExpr(e).position == d for d, e in enumerate(m.results))
-        if not identity or not _row_major(t) or (shape is not None and t.shape != shape):
+        if not is_identity(m) or not _row_major(t) or (shape is not None and t.shape != shape):
             return 0
         shape = t.shape
     if shape is None or (shape[-1] % lanes == 0 and shape[-1] >= wide * lanes):
         return 0
-    elements = 1
-    for size in shape:
-        elements *= size
+    elements = math.prod(shape)
     longest = ROW_VECTORS * lanes
     rows = [*range(longest, 0, -wide * lanes), *range(longest, 0, -lanes)]
     return next((c for c in rows if elements % c == 0 and c > shape[-1]), 0)
@@ -72,9 +66,7 @@ def row_length(op: ir.Operation, lanes: int, wide: int) -> int:
 def _rows(v: ir.Value, c: int) -> ir.Value:
     """``v`` (row-major without gaps) seen as ``[E / c, c]``: collapsed to one dim, then expanded."""
     t = ir.MemRefType(v.type)
-    elements = 1
-    for size in t.shape:
-        elements *= size
+    elements = math.prod(t.shape)
     _, offset = t.get_strides_and_offset()
 
     def typed(shape: list[int], strides: list[int], plain: bool) -> ir.MemRefType:

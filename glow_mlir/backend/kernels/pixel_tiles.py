@@ -33,7 +33,7 @@ has the same constant distances along its row.
 Where the input pixels of such a tile are a multiple of an L1 way apart (AVX-512, 3x3 stride 2 from 512 channels: 4
 KiB, all 14 pixels in one set of 12 ways), the kernel first copies its input into a buffer whose pixels are one cache
 line longer and reads that (:func:`.conv._pixel_tiles` weighs the copy against the tiles' saving). Emerald Rapids VM,
-one core, every call of each in turn: 3x3/2 512->512 at 14x14 1.41x -> 1.11x onnxruntime's time (7x32 row tiles
+one core, every call of each in turn: 3x3/2 512->512 at 14x14 1.43x -> 1.12x onnxruntime's time (7x32 row tiles
 before), 1x1/2 1024->2048 at 14x14 1.20x -> 0.99x.
 """
 

@@ -50,8 +50,8 @@ from .linalg_buffers import (
     inputs,
     is_identity,
     is_temporary,
+    may_overlap,
     parallel_generic,
-    same_or_disjoint,
 )
 
 #: a fused loop reads at most this many distinct buffers and holds at most this many body ops: enough for any chain
@@ -193,18 +193,14 @@ def fold_fills(block: ir.Block) -> int:
     kept: list[_Filled] = []
     footprints: dict[ir.Value, Footprint | None] = {}
 
-    def shared(a: ir.Value, b: ir.Value) -> bool:
-        """Whether buffers ``a`` and ``b`` may share a byte (the same value, or not provably disjoint)."""
-        return a == b or not same_or_disjoint(a, b, footprints)
-
     def read(buffer: ir.Value) -> None:
         """``buffer`` read as a buffer: the fills of the buffers it may share bytes with must stay."""
         for b, entry in live.items():
-            if shared(b, buffer):
+            if may_overlap(b, buffer, footprints):
                 entry.read = True
 
     def written(buffer: ir.Value, whole_by: ir.Operation | None = None) -> None:
-        for b in [b for b in live if shared(b, buffer)]:
+        for b in [b for b in live if may_overlap(b, buffer, footprints)]:
             entry = live.pop(b)
             if whole_by is not None and b == buffer and not entry.read:
                 dead.append(entry.fill)  # rewritten whole before anything read it as a buffer
@@ -283,15 +279,12 @@ def may_move_past(op: ir.Operation, between: list[ir.Operation],
     """Whether generic ``op`` computes the same when it runs after the generics ``between`` instead of before them:
     none of them reads or writes a buffer that may share bytes with what ``op`` writes, nor writes one that may share
     bytes with what it reads."""
-    def apart(a: ir.Value, b: ir.Value) -> bool:
-        return a != b and same_or_disjoint(a, b, footprints)
-
     reads, writes = _buffers(op)
     for other in between:
         other_reads, other_writes = _buffers(other)
-        if not all(apart(w, v) for w in writes for v in other_reads + other_writes):
+        if any(may_overlap(w, v, footprints) for w in writes for v in other_reads + other_writes):
             return False
-        if not all(apart(r, w) for r in reads for w in other_writes):
+        if any(may_overlap(r, w, footprints) for r in reads for w in other_writes):
             return False
     return True
 
@@ -313,7 +306,7 @@ def fuse_block(block: ir.Block) -> int:
         while run:
             back = range(len(run) - 1, max(-1, len(run) - 1 - MAX_LOOKBACK), -1)
             found = next((i for i in back if fusable(run[i], op, footprints)
-                          and (i == len(run) - 1 or may_move_past(run[i], run[i + 1:], footprints))), None)
+                          and may_move_past(run[i], run[i + 1:], footprints)), None)
             if found is None:
                 break
             op = fuse(run.pop(found), op)

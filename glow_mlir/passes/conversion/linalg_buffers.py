@@ -107,6 +107,11 @@ def same_or_disjoint(a: ir.Value, b: ir.Value, cache: dict[ir.Value, Footprint |
     return not fa.overlaps(fb)
 
 
+def may_overlap(a: ir.Value, b: ir.Value, cache: dict[ir.Value, Footprint | None] | None = None) -> bool:
+    """Whether buffers ``a`` and ``b`` may share a byte: the same value, or not provably disjoint."""
+    return a == b or not same_or_disjoint(a, b, cache)
+
+
 def all_same_or_disjoint(buffers: list[ir.Value], cache: dict[ir.Value, Footprint | None] | None = None) -> bool:
     """Whether any two of ``buffers`` are the same SSA value or provably share no byte: :func:`same_or_disjoint` of
     every pair, in O(k log k) (the footprints of one root sorted by start), footprints memoized in ``cache``."""
@@ -151,7 +156,7 @@ def is_temporary(value: ir.Value) -> bool:
 
 def is_identity(map_attr: ir.Attribute) -> bool:
     m = ir.AffineMapAttr(map_attr).value
-    return m.is_permutation and m == ir.AffineMap.get_identity(m.n_dims)
+    return m.is_permutation and m == ir.AffineMap.get_identity(m.n_dims, context=m.context)
 
 
 def parallel_generic(op: ir.Operation) -> bool:
