@@ -774,6 +774,39 @@ def test_convs_on_packed_filters_on_sixteen_threads(shape: tuple) -> None:
     test_convs_on_packed_filters_match_the_reference(shape, 16)
 
 
+# a 1x1 convolution, ReLU6, then a 3x3 depthwise one (its bordered input): (channels, filters, image side, row islands
+# on sixteen threads, conv._row_islands_fit). Row islands write the bordered input directly; the others copy into it
+# in a pass of its own, in tasks of image rows at 14 (vectorize.split), on the calling thread at 7
+POINTWISE_INTO_DEPTHWISE = {
+    "rows-as-tasks-at-14": (96, 576, 14, True),
+    "copy-as-tasks-at-14": (256, 128, 14, False),
+    "copy-at-7": (160, 960, 7, False),
+}
+
+
+@pytest.mark.parametrize("shape", POINTWISE_INTO_DEPTHWISE.values(), ids=POINTWISE_INTO_DEPTHWISE.keys())
+def test_pointwise_into_depthwise_on_sixteen_threads(shape: tuple) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    c, f, side, rows = shape
+    spec = isa.spec_of("skylake-avx512")
+    assert conv._row_islands_fit(side, side, c, f, spec, 16) is rows
+    assert conv._row_islands_fit(side, side, c, f, spec, 2)  # two threads: the rows always
+    inits = [numpy_helper.from_array(RNG.standard_normal((f, c, 1, 1)).astype(np.float32) * 0.2, "w1"),
+             numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b1"),
+             numpy_helper.from_array(RNG.standard_normal((f, 1, 3, 3)).astype(np.float32), "w2"),
+             numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b2"),
+             numpy_helper.from_array(np.array(0, np.float32), "lo"), numpy_helper.from_array(np.array(6, np.float32), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"]), helper.make_node("Clip", ["c1", "lo", "hi"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["y"], group=f, pads=[1, 1, 1, 1])]
+    model = _model(nodes, {"x": [1, c, side, side]}, [1, f, side, side], inits)
+    x = RNG.standard_normal((1, c, side, side)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    for cpu_name in ("", "haswell"):
+        compiled = glow_mlir.compile(model, threads=16, cache=False, target_cpu=cpu_name or None)
+        np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * 9 * 6 * c)
+
+
 def test_the_kernel_benchmark_runs_packed_and_odd_shapes() -> None:
     from glow_mlir import bench_kernels
 

@@ -78,11 +78,18 @@ def parse_key(key: str) -> VectorPlan:
 def split(extents: list[int], reduced: list[bool], threads: int) -> tuple[int, int]:
     """(dim, tile) to cut an op into tasks across ``threads`` cores: the outermost parallel dim, the innermost (the
     vectors') excepted, that gives every thread a task, in tasks of the largest divisor of its extent that does (a
-    dividing tile keeps every task's shape static for the vectorizer); (-1, 0) when no dim does."""
-    for d, (extent, r) in enumerate(zip(extents[:-1], reduced[:-1])):
-        if not r and extent >= threads:
-            return d, max(t for t in range(1, extent // threads + 1) if extent % t == 0)
-    return -1, 0
+    dividing tile keeps every task's shape static for the vectorizer); where no dim has a task for every thread, the
+    longest (outermost of equals) in tasks of one step if it keeps at least half the threads busy: a [1, 14, 14, C]
+    op on sixteen threads is 14 tasks, where it ran on the calling thread alone, reading what sixteen cores had
+    written from their caches; a [1, 7, 7, C] one stays there, as its 7 tasks only move the data to cores that the
+    next small kernel reads it back from (a 16-core VM, mobilenet_v2 cut into 64 partitions, one run: 2.01 ms with
+    neither, 1.88 with every dim of two steps split, 1.76 with half the threads); (-1, 0) when none does."""
+    dims = [d for d, r in enumerate(reduced[:-1]) if not r]
+    for d in dims:
+        if extents[d] >= threads:
+            return d, max(t for t in range(1, extents[d] // threads + 1) if extents[d] % t == 0)
+    longest = max(dims, key=lambda d: (extents[d], -d), default=-1)
+    return (longest, 1) if longest >= 0 and extents[longest] >= max(2, threads / 2) else (-1, 0)
 
 
 def innermost(extent: int, reduced: bool, lanes: int) -> tuple[int, int]:

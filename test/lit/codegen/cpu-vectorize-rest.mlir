@@ -6,6 +6,9 @@
 // cpu-parallel-to-pool spreads), in tiles dividing the dim; smaller ops, and ops whose only parallel dim is the
 // vectors' (innermost) one, stay loops.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=2 parallel-bytes=2048 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TASKS
+// On 16 threads an op with no outer dim of 16 steps is cut along its longest outer dim, one step a task, where that
+// keeps at least 8 threads busy.
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=16 parallel-bytes=2048 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SIXTEEN
 
 // CHECK-LABEL: func.func @broadcast_remainder(
 // CHECK:       scf.for
@@ -321,5 +324,74 @@ func.func @affine_layout_kept(%x: memref<4x14xf32, affine_map<(d0, d1) -> (d0 * 
     %0 = arith.negf %a : f32
     linalg.yield %0 : f32
   }
+  return
+}
+
+// -----
+
+// A 14x14 image: no dim of sixteen steps; the rows (the outermost of the two of 14) are 14 tasks, not a loop on the
+// calling thread.
+// SIXTEEN-LABEL: func.func @copy_fewer_rows_than_threads(
+// SIXTEEN:       scf.forall (%{{.+}}) in (14)
+// SIXTEEN-NOT:   scf.forall
+// SIXTEEN:         vector<64xf32>
+// SIXTEEN:       return
+// TASKS-LABEL: func.func @copy_fewer_rows_than_threads(
+// TASKS:       scf.forall (%{{.+}}) in (2)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @copy_fewer_rows_than_threads(%s: memref<1x14x14x64xf32>,
+                                        %d: memref<1x14x14x64xf32, strided<[16384, 1024, 64, 1], offset: 1088>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : memref<1x14x14x64xf32>) outs(%d : memref<1x14x14x64xf32, strided<[16384, 1024, 64, 1], offset: 1088>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// A dim of 32 rows gives every thread a task: two rows a task, as before.
+// SIXTEEN-LABEL: func.func @copy_rows_for_every_thread(
+// SIXTEEN:       scf.forall (%{{.+}}) in (16)
+// SIXTEEN-NOT:   scf.forall
+// SIXTEEN:       return
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @copy_rows_for_every_thread(%s: memref<1x32x14x64xf32>, %d: memref<1x32x14x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : memref<1x32x14x64xf32>) outs(%d : memref<1x32x14x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: a 7x7 image: its longest dim would keep 7 of sixteen threads busy: a loop on the calling thread.
+// SIXTEEN-LABEL: func.func @copy_of_seven_rows(
+// SIXTEEN-NOT:   scf.forall
+// SIXTEEN:       return
+// TASKS-LABEL: func.func @copy_of_seven_rows(
+// TASKS:       scf.forall (%{{.+}}) in (7)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @copy_of_seven_rows(%s: memref<1x7x7x256xf32>,
+                              %d: memref<1x7x7x256xf32, strided<[20736, 2304, 256, 1], offset: 2560>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : memref<1x7x7x256xf32>) outs(%d : memref<1x7x7x256xf32, strided<[20736, 2304, 256, 1], offset: 2560>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: one pixel of 4096 channels has no outer dim of two steps (only the vectors' dim): no tasks.
+// SIXTEEN-LABEL: func.func @one_pixel(
+// SIXTEEN-NOT:   scf.forall
+// SIXTEEN:       return
+func.func @one_pixel(%s: memref<1x1x1x4096xf32>, %d: memref<1x1x1x4096xf32>) {
+  linalg.copy ins(%s : memref<1x1x1x4096xf32>) outs(%d : memref<1x1x1x4096xf32>)
   return
 }
