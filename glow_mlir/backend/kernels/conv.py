@@ -491,21 +491,25 @@ def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: K
     run as one island per image row (:func:`.panels.row_islands`): a register tile divides the row
     (:func:`.panels.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
     :data:`.balance.BLOCK_BALANCE` busy, or the cycles their imbalance adds to the busiest thread (its FMAs at the
-    target's FMA lanes, as :func:`_pixel_tiles` counts them) are fewer than its share of the copy they save (the
-    output read and written at :data:`COPY_BYTES_PER_CYCLE`). Else the L1 tiles of the whole matmul are the tasks
-    and the copy stays a pass of its own. Sixteen threads, AVX-512: 14 rows of 14 pixels, 96 -> 576, keep 14 busy,
-    3,000 cycles lost against 7,000 of copy (rows); 7 rows of 7 pixels, 160 -> 960, keep 7, 19,000 lost against
-    2,900 (the copy); at 14 x 14 the copy stays from 224 input channels."""
+    target's FMA lanes, as :func:`_pixel_tiles` counts them) are fewer than what the copy they save costs that
+    thread (the output read and written at :data:`COPY_BYTES_PER_CYCLE`, in the tasks cpu-vectorize-rest would cut
+    it into: :func:`.vectorize.split`). Else the L1 tiles of the whole matmul are the tasks and the copy stays a
+    pass of its own. Sixteen threads, AVX-512: 14 rows of 14 pixels, 96 -> 576, keep 14 busy, 3,000 cycles lost
+    against 8,100 of copy (a row a task): row islands; at 14 x 14 the copy stays from 256 input channels."""
     from .balance import BLOCK_BALANCE, busy
     from .panels import image_row_tile
+    from .vectorize import split
 
     if not image_row_tile(rows * width, filters, channels, width, spec):
         return False
     if threads <= 1 or busy(rows, threads) >= BLOCK_BALANCE:
         return True
     fma_cycles = rows * width * channels * filters / (spec.fma_lanes or 2 * spec.lanes)
-    busiest = -(-rows // threads) * fma_cycles / rows
-    copy_cycles = 2 * 4 * rows * width * filters / COPY_BYTES_PER_CYCLE / threads
+    busiest = math.ceil(rows / threads) * fma_cycles / rows
+    extents = [rows, width, filters]
+    dim, tile = split(extents, [False] * 3, threads)
+    tasks = extents[dim] // tile if dim >= 0 else 1
+    copy_cycles = 2 * 4 * rows * width * filters / COPY_BYTES_PER_CYCLE * math.ceil(tasks / threads) / tasks
     return busiest - fma_cycles / threads < copy_cycles
 
 

@@ -75,20 +75,25 @@ def parse_key(key: str) -> VectorPlan:
     return VectorPlan(parts["tiles"], parts["vector"], split[0], split[1])
 
 
-def split(extents: list[int], reduced: list[bool], threads: int) -> tuple[int, int]:
+def split(extents: list[int], reduced: list[bool], threads: int, steps: list[int] | None = None) -> tuple[int, int]:
     """(dim, tile) to cut an op into tasks across ``threads`` cores: the outermost parallel dim, the innermost (the
     vectors') excepted, that gives every thread a task, in tasks of the largest divisor of its extent that does (a
-    dividing tile keeps every task's shape static for the vectorizer); where no dim has a task for every thread, the
-    longest (outermost of equals) in tasks of one step if it keeps at least half the threads busy: a [1, 14, 14, C]
-    op on sixteen threads is 14 tasks, where it ran on the calling thread alone, reading what sixteen cores had
-    written from their caches; a [1, 7, 7, C] one stays there, as its 7 tasks only move the data to cores that the
-    next small kernel reads it back from (a 16-core VM, mobilenet_v2 cut into 64 partitions, one run: 2.01 ms with
-    neither, 1.88 with every dim of two steps split, 1.76 with half the threads); (-1, 0) when none does."""
+    dividing tile keeps every task's shape static for the vectorizer) and is a whole number of the dim's ``steps``
+    (the plan's tile of it: a transpose's vectors span an outer dim too); where no dim has a task for every thread,
+    the longest (outermost of equals) that the plan steps by one, in tasks of one step, if it keeps at least half
+    the threads busy: a [1, 14, 14, C] op on sixteen threads is 14 tasks, where it ran on the calling thread alone,
+    reading what sixteen cores had written from their caches; a [1, 7, 7, C] one stays there, as its 7 tasks only
+    move the data to cores that the next small kernel reads it back from (a 16-core VM, mobilenet_v2 cut into 64
+    partitions, one run: 2.01 ms with neither, 1.88 with every dim of two steps split, 1.76 with half the threads);
+    (-1, 0) when none does."""
+    steps = steps or [1] * len(extents)
     dims = [d for d, r in enumerate(reduced[:-1]) if not r]
     for d in dims:
-        if extents[d] >= threads:
-            return d, max(t for t in range(1, extents[d] // threads + 1) if extents[d] % t == 0)
-    longest = max(dims, key=lambda d: (extents[d], -d), default=-1)
+        whole = [t for t in range(steps[d], extents[d] // threads + 1, steps[d]) if extents[d] % t == 0]
+        if whole:
+            return d, max(whole)
+    stepped = [d for d in dims if steps[d] == 1]
+    longest = max(stepped, key=lambda d: (extents[d], -d), default=-1)
     return (longest, 1) if longest >= 0 and extents[longest] >= max(2, threads / 2) else (-1, 0)
 
 
@@ -199,7 +204,7 @@ def plan_generic(op: ir.Operation, lanes: int, threads: int = 1, parallel_bytes:
         tiles[-1] = vector[-1] = lanes
         found = VectorPlan(tuple(tiles), tuple(vector))
     if threads > 1 and nbytes(op) >= parallel_bytes:
-        dim, tile = split(extents, reduced, threads)
+        dim, tile = split(extents, reduced, threads, list(found.tiles))
         found = VectorPlan(found.tiles, found.vector, dim, tile)
     return found
 

@@ -9,6 +9,7 @@
 // On 16 threads an op with no outer dim of 16 steps is cut along its longest outer dim, one step a task, where that
 // keeps at least 8 threads busy.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=16 parallel-bytes=2048 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SIXTEEN
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-vectorize-rest{threads=16 parallel-bytes=1024 target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SIXTEEN-AVX2
 
 // CHECK-LABEL: func.func @broadcast_remainder(
 // CHECK:       scf.for
@@ -332,7 +333,9 @@ func.func @affine_layout_kept(%x: memref<4x14xf32, affine_map<(d0, d1) -> (d0 * 
 // A 14x14 image: no dim of sixteen steps; the rows (the outermost of the two of 14) are 14 tasks, not a loop on the
 // calling thread.
 // SIXTEEN-LABEL: func.func @copy_fewer_rows_than_threads(
-// SIXTEEN:       scf.forall (%{{.+}}) in (14)
+// SIXTEEN-SAME:  %[[S:[^:]+]]: memref<1x14x14x64xf32>
+// SIXTEEN:       scf.forall (%[[R:[^)]+]]) in (14)
+// SIXTEEN:         memref.subview %[[S]][0, %[[R]], 0, 0] [1, 1, 14, 64]
 // SIXTEEN-NOT:   scf.forall
 // SIXTEEN:         vector<64xf32>
 // SIXTEEN:       return
@@ -363,6 +366,44 @@ func.func @copy_rows_for_every_thread(%s: memref<1x32x14x64xf32>, %d: memref<1x3
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   }
+  return
+}
+
+// -----
+
+// Exactly half the threads: 8 rows of 8, 8 tasks.
+// SIXTEEN-LABEL: func.func @copy_of_eight_rows(
+// SIXTEEN:       scf.forall (%{{.+}}) in (8)
+// SIXTEEN:       return
+func.func @copy_of_eight_rows(%s: memref<1x8x8x64xf32>, %d: memref<1x8x8x64xf32>) {
+  linalg.copy ins(%s : memref<1x8x8x64xf32>) outs(%d : memref<1x8x8x64xf32>)
+  return
+}
+
+// -----
+
+// The longest dim is not the outermost: its 12 steps are the tasks, the 2 rows a loop inside each.
+// SIXTEEN-LABEL: func.func @longest_dim_inside(
+// SIXTEEN-SAME:  %[[S:[^:]+]]: memref<1x2x12x64xf32>
+// SIXTEEN:       scf.forall (%[[C:[^)]+]]) in (12)
+// SIXTEEN:         memref.subview %[[S]][0, 0, %[[C]], 0] [1, 2, 1, 64]
+// SIXTEEN:         scf.for %{{.+}} = %{{.+}} to %c2
+// SIXTEEN:       return
+func.func @longest_dim_inside(%s: memref<1x2x12x64xf32>, %d: memref<1x2x12x64xf32>) {
+  linalg.copy ins(%s : memref<1x2x12x64xf32>) outs(%d : memref<1x2x12x64xf32>)
+  return
+}
+
+// -----
+
+// Negative: a dim the vectors span is not cut into tasks. NCHW -> NHWC of 3 channels on AVX2: 8 x 8 blocks of the
+// 14 columns by the channels, transposed in registers; the 7 rows left keep fewer than 8 of sixteen threads busy.
+// SIXTEEN-AVX2-LABEL: func.func @transpose_blocks_kept(
+// SIXTEEN-AVX2-NOT:   scf.forall
+// SIXTEEN-AVX2:       scf.for %{{.+}} = %{{.+}} to %c14 step %c8
+// SIXTEEN-AVX2:       return
+func.func @transpose_blocks_kept(%s: memref<1x3x7x14xf32>, %d: memref<1x7x14x3xf32>) {
+  linalg.transpose ins(%s : memref<1x3x7x14xf32>) outs(%d : memref<1x7x14x3xf32>) permutation = [0, 2, 3, 1]
   return
 }
 
