@@ -120,7 +120,7 @@ def test_integer_and_bool_families(op: str, inputs: dict[str, np.ndarray], out_t
 @pytest.fixture(scope="module")
 def math_models() -> dict[str, glow.CompiledModel]:
     grid = np.zeros((1, 4001), np.float32)
-    return {op: glow.compile(_model(op, {"x": grid}, TensorProto.FLOAT)) for op in ("Exp", "Erf", "Tanh")}
+    return {op: glow.compile(_model(op, {"x": grid}, TensorProto.FLOAT)) for op in ("Exp", "Erf", "Tanh", "Sigmoid")}
 
 
 def _grid(low: float, high: float) -> np.ndarray:
@@ -152,6 +152,20 @@ def test_tanh_accuracy(math_models: dict[str, glow.CompiledModel]) -> None:
     tiny = _grid(-1e-3, 1e-3)
     np.testing.assert_allclose(math_models["Tanh"].run({"x": tiny})["y"], np.tanh(tiny.astype(np.float64)),
                                rtol=1e-6, atol=0)
+    # from the clamp up exactly +-1: 1 + tanh(x) in GELU's tail is then 0
+    edges = np.array([[-np.inf, -100, -7.9053111, 7.9053111, 100, np.inf, np.nan] + [0.0] * 3994], np.float32)
+    got = math_models["Tanh"].run({"x": edges})["y"][0, :7]
+    assert got[:6].tolist() == [-1, -1, -1, 1, 1, 1] and np.isnan(got[6])
+
+
+def test_sigmoid_accuracy(math_models: dict[str, glow.CompiledModel]) -> None:
+    x = _grid(-80.0, 40.0)
+    want = 1 / (1 + np.exp(-x.astype(np.float64)))
+    np.testing.assert_allclose(math_models["Sigmoid"].run({"x": x})["y"], want, rtol=1e-6, atol=0)
+    # 0 (or below 1e-35) far below, exactly 1 from 17 up, NaN stays NaN
+    edges = np.array([[-np.inf, -200, 17, 100, np.inf, np.nan] + [0.0] * 3995], np.float32)
+    got = math_models["Sigmoid"].run({"x": edges})["y"][0, :6]
+    assert np.all((got[:2] >= 0) & (got[:2] < 1e-35)) and got[2:5].tolist() == [1, 1, 1] and np.isnan(got[5])
 
 
 def test_roundeven_expansion_for_bare_metal_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:

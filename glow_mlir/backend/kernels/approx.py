@@ -12,7 +12,8 @@ a vector op (AVX-512: FMAs, ``vroundps``, shifts).
   be subnormal) it is 0 (the true value is below 2.8e-38). About 2 ulp.
 - erf: odd, computed on ``|x|``: its Taylor series to x^13 below 0.5 (truncation < 3e-8), Abramowitz & Stegun 7.1.26
   above (absolute error 1.5e-7, relative below 3e-7 there since erf(0.5) = 0.52).
-- tanh: ``x P(x^2) / Q(x^2)`` (degrees 6 and 3) on x clamped to +-7.9053, where the quotient reaches 1 in float32;
+- tanh: ``x P(x^2) / Q(x^2)`` (degrees 6 and 3) on x clamped to +-7.9053, +-1 itself from there up (the quotient
+  there rounds to 1 - 2^-22);
   ``x`` itself below 4e-4 (there tanh(x) = x to within half an ulp). The rational approximation that Eigen and
   onnxruntime's MLAS use: one division and ten FMAs, no exp and no branch to blend; relative error below 4e-7
   (measured on 2.1 million points, numpy float32 arithmetic). The earlier Cephes recipe (a polynomial below 0.625,
@@ -23,7 +24,7 @@ a vector op (AVX-512: FMAs, ``vroundps``, shifts).
   copysign (-0.4 -> -0.0); from 2^23 up every float is an integer, kept, as are inf and NaN. Without it the LLVM
   lowering calls ``roundevenf`` wherever the CPU has no rounding instruction (Cortex-M4), which newlib lacks.
 
-test/python/test_approx.py checks them against numpy on many points (relative tolerance 1e-6 plus absolute 1e-7 for erf).
+test/python/test_vectorize_rest.py checks them against numpy on many points (relative tolerance 1e-6 plus absolute 1e-7 for erf).
 """
 
 from __future__ import annotations
@@ -108,7 +109,11 @@ def tanh(x: ir.Value) -> ir.Value:
     c = arith.minimumf(arith.maximumf(x, const(t, -TANH_CLAMP)), const(t, TANH_CLAMP))
     z = arith.mulf(c, c)
     y = arith.divf(arith.mulf(c, _horner(z, TANH_P)), _horner(z, TANH_Q))
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, math.absf(x), const(t, TANH_TINY)), x, y)
+    # the quotient at the clamp rounds to 1 - 2^-22, not 1: from the clamp up +-1 itself, so that 1 + tanh(x) in
+    # GELU's tail is 0 (it was 2.4e-7, and GELU(-1000) -1.2e-4)
+    a = math.absf(x)
+    y = arith.select(arith.cmpf(arith.CmpFPredicate.OGE, a, const(t, TANH_CLAMP)), math.copysign(const(t, 1.0), x), y)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, a, const(t, TANH_TINY)), x, y)
 
 
 #: 2^23: from here up every float32 is an integer

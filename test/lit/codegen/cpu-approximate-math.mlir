@@ -15,16 +15,20 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// erf takes |x| and copies the sign back; tanh clamps x, divides two polynomials in x^2 and keeps x itself when it is
-// tiny.
+// erf takes |x| and copies the sign back; tanh clamps x, divides two polynomials in x^2, is +-1 itself from the clamp
+// up (the quotient there rounds to 1 - 2^-22) and keeps x itself when it is tiny.
 // CHECK-LABEL: func.func @erf_tanh_scalar(
 // CHECK-NOT:   math.erf
 // CHECK-NOT:   math.tanh
 // CHECK:       %[[ERF:.+]] = math.copysign %{{.+}}, %{{.+}} : f32
 // CHECK:       %[[C:.+]] = arith.minimumf %{{.+}}, %{{.+}} : f32
 // CHECK:       %[[Q:.+]] = arith.divf %{{.+}}, %{{.+}} : f32
-// CHECK:       %[[TINY:.+]] = arith.cmpf olt, %{{.+}}, %{{.+}} : f32
-// CHECK:       arith.select %[[TINY]], %[[ERF]], %[[Q]] : f32
+// CHECK:       %[[A:.+]] = math.absf %[[ERF]] : f32
+// CHECK:       %[[BIG:.+]] = arith.cmpf oge, %[[A]], %{{.+}} : f32
+// CHECK:       %[[ONE:.+]] = math.copysign %{{.+}}, %[[ERF]] : f32
+// CHECK:       %[[SAT:.+]] = arith.select %[[BIG]], %[[ONE]], %[[Q]] : f32
+// CHECK:       %[[TINY:.+]] = arith.cmpf olt, %[[A]], %{{.+}} : f32
+// CHECK:       arith.select %[[TINY]], %[[ERF]], %[[SAT]] : f32
 func.func @erf_tanh_scalar(%x: f32) -> f32 {
   %0 = math.erf %x : f32
   %1 = math.tanh %0 : f32
