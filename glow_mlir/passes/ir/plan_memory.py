@@ -10,12 +10,6 @@ Three regions, each a byte array the caller (or the runtime) provides:
   softmax's row statistics) go there too, each live at its instruction only, their offsets in the instruction's
   ``scratch_offsets``: the planned program allocates nothing at run time.
 
-Where a kernel will write a buffer while it still reads its inputs, the buffer lives from that kernel: the result of
-the elementwise run right after a convolution or matmul (its epilogue, :func:`_epilogue_starts`), and the bordered
-input of a convolution whose input that epilogue or the convolution before writes (:func:`_scratch_start`). Placed
-over the head's inputs (dead by then in program order), the epilogue would stay a pass of its own
-(linalg-outline-kernels fuses it only into a buffer disjoint from them).
-
 Every offset is a multiple of 64 bytes. The pass records each buffer's offset as its ``offset`` attribute and the
 three region sizes as function attributes (ir_program.REGION_SIZE_ATTRS); convert-glowir-to-linalg then turns each
 buffer into a view of its region. Run it last on glowir: any later change to the allocation intervals would
@@ -28,7 +22,6 @@ from dataclasses import asdict, dataclass
 
 from mlir import ir
 
-from ...dialects import opdef_of
 from ..conversion.ir_program import OFFSET_ATTR, REGION_SIZE_ATTRS, SCRATCH_ATTR, operand_roles, size_in_bytes
 from ..conversion.ir_to_linalg import scratch_types
 from ..registry import Pass, PassError
@@ -87,71 +80,21 @@ class Plan:
 BORDERED_INPUT = ("glowir.conv2d", "glowir.max_pool", "glowir.avg_pool")
 #: instructions whose kernel can take the copy of its output into such a border as the last update of its epilogue
 BORDER_WRITERS = ("glowir.conv2d",)
-#: instructions whose kernel takes the elementwise instructions right after it as its epilogue (linalg-outline-kernels'
-#: heads), which may move the result to another buffer
-EPILOGUE_HEADS = ("glowir.conv2d", "glowir.matmul", "glowir.fully_connected")
-
-
-def _epilogue_step(op: ir.Operation) -> bool:
-    """Whether instruction ``op`` may join the epilogue of the convolution before it: an elementwise instruction, or
-    a splat (an activation's constant: LeakyReLU is a splat, a compare, a splat, a multiply and a select here, which
-    linalg-fuse-elementwise makes one loop that linalg-outline-kernels puts in the convolution's kernel)."""
-    d = opdef_of(op)
-    return op.name == "glowir.splat" or (d is not None and "elementwise" in d.traits)
 
 
 def _scratch_start(lv: Liveness, op: ir.Operation) -> int:
     """Where the scratch buffers of ``op`` begin to live: at ``op``, or for a bordered input written by a convolution
-    right before (through elementwise instructions, :func:`_epilogue_step`), at that convolution, whose kernel may
-    then write the bordered copy itself (linalg-outline-kernels makes the copy the last update of its epilogue) while
-    it reads its own inputs. Other writers do not take the copy: their bordered buffer need not live longer."""
+    right before, at that convolution, whose kernel may then write the bordered copy itself (linalg-outline-kernels
+    makes the copy the last update of its epilogue) while it reads its own inputs. Other writers do not take the
+    copy: their bordered buffer need not live longer."""
     here = lv.position[op]
     k = lv.instructions.index(op)
-    if op.name not in BORDERED_INPUT or k == 0:
+    if op.name not in BORDERED_INPUT or k == 0 or lv.instructions[k - 1].name not in BORDER_WRITERS:
         return here
-    first = k - 1
-    while first > 0 and _epilogue_step(lv.instructions[first]):
-        first -= 1
-    if lv.instructions[first].name not in BORDER_WRITERS:
-        return here
-    before = lv.instructions[k - 1]  # writes src: the convolution itself, or the last step of its epilogue
+    before = lv.instructions[k - 1]
     src = op.operands[1]  # dest, src, ...
     writes = [v for v, role in zip(before.operands, operand_roles(before), strict=True) if role != "in"]
-    return lv.position[lv.instructions[first]] if any(lv.regions[v].root == lv.regions[src].root for v in writes) \
-        else here
-
-
-def _epilogue_starts(lv: Liveness) -> dict[ir.Value, int]:
-    """The activations that a head's epilogue may write while the head still reads its inputs, with the head's
-    position: of a run of elementwise instructions right after a head (:func:`_epilogue_step`), each buffer a
-    non-splat step writes, other than the head's output, whose value is read after the run (the run's result; its
-    intermediates fuse away). linalg-outline-kernels runs such a run tile by tile in the head's kernel, written to
-    that buffer, when the buffer is disjoint from the head's inputs; so it lives from the head, and the plan may not
-    give it the bytes of the head's inputs, sequentially dead by then (a LeakyReLU after a convolution written where
-    the convolution's input was stayed a pass of its own)."""
-    starts: dict[ir.Value, int] = {}
-    steps = lv.instructions
-    k = 0
-    while k < len(steps):
-        if steps[k].name not in EPILOGUE_HEADS:
-            k += 1
-            continue
-        head = steps[k]
-        outputs = {lv.regions[v].root for v, role in zip(head.operands, operand_roles(head), strict=True)
-                   if role != "in"}
-        end = k + 1
-        while end < len(steps) and _epilogue_step(steps[end]):
-            end += 1
-        last = lv.position[steps[end - 1]]
-        for op in steps[k + 1:end]:
-            if op.name == "glowir.splat":
-                continue
-            for v, role in zip(op.operands, operand_roles(op), strict=True):
-                root = lv.regions[v].root
-                if role != "in" and root not in outputs and lv.read_later(lv.regions[v], last):
-                    starts[root] = min(starts.get(root, lv.position[head]), lv.position[head])
-        k = end
-    return starts
+    return lv.position[before] if any(lv.regions[v].root == lv.regions[src].root for v in writes) else here
 
 
 def plan_program(lv: Liveness) -> Plan:
@@ -164,11 +107,7 @@ def plan_program(lv: Liveness) -> Plan:
     for region, roots in (("constantWeight", consts), ("mutableWeight", mutables)):
         placed, region_sizes[region] = sequential([byte_size(r.type) for r in roots])
         offsets.extend((lv.definition[r], o) for r, o in zip(roots, placed))
-    early = _epilogue_starts(lv)
-    intervals = []
-    for r in activations:
-        start, end = lv.interval(r)
-        intervals.append(Interval(min(start, early.get(r, start)), end, byte_size(r.type)))
+    intervals = [Interval(*lv.interval(r), byte_size(r.type)) for r in activations]
     # each scratch buffer lives at its instruction's position, a bordered input from the instruction that writes it
     scratch_of = [(op, scratch_types(op)) for op in lv.instructions]
     scratch_of = [(op, types) for op, types in scratch_of if types]

@@ -99,45 +99,6 @@ func.func @bordered() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]}
 
 // -----
 
-// The same through an activation spelled in elementwise instructions (LeakyReLU: a splat, a compare, a splat, a
-// multiply, a select), which linalg-outline-kernels fuses into the convolution's kernel: the copy lives from the
-// convolution, and may not share bytes with t (1152 bytes each: the copy at 0, t after it).
-// CHECK-LABEL: func.func @bordered_through_activation
-// CHECK:       "glowir.alloc_activation"() {name = "t", offset = 1152 : i64}
-// CHECK:       "glowir.conv2d"({{.+}} pads = array<i64: 1, 1, 1, 1>, scratch_offsets = array<i64: 0>
-func.func @bordered_through_activation() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
-  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<3x3x8x8xf32>} : () -> memref<3x3x8x8xf32>
-  %v = "glowir.weight_var"() {mutability = "const", name = "v", value = dense<0.5> : tensor<3x3x8x8xf32>} : () -> memref<3x3x8x8xf32>
-  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<8xf32>} : () -> memref<8xf32>
-  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x6x6x8xf32>
-  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x8xf32>
-  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<1x6x6x8xf32>
-  "glowir.relu"(%t, %x) : (memref<1x6x6x8xf32>, memref<1x6x6x8xf32>) -> ()
-  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<1x4x4x8xf32>
-  "glowir.conv2d"(%a, %t, %v, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x8xf32>, memref<1x6x6x8xf32>, memref<3x3x8x8xf32>, memref<8xf32>) -> ()
-  "glowir.dealloc_activation"(%t) : (memref<1x6x6x8xf32>) -> ()
-  %z = "glowir.alloc_activation"() {name = "z"} : () -> memref<1x4x4x8xf32>
-  "glowir.splat"(%z) {value = 0.0 : f32} : (memref<1x4x4x8xf32>) -> ()
-  %m = "glowir.alloc_activation"() {name = "m"} : () -> memref<1x4x4x8xi1>
-  "glowir.element_cmp_lt"(%m, %a, %z) : (memref<1x4x4x8xi1>, memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) -> ()
-  "glowir.dealloc_activation"(%z) : (memref<1x4x4x8xf32>) -> ()
-  %k = "glowir.alloc_activation"() {name = "k"} : () -> memref<1x4x4x8xf32>
-  "glowir.splat"(%k) {value = 0.1 : f32} : (memref<1x4x4x8xf32>) -> ()
-  %p = "glowir.alloc_activation"() {name = "p"} : () -> memref<1x4x4x8xf32>
-  "glowir.element_mul"(%p, %a, %k) : (memref<1x4x4x8xf32>, memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) -> ()
-  "glowir.dealloc_activation"(%k) : (memref<1x4x4x8xf32>) -> ()
-  %l = "glowir.alloc_activation"() {name = "l"} : () -> memref<1x4x4x8xf32>
-  "glowir.element_select"(%l, %m, %p, %a) : (memref<1x4x4x8xf32>, memref<1x4x4x8xi1>, memref<1x4x4x8xf32>, memref<1x4x4x8xf32>) -> ()
-  "glowir.dealloc_activation"(%m) : (memref<1x4x4x8xi1>) -> ()
-  "glowir.dealloc_activation"(%p) : (memref<1x4x4x8xf32>) -> ()
-  "glowir.dealloc_activation"(%a) : (memref<1x4x4x8xf32>) -> ()
-  "glowir.conv2d"(%y, %l, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x8xf32>, memref<1x4x4x8xf32>, memref<3x3x8x8xf32>, memref<8xf32>) -> ()
-  "glowir.dealloc_activation"(%l) : (memref<1x4x4x8xf32>) -> ()
-  return
-}
-
-// -----
-
 // Negative: written by a pooling (no kernel that takes the copy), or by a convolution with another instruction
 // between them: the copy lives at the convolution only and reuses the bytes of t, dead by then.
 // CHECK-LABEL: func.func @pool_before
@@ -176,51 +137,5 @@ func.func @not_right_before() attributes {glowir.inputs = ["x"], glowir.outputs 
   "glowir.splat"(%y) {value = 0.0 : f32} : (memref<1x4x4x8xf32>) -> ()
   "glowir.conv2d"(%y, %a, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x8xf32>, memref<1x4x4x8xf32>, memref<3x3x8x8xf32>, memref<8xf32>) -> ()
   "glowir.dealloc_activation"(%a) : (memref<1x4x4x8xf32>) -> ()
-  return
-}
-
-// -----
-
-// The result of the elementwise run right after a matmul (its epilogue, which the matmul's kernel may write while it
-// still reads t) lives from the matmul: b may not take the bytes of t. After a transpose (no epilogue) it may.
-// CHECK-LABEL: func.func @epilogue_result
-// CHECK-SAME:  glowir.activations_size = 3072
-// CHECK:       "glowir.alloc_activation"() {name = "t", offset = 2048 : i64}
-// CHECK:       "glowir.alloc_activation"() {name = "a", offset = 1024 : i64}
-// CHECK:       "glowir.alloc_activation"() {name = "b", offset = 0 : i64}
-// CHECK-LABEL: func.func @no_head
-// CHECK:       "glowir.alloc_activation"() {name = "t", offset = [[T:[0-9]+]] : i64}
-// CHECK:       "glowir.alloc_activation"() {name = "b", offset = [[T]] : i64}
-func.func @epilogue_result() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
-  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<16x16xf32>} : () -> memref<16x16xf32>
-  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<16x16xf32>
-  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<16x16xf32>
-  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<16x16xf32>
-  "glowir.relu"(%t, %x) : (memref<16x16xf32>, memref<16x16xf32>) -> ()
-  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<16x16xf32>
-  "glowir.matmul"(%a, %t, %w) : (memref<16x16xf32>, memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%t) : (memref<16x16xf32>) -> ()
-  %b = "glowir.alloc_activation"() {name = "b"} : () -> memref<16x16xf32>
-  "glowir.relu"(%b, %a) : (memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%a) : (memref<16x16xf32>) -> ()
-  "glowir.matmul"(%y, %b, %w) : (memref<16x16xf32>, memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%b) : (memref<16x16xf32>) -> ()
-  return
-}
-
-func.func @no_head() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
-  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<16x16xf32>} : () -> memref<16x16xf32>
-  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<16x16xf32>
-  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<16x16xf32>
-  %t = "glowir.alloc_activation"() {name = "t"} : () -> memref<16x16xf32>
-  "glowir.relu"(%t, %x) : (memref<16x16xf32>, memref<16x16xf32>) -> ()
-  %a = "glowir.alloc_activation"() {name = "a"} : () -> memref<16x16xf32>
-  "glowir.transpose"(%a, %t) {shuffle = array<i64: 1, 0>} : (memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%t) : (memref<16x16xf32>) -> ()
-  %b = "glowir.alloc_activation"() {name = "b"} : () -> memref<16x16xf32>
-  "glowir.relu"(%b, %a) : (memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%a) : (memref<16x16xf32>) -> ()
-  "glowir.matmul"(%y, %b, %w) : (memref<16x16xf32>, memref<16x16xf32>, memref<16x16xf32>) -> ()
-  "glowir.dealloc_activation"(%b) : (memref<16x16xf32>) -> ()
   return
 }
