@@ -82,8 +82,8 @@ def split(extents: list[int], reduced: list[bool], threads: int, steps: list[int
     (the plan's tile of it: a transpose's vectors span an outer dim too); where no dim has a task for every thread,
     the longest (outermost of equals) that the plan steps by one, in tasks of one step, if it keeps at least half
     the threads busy: a [1, 14, 14, C] op on sixteen threads is 14 tasks, where it ran on the calling thread alone,
-    reading what sixteen cores had written from their caches; a [1, 7, 7, C] one stays there, as its 7 tasks only
-    move the data to cores that the next small kernel reads it back from (a 16-core VM, mobilenet_v2 cut into 64
+    reading what sixteen cores had written from their caches; a [1, 7, 7, C] one stays there: its 7 tasks, it seems,
+    only move the data to cores that the next small kernel reads it back from (a 16-core VM, mobilenet_v2 cut into 64
     partitions, one run: 2.01 ms with neither, 1.88 with every dim of two steps split, 1.76 with half the threads);
     (-1, 0) when none does."""
     steps = steps or [1] * len(extents)
