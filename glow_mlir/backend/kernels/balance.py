@@ -30,8 +30,8 @@ TASK_CYCLES = 500
 
 def task_flops(spec: KernelSpec) -> int:
     """:data:`TASK_CYCLES` as the float operations a core of ``spec`` does in them (two per FMA lane,
-    :attr:`.isa.KernelSpec.fma_lanes`): 32,000 on AVX-512 with two FMA pipes, 16,000 on AVX2."""
-    return TASK_CYCLES * 2 * (spec.fma_lanes or 2 * spec.lanes)
+    :attr:`.isa.KernelSpec.fma_rate`): 32,000 on AVX-512 with two FMA pipes, 16,000 on AVX2."""
+    return TASK_CYCLES * 2 * spec.fma_rate
 
 
 def _tasks(rows: int, cols: int, threads: int) -> tuple[int, int]:

@@ -368,6 +368,11 @@ SPREAD_CHANNELS = CACHE_LINE // 4
 COPY_BYTES_PER_CYCLE = 8
 
 
+def _copy_cycles(elements: int) -> float:
+    """Cycles to read and write ``elements`` f32 at :data:`COPY_BYTES_PER_CYCLE`."""
+    return 2 * 4 * elements / COPY_BYTES_PER_CYCLE
+
+
 def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[int], strides: list[int],
                  spec: KernelSpec) -> tuple[int, int]:
     """``(pixels per tile, spread)`` of a convolution on a packed filter (:func:`pixel_rows`; 0: row tiles) with input
@@ -390,9 +395,8 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
     before = tile_cost(pixels, rows, vectors, spec) if rows else tile_cost(tiles.ow, tiles.owr, tiles.fr // spec.lanes,
                                                                              spec)
     saved = 1 - tile_cost(pixels, wider, vectors, spec) / before
-    fma_cycles = dest[0] * pixels * filt[0] * block * math.prod(filt[1:4]) / (spec.fma_lanes or 2 * spec.lanes)
-    copy_cycles = 2 * 4 * math.prod(src) / COPY_BYTES_PER_CYCLE
-    return (wider, SPREAD_CHANNELS) if saved * fma_cycles > copy_cycles else (rows, 0)
+    fma_cycles = dest[0] * pixels * filt[0] * block * math.prod(filt[1:4]) / spec.fma_rate
+    return (wider, SPREAD_CHANNELS) if saved * fma_cycles > _copy_cycles(math.prod(src)) else (rows, 0)
 
 
 def _expanded(v: ir.Value) -> bool:
@@ -491,7 +495,7 @@ def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: K
     run as one island per image row (:func:`.panels.row_islands`): a register tile divides the row
     (:func:`.panels.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
     :data:`.balance.BLOCK_BALANCE` busy, or the cycles their imbalance adds to the busiest thread (its FMAs at the
-    target's FMA lanes, as :func:`_pixel_tiles` counts them) are fewer than what the copy they save costs that
+    target's :attr:`.isa.KernelSpec.fma_rate`, as :func:`_pixel_tiles` counts them) are fewer than what the copy they save costs that
     thread (the output read and written at :data:`COPY_BYTES_PER_CYCLE`, in the tasks cpu-vectorize-rest would cut
     it into: :func:`.vectorize.split`). Else the L1 tiles of the whole matmul are the tasks and the copy stays a
     pass of its own. Sixteen threads, AVX-512: 14 rows of 14 pixels, 96 -> 576, keep 14 busy, 3,000 cycles lost
@@ -504,13 +508,12 @@ def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: K
         return False
     if threads <= 1 or busy(rows, threads) >= BLOCK_BALANCE:
         return True
-    fma_cycles = rows * width * channels * filters / (spec.fma_lanes or 2 * spec.lanes)
+    fma_cycles = rows * width * channels * filters / spec.fma_rate
     busiest = math.ceil(rows / threads) * fma_cycles / rows
     extents = [rows, width, filters]
     dim, tile = split(extents, [False] * 3, threads)
     tasks = extents[dim] // tile if dim >= 0 else 1
-    copy_cycles = 2 * 4 * rows * width * filters / COPY_BYTES_PER_CYCLE * math.ceil(tasks / threads) / tasks
-    return busiest - fma_cycles / threads < copy_cycles
+    return busiest - fma_cycles / threads < _copy_cycles(math.prod(extents)) * math.ceil(tasks / threads) / tasks
 
 
 def _channels(v: ir.Value, start: int, size: int) -> ir.Value:

@@ -97,6 +97,12 @@ class KernelSpec:
     l1_ways: int = DEFAULT_L1_WAYS
 
     @property
+    def fma_rate(self) -> int:
+        """f32 lanes one core multiplies and adds per cycle: :attr:`fma_lanes`, or two full pipes of the ISA class
+        where the target did not say."""
+        return self.fma_lanes or 2 * self.lanes
+
+    @property
     def l1_way_bytes(self) -> int:
         """Bytes of one L1 way: addresses this far apart fall into the same set (4 KiB on current x86 cores)."""
         return self.l1 // self.l1_ways
