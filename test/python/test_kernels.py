@@ -406,6 +406,11 @@ def test_pixel_tiles_take_whole_rows_where_the_registers_hold_them() -> None:
     assert conv.pixel_rows(rows[7], 49, 32, AVX512, 7, 8192, 7 * 8192) == 0
     assert conv.offset_streams([0, 4096, 8192, 18432], AVX512) == 3  # 4 KiB ways: 18432 is 2048 into one
     assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14) == 0
+    # a filter that comes from memory in a network (3x3 256->256: 2.4 MB, over half the L2): at OW 14 its 14 row
+    # tiles a block tie with tiles of one whole row, which prefetch the next block; at OW 28 (56 a block) they stay
+    streamed = 4 * 9 * 256 * 256
+    assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14, filter_bytes=streamed) == 14
+    assert conv.pixel_rows(conv.plan([1, 28, 28, 32], 1, AVX512), 784, 32, AVX512, 28, filter_bytes=streamed) == 0
     assert conv.pixel_rows(rows[3], 9, 32, AVX512, 3) == 9
     assert conv.pixel_rows(rows[7], 49, 32, AVX512) == 0  # rows of unknown width: at most the 6 pixels
     assert conv.pixel_rows(conv.plan([1, 7, 7, 16], 1, AVX2), 49, 16, AVX2, 7) == 5
@@ -477,7 +482,9 @@ def test_pixel_tiles_read_a_spread_copy_where_the_input_pixels_share_a_set() -> 
 
     avx512 = isa.spec_of("skylake-avx512", "x86_64-unknown-linux-gnu")
     assert tiles(512, 512, avx512) == (14, conv.SPREAD_CHANNELS)
-    assert tiles(64, 512, avx512) == (0, 0)  # two blocks: the copy would cost more than the tiles save
+    # two blocks: the copy would cost more than the tiles save; tiles of one row read the input as it is (1.2 MB of
+    # filter in 7 tiles a block: they tie with the row tiles and prefetch, PREFETCH_TILES)
+    assert tiles(64, 512, avx512) == (7, 0)
     assert tiles(512, 128, avx512) == (14, 0)  # 1 KiB apart: 4 of the 14 pixels a set, within the ways as they are
     assert tiles(512, 512, isa.spec_of("haswell", "x86_64-unknown-linux-gnu"))[1] == 0  # 6 pixels at most: no copy
 
@@ -727,6 +734,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "pointwise-at-14": (384, 14, 14, 64, 1, 1, (0, 0, 0, 0)),
     # AVX-512: input pixels 4 KiB apart at stride 2; the tiles of two rows read a copy of 528 channels a pixel
     "spread-input-stride-2": (512, 14, 14, 256, 3, 2, (1, 1, 1, 1)),
+    # AVX-512: a 2.4 MB filter over 14 rows of 14: tiles of one whole row, prefetching the next block (PREFETCH_TILES)
+    "fourteen-rows-streamed-filter": (256, 14, 14, 256, 3, 1, (1, 1, 1, 1)),
 }
 
 

@@ -320,13 +320,26 @@ def masked_width(f: int, spec: KernelSpec) -> int:
 #: leaves the epilogue to a pass of its own over the output, which the row tiles fuse (AVX2, by the cost model: OW 7
 #: saves 22%, 14 6.5%, 28 1.8%; measured, 28 ran even: 1.00-1.01 of the row tiles' time)
 PIXEL_TILE_SAVING = 0.05
+#: the most register tiles per image in which row tiles may read each filter block for the pixel tiles to take
+#: their place at no saving, where the filter takes :data:`STREAMED_FILTER_L2_SHARE` of L2 or more: in a network such
+#: a filter comes from memory on every run (the other layers' filters and activations pass through the caches in
+#: between), and each block's first row tile waits for it, where the pixel tiles prefetch the next block into L2
+#: while the current one's tiles run; with few tiles a block that first tile is a large share. AVX-512 at OW 14 (14
+#: row tiles a block; 28x28 has 56), bundles for skylake-avx512 on a 16-core Xeon VM, fastest of six alternating
+#: rounds against the row tiles: light_resnet50 on one thread 60.57 -> 59.10 ms, on sixteen 7.96 -> 7.49; resnet18
+#: on sixteen 3.54 -> 3.03 (on one, 26.12 -> 25.29 in an earlier run of the same tiles at OW 14)
+PREFETCH_TILES = 16
+#: the share of L2 a filter fills from which it comes from memory in a network (:data:`PREFETCH_TILES`)
+STREAMED_FILTER_L2_SHARE = 0.5
 
 
 def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: int = 0, pixel_bytes: int = 0,
-               row_bytes: int = 0) -> int:
+               row_bytes: int = 0, filter_bytes: int = 0) -> int:
     """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
     output pixels per image in rows of ``ow``, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`)
-    cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`); 0 otherwise. The
+    cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`), or no more where
+    the row tiles would read each block of a filter of ``filter_bytes`` that comes from memory in a network in at most
+    :data:`PREFETCH_TILES` tiles (the pixel tiles prefetch the next block); 0 otherwise. The
     accumulators stay within the spec's, with the filter vectors and one broadcast within the registers. A tile that
     starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each reads the input at an address of its own); a
     tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more, where its
@@ -336,7 +349,8 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
     row tile read each filter vector for 7 FMAs (not at 2048 channels: 14 pixels 8 KiB apart in one set); AVX-512 at
     stride 2 into OW 28: halves of a row, 14x32, where the strided row tiles stop at 8 columns (Xeon, one core,
     fastest call, cold weights: 3x3/2 64->128 1.00 -> 0.85 ms, 128->128 2.83 -> 2.57, 1x1/2 256->512 2.67 -> 2.42);
-    AVX-512's 14x32 row tiles at OW 14 stay."""
+    AVX-512's 14x32 row tiles at OW 14 stay where the filter may stay in the caches (below
+    :data:`STREAMED_FILTER_L2_SHARE` of L2), the same tiles of whole rows take their place where it streams in."""
     if block % spec.lanes:
         return 0
     vectors = block // spec.lanes
@@ -358,7 +372,10 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
         return 0
     rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
     rows_cost = tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
-    return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - PIXEL_TILE_SAVING) * rows_cost else 0
+    row_tiles = pixels // tiles.ow * -(-tiles.ow // tiles.owr)
+    streamed = filter_bytes >= STREAMED_FILTER_L2_SHARE * spec.l2
+    saving = 0.0 if streamed and row_tiles <= PREFETCH_TILES else PIXEL_TILE_SAVING
+    return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - saving) * rows_cost else 0
 
 
 #: the channels a spread copy of the input adds to each pixel: one cache line, so that pixels a multiple of an L1 way
@@ -385,7 +402,8 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
     pixels, ow, block, channels = dest[1] * dest[2], dest[2], filt[-1], src[-1]
 
     def rows_for(c: int) -> int:
-        return pixel_rows(tiles, pixels, block, spec, ow, 4 * c * strides[-1], 4 * c * src[2] * strides[0])
+        return pixel_rows(tiles, pixels, block, spec, ow, 4 * c * strides[-1], 4 * c * src[2] * strides[0],
+                          4 * math.prod(filt))
 
     rows = rows_for(channels)
     wider = rows_for(channels + SPREAD_CHANNELS)

@@ -157,22 +157,81 @@ func.func @strided(%x: memref<1x15x15x32xf32>, %w: memref<2x3x3x32x16xf32>, %y: 
 
 // -----
 
-// AVX-512 at 14x14: the 14x32 row tiles (28 accumulators) are as cheap as tiles of one whole row: kept, with the
-// output rows as the tasks on sixteen threads.
+// AVX-512 at 14x14, 3x3 256->256: the 14x32 row tiles (28 accumulators) cost as much as tiles of one whole row, and
+// would read each block of a filter that comes from memory in a network (2.4 MB, over half the L2) in 14 tiles
+// (PREFETCH_TILES): the pixel tiles take their place, prefetching the next block. On sixteen threads each tile of
+// each block is a task (8 x 14).
 // AVX512-LABEL: func.func @avx512_fourteen(
+// AVX512:       scf.for %{{.+}} = %c0 to %c8 step
+// AVX512:       scf.for %{{.+}} = %c0 to %c14 step
+// AVX512:       memref.prefetch %{{.+}} : memref<8x3x3x256x32xf32>
+// AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.fma
+// AVX512-NOT:   vector.contract
+// AVX512:       return
+// TASKS-LABEL: func.func @avx512_fourteen(
+// TASKS:       scf.forall (%{{.+}}) in (112)
+// TASKS:       memref.prefetch
+// TASKS-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// TASKS-NOT:   vector.contract
+// TASKS:       return
+func.func @avx512_fourteen(%x: memref<1x16x16x256xf32>, %w: memref<8x3x3x256x32xf32>, %y: memref<1x14x14x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x16x16x256xf32>, memref<8x3x3x256x32xf32>) outs(%y : memref<1x14x14x8x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// The same rows with 64 channels: a filter of 147 KB may stay in the caches, and the row tiles stay, their epilogue
+// fused, with the output rows as the tasks on sixteen threads.
+// AVX512-LABEL: func.func @avx512_fourteen_small_filter(
 // AVX512-NOT:   memref.prefetch
 // AVX512:       vector.contract {{.+}} into vector<1x14x32xf32>
 // AVX512:       return
-// TASKS-LABEL: func.func @avx512_fourteen(
+// TASKS-LABEL: func.func @avx512_fourteen_small_filter(
 // TASKS-NOT:   memref.prefetch
 // TASKS:       vector.contract {{.+}} into vector<1x14x32xf32>
 // TASKS:       return
-func.func @avx512_fourteen(%x: memref<1x16x16x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: memref<1x14x14x2x32xf32>) {
+func.func @avx512_fourteen_small_filter(%x: memref<1x16x16x64xf32>, %w: memref<2x3x3x64x32xf32>, %y: memref<1x14x14x2x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x16x16x64xf32>, memref<2x3x3x64x32xf32>) outs(%y : memref<1x14x14x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// AVX-512 at 28x28 with the large filter: its 14x32 row tiles read each block in 56 tiles, more than PREFETCH_TILES,
+// and the pixel tiles save nothing: the row tiles stay.
+// AVX512-LABEL: func.func @avx512_twenty_eight(
+// AVX512-NOT:   memref.prefetch
+// AVX512:       vector.contract {{.+}} into vector<1x14x32xf32>
+// AVX512-NOT:   memref.prefetch
+// AVX512:       return
+func.func @avx512_twenty_eight(%x: memref<1x30x30x256xf32>, %w: memref<8x3x3x256x32xf32>, %y: memref<1x28x28x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x30x30x256xf32>, memref<8x3x3x256x32xf32>) outs(%y : memref<1x28x28x8x32xf32>)
       attrs = {glow.blocked_conv = array<i64: 1, 1>} {
   ^bb0(%in: f32, %f: f32, %out: f32):
     %0 = arith.mulf %in, %f : f32
@@ -248,12 +307,15 @@ func.func @spread_pixels(%x: memref<1x16x16x512xf32>, %w: memref<16x3x3x512x32xf
 
 // -----
 
-// The same input with only 64 filters: the tiles would save less than copying the input costs, so the row tiles stay
-// and nothing is copied.
+// The same input with only 64 filters: the 14x32 tiles would save less than copying the input costs, so nothing is
+// copied; tiles of one output row (7x32, as cheap as the row tiles, 7 a block: PREFETCH_TILES) read the input as it
+// is and prefetch the next filter block.
 // AVX512-LABEL: func.func @spread_does_not_pay(
 // AVX512-NOT:   memref.alloc
-// AVX512-NOT:   memref.prefetch
-// AVX512:       vector.contract
+// AVX512:       scf.for %{{.+}} = %c0 to %c7 step
+// AVX512:       memref.prefetch
+// AVX512-COUNT-14: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.fma
 // AVX512-NOT:   memref.alloc
 // AVX512:       return
 func.func @spread_does_not_pay(%x: memref<1x16x16x512xf32>, %w: memref<2x3x3x512x32xf32>, %y: memref<1x7x7x2x32xf32>) {
