@@ -411,6 +411,9 @@ def test_pixel_tiles_take_whole_rows_where_the_registers_hold_them() -> None:
     streamed = 4 * 9 * 256 * 256
     assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14, filter_bytes=streamed) == 14
     assert conv.pixel_rows(conv.plan([1, 28, 28, 32], 1, AVX512), 784, 32, AVX512, 28, filter_bytes=streamed) == 0
+    # two images: 28 row tiles a block; AVX2's 6-pixel tiles at OW 6 (tiles that may start anywhere) need the saving
+    assert conv.pixel_rows(rows[14], 196, 32, AVX512, 14, filter_bytes=streamed, images=2) == 0
+    assert conv.pixel_rows(conv.plan([1, 6, 6, 16], 1, AVX2), 36, 16, AVX2, 6, filter_bytes=streamed) == 0
     assert conv.pixel_rows(rows[3], 9, 32, AVX512, 3) == 9
     assert conv.pixel_rows(rows[7], 49, 32, AVX512) == 0  # rows of unknown width: at most the 6 pixels
     assert conv.pixel_rows(conv.plan([1, 7, 7, 16], 1, AVX2), 49, 16, AVX2, 7) == 5

@@ -32,7 +32,9 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
 - a convolution on a packed filter whose output rows are short for the row tiles (AVX2 at OW 7 and 14: 4x16 and
   3x16, 5x16 and 4x16; AVX-512 at OW 7: 7x32) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`,
   :mod:`.pixel_tiles`: AVX2 6x16 over 196 pixels, 5x16 over 49; AVX-512 two whole rows, 14x32 over 49), its
-  epilogue left as vector loops;
+  epilogue left as vector loops; so does one whose filter comes from memory in a network and whose row tiles would
+  read each filter block in few tiles (AVX-512 at OW 14: 14x32, one whole row a tile), as the pixel kernel
+  prefetches the next block (:data:`PREFETCH_TILES`);
 - a 1x1 stride-1 convolution on a packed filter of 32 or more input channels runs as a matmul of its pixels on
   the filter's blocks as panels (:func:`make_matmul_islands`, :func:`_matmul_wins`; AVX2 at OW 14 and 7: resnet50's
   1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 13 to 56: 0.54-1.09x the row
@@ -318,10 +320,12 @@ def masked_width(f: int, spec: KernelSpec) -> int:
 
 #: how much less a pixel tile must cost than the row tiles (:func:`tile_cost`) to take its place: the pixel kernel
 #: leaves the epilogue to a pass of its own over the output, which the row tiles fuse (AVX2, by the cost model: OW 7
-#: saves 22%, 14 6.5%, 28 1.8%; measured, 28 ran even: 1.00-1.01 of the row tiles' time)
+#: saves 22%, 14 6.5%, 28 1.8%; measured, 28 ran even: 1.00-1.01 of the row tiles' time); none where the next filter
+#: block's prefetch pays for that (:data:`PREFETCH_TILES`)
 PIXEL_TILE_SAVING = 0.05
-#: the most register tiles per image in which row tiles may read each filter block for the pixel tiles to take
-#: their place at no saving, where the filter takes :data:`STREAMED_FILTER_L2_SHARE` of L2 or more: in a network such
+#: the most register tiles in which row tiles may read each filter block (over all the images) for pixel tiles of
+#: whole rows, or of equal parts of one (more pixels than ``pixel_tile_limit``), to take their place at no saving,
+#: where the filter takes :data:`STREAMED_FILTER_L2_SHARE` of L2 or more: in a network such
 #: a filter comes from memory on every run (the other layers' filters and activations pass through the caches in
 #: between), and each block's first row tile waits for it, where the pixel tiles prefetch the next block into L2
 #: while the current one's tiles run; with few tiles a block that first tile is a large share. AVX-512 at OW 14 (14
@@ -334,12 +338,13 @@ STREAMED_FILTER_L2_SHARE = 0.5
 
 
 def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: int = 0, pixel_bytes: int = 0,
-               row_bytes: int = 0, filter_bytes: int = 0) -> int:
+               row_bytes: int = 0, filter_bytes: int = 0, images: int = 1) -> int:
     """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
     output pixels per image in rows of ``ow``, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`)
     cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`), or no more where
     the row tiles would read each block of a filter of ``filter_bytes`` that comes from memory in a network in at most
-    :data:`PREFETCH_TILES` tiles (the pixel tiles prefetch the next block); 0 otherwise. The
+    :data:`PREFETCH_TILES` tiles over the ``images`` (the pixel tiles prefetch the next block), for tiles of whole
+    rows or equal parts of one; 0 otherwise. The
     accumulators stay within the spec's, with the filter vectors and one broadcast within the registers. A tile that
     starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each reads the input at an address of its own); a
     tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more, where its
@@ -372,9 +377,10 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
         return 0
     rows = min(sizes, key=lambda r: (tile_cost(pixels, r, vectors, spec), -r))
     rows_cost = tile_cost(tiles.ow, tiles.owr, -(-tiles.fr // spec.lanes), spec)
-    row_tiles = pixels // tiles.ow * -(-tiles.ow // tiles.owr)
-    streamed = filter_bytes >= STREAMED_FILTER_L2_SHARE * spec.l2
-    saving = 0.0 if streamed and row_tiles <= PREFETCH_TILES else PIXEL_TILE_SAVING
+    row_tiles = images * pixels // tiles.ow * -(-tiles.ow // tiles.owr)
+    streamed = filter_bytes > 0 and filter_bytes >= STREAMED_FILTER_L2_SHARE * spec.l2
+    ties = streamed and row_tiles <= PREFETCH_TILES and rows > spec.pixel_tile_limit
+    saving = 0.0 if ties else PIXEL_TILE_SAVING
     return rows if tile_cost(pixels, rows, vectors, spec) <= (1 - saving) * rows_cost else 0
 
 
@@ -403,7 +409,7 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
 
     def rows_for(c: int) -> int:
         return pixel_rows(tiles, pixels, block, spec, ow, 4 * c * strides[-1], 4 * c * src[2] * strides[0],
-                          4 * math.prod(filt))
+                          4 * math.prod(filt), src[0])
 
     rows = rows_for(channels)
     wider = rows_for(channels + SPREAD_CHANNELS)

@@ -1,7 +1,8 @@
 // cpu-tile-kernels on convolutions on packed filters (convert-glowir-to-linalg's blocked generic, dest viewed [N, OH,
 // OW, F/B, B]) whose output rows are short: register tiles of output pixels that may cross output rows
-// (backend/kernels/pixel_tiles.py), where they cost at least 5% less than the row tiles (conv.pixel_rows); tiles of
-// whole output rows may hold more pixels than those that start anywhere.
+// (backend/kernels/pixel_tiles.py), where they cost at least 5% less than the row tiles (conv.pixel_rows), or no more
+// where a filter that comes from memory in a network would be read in few row tiles a block (conv.PREFETCH_TILES);
+// tiles of whole output rows may hold more pixels than those that start anywhere.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=THREADS
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
