@@ -323,15 +323,16 @@ def masked_width(f: int, spec: KernelSpec) -> int:
 #: saves 22%, 14 6.5%, 28 1.8%; measured, 28 ran even: 1.00-1.01 of the row tiles' time); none where the next filter
 #: block's prefetch pays for that (:data:`PREFETCH_TILES`)
 PIXEL_TILE_SAVING = 0.05
-#: the most register tiles in which row tiles may read each filter block (over all the images) for pixel tiles of
-#: whole rows, or of equal parts of one (more pixels than ``pixel_tile_limit``), to take their place at no saving,
-#: where the filter takes :data:`STREAMED_FILTER_L2_SHARE` of L2 or more: in a network such
-#: a filter comes from memory on every run (the other layers' filters and activations pass through the caches in
-#: between), and each block's first row tile waits for it, where the pixel tiles prefetch the next block into L2
-#: while the current one's tiles run; with few tiles a block that first tile is a large share. AVX-512 at OW 14 (14
-#: row tiles a block; 28x28 has 56), bundles for skylake-avx512 on a 16-core Xeon VM, fastest of six alternating
-#: rounds against the row tiles: light_resnet50 on one thread 60.57 -> 59.10 ms, on sixteen 7.96 -> 7.49; resnet18
-#: on sixteen 3.54 -> 3.03 (on one, 26.12 -> 25.29 in an earlier run of the same tiles at OW 14)
+#: the most register tiles in which row tiles may read each filter block (over all the images) for pixel tiles of whole
+#: rows, or of equal parts of one (more pixels than ``pixel_tile_limit``), to take their place at no saving, where the
+#: filter takes :data:`STREAMED_FILTER_L2_SHARE` of L2 or more: in a network such a filter comes from memory on every
+#: run (the other layers' filters and activations pass through the caches in between), and each block's first row tile
+#: waits for it, where the pixel tiles prefetch the next block into L2 while the current one's tiles run; with few
+#: tiles a block that first tile is a large share. AVX-512 at OW 14 (14 row tiles a block; 28x28 has 56), bundles for
+#: skylake-avx512 on a 16-core Xeon VM, fastest of 6-8 alternating rounds against the row tiles, two runs:
+#: light_resnet50 on one thread 60.57 -> 59.10 and 61.03 -> 60.07 ms, on sixteen 7.96 -> 7.49 and 7.88 -> 7.61;
+#: resnet18 on one 26.27 -> 25.78, on sixteen 3.54 -> 3.03 and 3.40 -> 3.24 (mobilenet_v2, unchanged, moved 5% between
+#: its two sides)
 PREFETCH_TILES = 16
 #: the share of L2 a filter fills from which it comes from memory in a network (:data:`PREFETCH_TILES`)
 STREAMED_FILTER_L2_SHARE = 0.5
