@@ -535,7 +535,8 @@ def test_pointwise_into_a_bordered_input_matches_the_reference(case: tuple, thre
              numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b1"),
              numpy_helper.from_array((RNG.standard_normal((f, 1, 3, 3)) * 0.3).astype(np.float32), "w2"),
              numpy_helper.from_array(RNG.standard_normal(f).astype(np.float32), "b2"),
-             numpy_helper.from_array(np.array(0, np.float32), "lo"), numpy_helper.from_array(np.array(6, np.float32), "hi")]
+             numpy_helper.from_array(np.array(0, np.float32), "lo"),
+             numpy_helper.from_array(np.array(6, np.float32), "hi")]
     nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["p"]), helper.make_node("Clip", ["p", "lo", "hi"], ["q"]),
              helper.make_node("Conv", ["q", "w2", "b2"], ["d"], group=f, pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["d"], ["y"])]

@@ -24,7 +24,8 @@ a vector op (AVX-512: FMAs, ``vroundps``, shifts).
   copysign (-0.4 -> -0.0); from 2^23 up every float is an integer, kept, as are inf and NaN. Without it the LLVM
   lowering calls ``roundevenf`` wherever the CPU has no rounding instruction (Cortex-M4), which newlib lacks.
 
-test/python/test_vectorize_rest.py checks them against numpy on many points (relative tolerance 1e-6 plus absolute 1e-7 for erf).
+test/python/test_vectorize_rest.py checks them against numpy on many points (relative tolerance 1e-6 plus absolute
+1e-7 for erf).
 """
 
 from __future__ import annotations

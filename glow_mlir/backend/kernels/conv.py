@@ -342,15 +342,15 @@ def pixel_rows(tiles: ConvTiles, pixels: int, block: int, spec: KernelSpec, ow: 
                row_bytes: int = 0, filter_bytes: int = 0, images: int = 1) -> int:
     """The output pixels per register tile of a convolution on a packed filter of ``block`` channels with ``pixels``
     output pixels per image in rows of ``ow``, when tiles of pixels that may cross output rows (:mod:`.pixel_tiles`)
-    cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`), or no more where
-    the row tiles would read each block of a filter of ``filter_bytes`` that comes from memory in a network in at most
-    :data:`PREFETCH_TILES` tiles over the ``images`` (the pixel tiles prefetch the next block), for tiles of whole
-    rows or equal parts of one; 0 otherwise. The
-    accumulators stay within the spec's, with the filter vectors and one broadcast within the registers. A tile that
-    starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each reads the input at an address of its own); a
-    tile of whole output rows reads every pixel at a fixed distance from its first, so it may hold more, where its
-    input pixels (``pixel_bytes`` apart in a row, ``row_bytes`` between rows) spread over the L1's sets as
-    :func:`plan` asks of row tiles (:func:`offset_streams` below the ways); so may a tile of an equal part of one row.
+    cost at least :data:`PIXEL_TILE_SAVING` less than its row tiles ``tiles`` (:func:`tile_cost`), or no more where the
+    row tiles would read each block of a filter of ``filter_bytes`` that comes from memory in a network in at most
+    :data:`PREFETCH_TILES` tiles over the ``images`` (the pixel tiles prefetch the next block), for tiles of whole rows
+    or equal parts of one; 0 otherwise. The accumulators stay within the spec's, with the filter vectors and one
+    broadcast within the registers. A tile that starts anywhere holds at most ``spec.pixel_tile_limit`` pixels (each
+    reads the input at an address of its own); a tile of whole output rows reads every pixel at a fixed distance from
+    its first, so it may hold more, where its input pixels (``pixel_bytes`` apart in a row, ``row_bytes`` between rows)
+    spread over the L1's sets as :func:`plan` asks of row tiles (:func:`offset_streams` below the ways); so may a tile
+    of an equal part of one row.
     AVX2 at OW 7 and 14: 6x16 over 49 and 196 pixels; AVX-512 at OW 7: two rows, 14x32 over 49 pixels, where a 7x32
     row tile read each filter vector for 7 FMAs (not at 2048 channels: 14 pixels 8 KiB apart in one set); AVX-512 at
     stride 2 into OW 28: halves of a row, 14x32, where the strided row tiles stop at 8 columns (Xeon, one core,
@@ -516,14 +516,14 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
 
 
 def _row_islands_fit(rows: int, width: int, channels: int, filters: int, spec: KernelSpec, threads: int) -> bool:
-    """Whether a matmul of the pixels of ``rows`` image rows of ``width`` pixels (``channels`` -> ``filters``) may
-    run as one island per image row (:func:`.panels.row_islands`): a register tile divides the row
+    """Whether a matmul of the pixels of ``rows`` image rows of ``width`` pixels (``channels`` -> ``filters``) may run
+    as one island per image row (:func:`.panels.row_islands`): a register tile divides the row
     (:func:`.panels.image_row_tile`), and on ``threads`` above 1 the rows as tasks keep them
     :data:`.balance.BLOCK_BALANCE` busy, or the cycles their imbalance adds to the busiest thread (its FMAs at the
-    target's :attr:`.isa.KernelSpec.fma_rate`, as :func:`_pixel_tiles` counts them) are fewer than what the copy they save costs that
-    thread (the output read and written at :data:`COPY_BYTES_PER_CYCLE`, in the tasks cpu-vectorize-rest would cut
-    it into: :func:`.vectorize.split`). Else the L1 tiles of the whole matmul are the tasks and the copy stays a
-    pass of its own. Sixteen threads, AVX-512: 14 rows of 14 pixels, 96 -> 576, keep 14 busy, 3,000 cycles lost
+    target's :attr:`.isa.KernelSpec.fma_rate`, as :func:`_pixel_tiles` counts them) are fewer than what the copy they
+    save costs that thread (the output read and written at :data:`COPY_BYTES_PER_CYCLE`, in the tasks cpu-vectorize-rest
+    would cut it into: :func:`.vectorize.split`). Else the L1 tiles of the whole matmul are the tasks and the copy stays
+    a pass of its own. Sixteen threads, AVX-512: 14 rows of 14 pixels, 96 -> 576, keep 14 busy, 3,000 cycles lost
     against 8,100 of copy (a row a task): row islands; at 14 x 14 the copy stays from 256 input channels."""
     from .balance import BLOCK_BALANCE, busy
     from .panels import image_row_tile
