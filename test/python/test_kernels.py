@@ -135,16 +135,21 @@ def test_avx2_tiles_fit_16_registers() -> None:
     def rows(shape, spec, channels):
         return conv.plan(shape, 1, spec, pixel_bytes=4 * channels)
 
-    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 256), [1, 14, 14], 16, 256, AVX2)
-    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 64), [1, 14, 14], 16, 64, AVX2)
-    assert not conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 16), [1, 14, 14], 16, 16, AVX2)  # short reduction
-    # at every row width but where tiles of whole rows beat it (AVX-512 at OW 7, not at 2048 channels: 8 KiB apart)
-    assert conv._matmul_wins(rows([1, 56, 56, 16], AVX2, 256), [1, 56, 56], 16, 256, AVX2)
-    assert conv._matmul_wins(rows([1, 7, 7, 16], AVX2, 512), [1, 7, 7], 16, 512, AVX2)
-    assert conv._matmul_wins(rows([1, 14, 14, 32], AVX512, 256), [1, 14, 14], 32, 256, AVX512)
-    assert conv._matmul_wins(rows([1, 56, 56, 32], AVX512, 256), [1, 56, 56], 32, 256, AVX512)
-    assert not conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 512), [1, 7, 7], 32, 512, AVX512)
-    assert conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 2048), [1, 7, 7], 32, 2048, AVX512)
+    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 256), [1, 14, 14], 16, 256, 256, AVX2)
+    assert conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 64), [1, 14, 14], 16, 64, 256, AVX2)
+    assert not conv._matmul_wins(rows([1, 14, 14, 16], AVX2, 16), [1, 14, 14], 16, 16, 256, AVX2)  # short reduction
+    # at every row width but where tiles of whole rows beat it (AVX-512 at OW 7)
+    assert conv._matmul_wins(rows([1, 56, 56, 16], AVX2, 256), [1, 56, 56], 16, 256, 64, AVX2)
+    assert conv._matmul_wins(rows([1, 7, 7, 16], AVX2, 512), [1, 7, 7], 16, 512, 2048, AVX2)
+    assert conv._matmul_wins(rows([1, 14, 14, 32], AVX512, 256), [1, 14, 14], 32, 256, 1024, AVX512)
+    assert conv._matmul_wins(rows([1, 56, 56, 32], AVX512, 256), [1, 56, 56], 32, 256, 64, AVX512)
+    assert not conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 512), [1, 7, 7], 32, 512, 2048, AVX512)
+    # at 2048 channels two whole rows read pixels 8 KiB apart, in one L1 set: only over a copy of the input whose
+    # pixels are a cache line longer, which pays for itself with 512 filters (16 blocks), not with 64 (2)
+    assert conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 2048), [1, 7, 7], 32, 2048, 64, AVX512)
+    assert not conv._matmul_wins(rows([1, 7, 7, 32], AVX512, 2048), [1, 7, 7], 32, 2048, 512, AVX512)
+    assert conv._pixel_tiles(rows([1, 7, 7, 32], AVX512, 2048), [1, 7, 7, 2048], [1, 7, 7, 16, 32],
+                             [16, 1, 1, 2048, 32], [1, 1], AVX512) == (14, conv.SPREAD_CHANNELS)
     # the block of a one-vector register tile is its width: every filter line read is used whole
     # (AVX2 at OW 7: 4x16 and a last tile of 3x16, two vectors wide: blocks of 16)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2, [1, 7, 7, 512], 1, 2048) == 16
@@ -728,10 +733,12 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "blocks-per-thread": (64, 28, 28, 128, 3, 1, (1, 1, 1, 1)),
     "a-task-per-block": (64, 28, 28, 96, 3, 1, (1, 1, 1, 1)),
     # pointwise on 32 channels or more: a matmul of the pixels (784 of them: 98 tiles of 8 rows), and at 7x7 where
-    # 2048 channels put a tile's pixels 8 KiB apart (no whole-row tiles)
+    # 2048 channels put a tile's pixels 8 KiB apart (no whole-row tiles: a copy spreading them does not pay for 64)
     "pointwise-as-matmul": (256, 28, 28, 64, 1, 1, (0, 0, 0, 0)),
     "pointwise-64-channels-as-matmul": (64, 28, 28, 256, 1, 1, (0, 0, 0, 0)),
     "pointwise-2048-at-7": (2048, 7, 7, 64, 1, 1, (0, 0, 0, 0)),
+    # AVX-512: with 512 filters, tiles of two whole rows over a copy of 2064 channels a pixel (resnet50's last stage)
+    "pointwise-2048-at-7-spread": (2048, 7, 7, 512, 1, 1, (0, 0, 0, 0)),
     # AVX-512 at stride 2 into 28 columns: tiles of half a row (14 pixels)
     "half-rows-stride-2": (32, 56, 56, 64, 3, 2, (1, 1, 1, 1)),
     # 196 pixels: 192 rows in 3 L1 tiles of 64 and a strip of 4; on two threads tiles of 48 rows (balance.py)

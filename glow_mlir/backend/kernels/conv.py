@@ -39,7 +39,8 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   the filter's blocks as panels (:func:`make_matmul_islands`, :func:`_matmul_wins`; AVX2 at OW 14 and 7: resnet50's
   1x1 layers there 1.1-1.2x onnxruntime's time -> 0.9-1.05x; AVX-512 and AVX2 at OW 13 to 56: 0.54-1.09x the row
   tiles' time, 0.76-0.80x count-weighted over five networks' pointwise layers below 256 channels), but where tiles
-  of two whole output rows take it (AVX-512 at OW 7);
+  of two whole output rows take it (AVX-512 at OW 7, and from 1024 channels over a copy of the input that spreads
+  its pixels over the L1 sets, where that pays);
 - a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
@@ -137,7 +138,7 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
         # it reads from L2 is used whole (AVX2, 3x3 512->512 at 7x7: 1.15 -> 1.09x onnxruntime's time, 1x1
         # 1024->256 at 14x14: 1.32 -> 1.16x)
         tiles = plan([*output_shape[:3], block], stride, spec, pixel_bytes=pixel_bytes)
-        if kh == kw == 1 and stride == 1 and _matmul_wins(tiles, output_shape[:3], block, c, spec):
+        if kh == kw == 1 and stride == 1 and _matmul_wins(tiles, output_shape[:3], block, c, f, spec):
             return block  # run as a matmul of the pixels (ConvPlan.as_matmul): panels of the matmul tile's width
         if tiles.fr < block and f % tiles.fr == 0:
             return tiles.fr
@@ -285,7 +286,7 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
         tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
         pointwise = (filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3]
                      and _contiguous(op.operands[0]) and _expanded(op.operands[2]))
-        as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], spec)
+        as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], filt[0] * filt[-1], spec)
         rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec)
         return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows, spread=spread)
     stride = max(_ints(op, "strides"))
@@ -398,19 +399,21 @@ def _copy_cycles(elements: int) -> float:
 
 
 def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[int], strides: list[int],
-                 spec: KernelSpec) -> tuple[int, int]:
+                 spec: KernelSpec, streamed_ties: bool = True) -> tuple[int, int]:
     """``(pixels per tile, spread)`` of a convolution on a packed filter (:func:`pixel_rows`; 0: row tiles) with input
     ``src`` ``[N, H, W, C]``, output ``dest`` ``[N, OH, OW, F / B, B]`` and filter ``[F / B, KH, KW, C, B]``. Where
     the input pixels that a tile of whole rows reads fall into too few L1 sets (C = 512 at stride 2, or C = 1024: 4 or
     8 KiB apart, every pixel in one set), the tile reads a copy of the input whose pixels are
     :data:`SPREAD_CHANNELS` longer (``spread``), if the tile saves more than the copy costs (:func:`tile_cost` of the
     FMA cycles against the input moved at :data:`COPY_BYTES_PER_CYCLE`). AVX-512, 3x3/2 512->512 at 14x14 took 7x32
-    row tiles (14 pixels 4 KiB apart exceed the 12 ways) where its 14x32 tiles of two whole rows now run."""
+    row tiles (14 pixels 4 KiB apart exceed the 12 ways) where its 14x32 tiles of two whole rows now run. Without
+    ``streamed_ties`` the filter is not weighed as streaming (:func:`pixel_rows`'s ties at no saving)."""
     pixels, ow, block, channels = dest[1] * dest[2], dest[2], filt[-1], src[-1]
+    filter_bytes = 4 * math.prod(filt) if streamed_ties else 0
 
     def rows_for(c: int) -> int:
         return pixel_rows(tiles, pixels, block, spec, ow, 4 * c * strides[-1], 4 * c * src[2] * strides[0],
-                          4 * math.prod(filt), src[0])
+                          filter_bytes, src[0])
 
     rows = rows_for(channels)
     wider = rows_for(channels + SPREAD_CHANNELS)
@@ -447,24 +450,31 @@ def _contiguous(v: ir.Value) -> bool:
 MIN_MATMUL_CHANNELS = 32
 
 
-def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int, spec: KernelSpec) -> bool:
-    """Whether a pointwise convolution with ``output`` pixels ``[N, OH, OW]`` and row tiles ``tiles``, on filter
-    blocks of ``block``, runs as a matmul of its pixels: from :data:`MIN_MATMUL_CHANNELS` input channels, where the
-    matmul's register tile over all the pixels keeps the FMA pipes busy, unless the rows are short enough for tiles
-    of whole output rows (:func:`pixel_rows`: AVX-512 at OW 7). Likely why (not measured apart): the row tiles
-    stream a filter block through L1 for each register tile and the whole input once per block, the matmul's tiles
-    of 64 pixels read their input once. Measured one core, same process, alternating, fastest call: AVX-512
-    (Emerald Rapids, cold weights) 1x1 256->64 at 56x56 1.09 -> 0.95 ms, 1024->512 at 14x14 1.88 -> 1.59, 1024->256
-    1.03 -> 0.90, 512->256 at 28x28 2.67 -> 2.61, 512->512 at 14x14 0.96 -> 0.97; AVX2 code 256->64 at 56x56 2.05 ->
-    1.31, 512->128 at 28x28 1.54 -> 1.41, 256->256 1.57 -> 1.71 (the one loss); networks: light_resnet50 62.6 ->
-    61.9 ms on one thread, 49.6 -> 47.0 on two, as AVX2 code 118 -> 116. At OW 7 the whole-row tiles beat it
-    (512->2048 1.10 -> 1.35 ms as a matmul, 320->1280 0.69 -> 0.76). Below 256 channels (the same CPU): 64->256 at
-    56x56 1.69 -> 1.18 ms cold, 1.19 -> 0.66 warm, as AVX2 code 1.93 -> 1.27; 128->512 at 28x28 1.39 -> 1.23,
-    0.81 -> 0.64, 1.50 -> 1.33; the losses 192->64 at 14x14 and 27x27 warm, 1.09x and 1.15x (cold 1.06x and 0.81x);
-    light_resnet50 59.7 -> 58.2 ms on one thread, 34.9 -> 33.6 on two, as AVX2 code 111 -> 107; mobilenet_v2,
-    inception_v1 and densenet121 within this VM's noise (densenet121 +1%, +3%, -1% in three runs: its 1x1 outputs
-    are then copied into the next convolution's bordered input, which row tiles write directly; keeping those on row
-    tiles cost light_resnet50 2% on one thread, 4% on two), as AVX2 code mobilenet_v2 10.7 -> 10.5."""
+def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int, filters: int,
+                 spec: KernelSpec) -> bool:
+    """Whether a pointwise convolution with ``output`` pixels ``[N, OH, OW]`` and row tiles ``tiles``, of
+    ``channels`` -> ``filters`` on filter blocks of ``block``, runs as a matmul of its pixels: from
+    :data:`MIN_MATMUL_CHANNELS` input channels, where the matmul's register tile over all the pixels keeps the FMA
+    pipes busy, unless the rows are short enough for tiles of whole output rows (:func:`_pixel_tiles`, the filter not
+    weighed as streaming: AVX-512 at OW 7; at 1024 and 2048 channels, whose pixels 4 and 8 KiB apart fill one L1 set,
+    over the copy that spreads them where it pays: resnet50's 2048 -> 512 at 7x7, one core, cold weights, same
+    process, alternating, 1.03 -> 0.77 and 0.91 -> 0.70 ms (onnxruntime 0.83 and 0.79), 2048 -> 1024 1.89 -> 1.49,
+    1024 -> 512 at 14x14 1.47 -> 1.36, 1024 -> 352 at 7x7 0.37 -> 0.33; light_resnet50 60 alternating runs 61.5 ->
+    60.0 ms fastest, 0.97x paired median (onnxruntime 58.1); with two filter blocks the copy does not pay).
+    Likely why the matmul wins elsewhere (not measured apart): the row tiles stream a filter block through L1 for each
+    register tile and the whole input once per block, the matmul's tiles of 64 pixels read their input once.
+    Measured one core, same process, alternating, fastest call: AVX-512 (Emerald Rapids, cold weights) 1x1 256->64 at
+    56x56 1.09 -> 0.95 ms, 1024->512 at 14x14 1.88 -> 1.59, 1024->256 1.03 -> 0.90, 512->256 at 28x28 2.67 -> 2.61,
+    512->512 at 14x14 0.96 -> 0.97; AVX2 code 256->64 at 56x56 2.05 -> 1.31, 512->128 at 28x28 1.54 -> 1.41, 256->256
+    1.57 -> 1.71 (the one loss); networks: light_resnet50 62.6 -> 61.9 ms on one thread, 49.6 -> 47.0 on two, as AVX2
+    code 118 -> 116. At OW 7 the whole-row tiles beat it (512->2048 1.10 -> 1.35 ms as a matmul, 320->1280 0.69 ->
+    0.76). Below 256 channels (the same CPU): 64->256 at 56x56 1.69 -> 1.18 ms cold, 1.19 -> 0.66 warm, as AVX2 code
+    1.93 -> 1.27; 128->512 at 28x28 1.39 -> 1.23, 0.81 -> 0.64, 1.50 -> 1.33; the losses 192->64 at 14x14 and 27x27
+    warm, 1.09x and 1.15x (cold 1.06x and 0.81x); light_resnet50 59.7 -> 58.2 ms on one thread, 34.9 -> 33.6 on two, as
+    AVX2 code 111 -> 107; mobilenet_v2, inception_v1 and densenet121 within this VM's noise (densenet121 +1%, +3%, -1%
+    in three runs: its 1x1 outputs are then copied into the next convolution's bordered input, which row tiles write
+    directly; keeping those on row tiles cost light_resnet50 2% on one thread, 4% on two), as AVX2 code mobilenet_v2
+    10.7 -> 10.5."""
     from .matmul import register_rows, target_tiles
 
     if channels < MIN_MATMUL_CHANNELS:
@@ -475,7 +485,8 @@ def _matmul_wins(tiles: ConvTiles, output: list[int], block: int, channels: int,
     rows = register_rows(pixels, t.mr, block, spec, strips=False)
     if rows * -(-block // spec.lanes) < spec.busy_accumulators:
         return False
-    whole_rows = pixel_rows(tiles, oh * ow, block, spec, ow, 4 * channels, 4 * channels * ow)
+    whole_rows, _ = _pixel_tiles(tiles, [images, oh, ow, channels], [images, oh, ow, filters // block, block],
+                                 [filters // block, 1, 1, channels, block], [1, 1], spec, streamed_ties=False)
     return whole_rows <= spec.pixel_tile_limit
 
 

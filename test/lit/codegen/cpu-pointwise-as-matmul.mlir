@@ -63,8 +63,9 @@ func.func @pointwise_at_7(%x: memref<1x7x7x512xf32>, %w: memref<2x1x1x512x32xf32
 
 // -----
 
-// 2048 channels at 7x7: a tile's 14 input pixels would lie 8 KiB apart, all in one L1 set, so no whole-row tiles:
-// the matmul, 7 pixels x 32 a register tile.
+// 2048 channels at 7x7: a tile's 14 input pixels would lie 8 KiB apart, all in one L1 set, so no whole-row tiles on
+// the input itself; with two blocks of filters the tiles of two rows over a spread copy of it would save less than the
+// copy costs: the matmul, 7 pixels x 32 a register tile.
 // AVX512-LABEL: func.func @many_channels_at_7(
 // AVX512:       memref.collapse_shape %{{.+}} : memref<1x7x7x2048xf32> into memref<49x2048xf32>
 // AVX512:       return
@@ -75,6 +76,35 @@ func.func @many_channels_at_7(%x: memref<1x7x7x2048xf32>, %w: memref<2x1x1x2048x
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x7x7x2048xf32>, memref<2x1x1x2048x32xf32>) outs(%y : memref<1x7x7x2x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %acc: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// The same input with 512 filters (16 blocks, resnet50's last stage): the tiles of two whole rows save more than the
+// spread copy costs (conv._pixel_tiles), so they take the convolution from the matmul: the input is copied into pixels
+// of 2064 channels, whose 14 pixels spread over the L1 sets, and the tiles prefetch the next block.
+// AVX512-LABEL: func.func @many_channels_many_filters_at_7(
+// AVX512-NOT:   memref.collapse_shape
+// AVX512:       %[[WIDE:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x2064xf32>
+// AVX512:       linalg.copy
+// AVX512:       memref.prefetch
+// AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// AVX512:       memref.dealloc %[[WIDE]]
+// AVX512:       return
+func.func @many_channels_many_filters_at_7(%x: memref<1x7x7x2048xf32>, %w: memref<16x1x1x2048x32xf32>, %out: memref<1x7x7x512xf32>) {
+  %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 7, 7, 16, 32] : memref<1x7x7x512xf32> into memref<1x7x7x16x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 1 + d5, d2 * 1 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x7x7x2048xf32>, memref<16x1x1x2048x32xf32>) outs(%y : memref<1x7x7x16x32xf32>)
       attrs = {glow.blocked_conv = array<i64: 1, 1>} {
   ^bb0(%in: f32, %f: f32, %acc: f32):
     %0 = arith.mulf %in, %f : f32
