@@ -213,13 +213,18 @@ def host() -> Target:
 
 
 def cannot_run(target: Target) -> str:
-    """Why code for ``target`` cannot run on this machine ("" when it can): another architecture, or vectors
-    wider than the host's (AVX-512 code on an AVX2 machine). Code for an older CPU of the host's family runs."""
+    """Why code for ``target`` cannot run on this machine ("" when it can): another architecture, vectors wider
+    than the host's (AVX-512 code on an AVX2 machine), or int8 dot-product instructions the host lacks (the int8
+    kernels of ``alderlake`` code use AVX-VNNI, which a Zen 3 does not have: its JIT would stop on an illegal
+    instruction). Code for an older CPU of the host's family runs."""
     here = host()
     if target.triple.split("-")[0] != here.triple.split("-")[0]:
         return f"this machine is {here.triple}"
     if target.vector_bits > here.vector_bits or (target.fma and not here.fma):
         return f"this machine's CPU ({here.cpu}) has {here.vector_bits}-bit vectors{'' if here.fma else ', no FMA'}"
+    missing = [n for n in target.int8_dot if n not in here.int8_dot]
+    if missing:
+        return f"this machine's CPU ({here.cpu}) has no {', '.join(missing)}, which code for {target.cpu} uses"
     return ""
 
 

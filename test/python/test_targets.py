@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 
 import numpy as np
@@ -79,6 +80,19 @@ def test_code_for_another_architecture_is_refused_for_the_jit() -> None:
     with pytest.raises(CompileError, match="cannot compile for neoverse-n1 .* to run here.*bundle"):
         glow_mlir.compile(_conv_model((1, 8, 8, 8), 3, 1), target_cpu="neoverse-n1",
                           target_triple="aarch64-linux-gnu", cache=False)
+
+
+def test_code_using_int8_dot_products_the_host_lacks_is_refused_for_the_jit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """alderlake's AVX-VNNI on a host of the same vector width without it (a Zen 3): refused, not run into an illegal
+    instruction; haswell code (no int8 dot products) still runs there."""
+    here = targets.host()
+    if not here.triple.startswith("x86_64") or here.vector_bits < 256 or not here.fma:
+        pytest.skip("needs an x86-64 host with AVX2 and FMA")
+    zen3 = dataclasses.replace(here, cpu="znver3", vector_bits=256, vector_registers=16, int8_dot=())
+    monkeypatch.setattr(targets, "host", lambda: zen3)
+    assert targets.cannot_run(targets.named("alderlake", here.triple)) == (
+        "this machine's CPU (znver3) has no avxvnni, which code for alderlake uses")
+    assert targets.cannot_run(targets.named("haswell", here.triple)) == ""
 
 
 def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 1, group: int = 1) -> onnx.ModelProto:
