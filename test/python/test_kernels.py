@@ -129,6 +129,11 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert conv.plan_depthwise([1, 56, 56, 144], 1, AVX2) == conv.ConvTiles(56, 16, 4, 16, depthwise=True)
     assert conv.plan_depthwise([1, 7, 7, 960], 1, AVX2) == conv.ConvTiles(7, 8, 7, 8, depthwise=True)
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX2) == 16
+    # filters that are whole vectors but no whole blocks: blocks of one vector (AVX-512 208 = 13 x 16, AVX2 1000 =
+    # 125 x 8); 1000 on AVX-512 (62.5 vectors) stays HWCF
+    assert conv.filter_block([3, 3, 96, 208], 1, [1, 1], AVX512) == 16
+    assert conv.filter_block([1, 1, 512, 1000], 1, [1, 1], AVX512) == 0
+    assert conv.filter_block([1, 1, 512, 1000], 1, [1, 1], AVX2) == 8
     # a pointwise convolution on 32 or more channels whose row tile is poor runs as a matmul of its pixels, on
     # panels of the matmul tile's width (AVX2 at OW 14: 14x8, 1.07 loads per FMA, against 4x16 over 196 pixels, 0.75)
     assert conv.filter_block([1, 1, 256, 1024], 1, [1, 1], AVX2, [1, 14, 14, 1024], 1, 1024) == 16
@@ -747,6 +752,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "spread-input-stride-2": (512, 14, 14, 256, 3, 2, (1, 1, 1, 1)),
     # AVX-512: a 2.4 MB filter over 14 rows of 14: tiles of one whole row, prefetching the next block (PREFETCH_TILES)
     "fourteen-rows-streamed-filter": (256, 14, 14, 256, 3, 1, (1, 1, 1, 1)),
+    # 208 filters: 13 blocks of one vector on AVX-512 (AVX2: 13 of 16), tiles of two rows of 13 pixels
+    "one-vector-blocks": (96, 13, 13, 208, 3, 1, (1, 1, 1, 1)),
 }
 
 

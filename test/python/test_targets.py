@@ -127,6 +127,8 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     "1x1-7-as-matmul": ((1, 256, 7, 7), 48, 1, 1, 1),
     # on 64 channels at 28 columns too (784 pixels: 6x16 tiles and a strip of 4 rows)
     "1x1-28-64-channels-as-matmul": ((1, 64, 28, 28), 256, 1, 1, 1),
+    # filters that are whole vectors but no whole blocks (200 = 25 x 8): packed in blocks of one vector
+    "one-vector-blocks": ((1, 512, 13, 13), 200, 1, 1, 1),
 }
 
 

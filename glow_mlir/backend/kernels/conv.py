@@ -25,10 +25,11 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
 - fewer output channels than the lanes, which the pieces would cut in several (6 as 4 + 2), run as one masked
   vector of the next power of two per output pixel (:func:`masked_width`, :mod:`.masked_channels`: lenet5's 5x5
   1->6 at 24 columns 51 -> 25 us on AVX-512, 42 -> 28 us as haswell code, warm, on Zen 4);
-- filters known at compile time with whole blocks of the spec's filter block (32 AVX-512, 16 AVX2) output channels and at least 16 input channels are packed
-  as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg gives such
-  a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the blocks with one
-  conv island per block, so that a block streams in once and stays in L2 across the output rows;
+- filters known at compile time with whole blocks of the spec's filter block (32 AVX-512, 16 AVX2) output channels,
+  or else whole vectors of them (AVX-512 208 = 13 x 16: blocks of one vector), and at least 16 input channels are
+  packed as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg
+  gives such a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the
+  blocks with one conv island per block, so that a block streams in once and stays in L2 across the output rows;
 - a convolution on a packed filter whose output rows are short for the row tiles (AVX2 at OW 7 and 14: 4x16 and
   3x16, 5x16 and 4x16; AVX-512 at OW 7: 7x32) runs in tiles of output pixels that cross the rows (:func:`pixel_rows`,
   :mod:`.pixel_tiles`: AVX2 6x16 over 196 pixels, 5x16 over 49; AVX-512 two whole rows, 14x32 over 49), its
@@ -128,7 +129,12 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
     weights went from 3.6 ms (65 GFLOP/s, loop over output rows outermost) and 2.4 ms (filter tiles outermost) to
     1.2 ms (190 GFLOP/s; onnxruntime 1.5 ms); 3x3 64->64 at 56x56 1.5 -> 1.14 ms."""
     kh, kw, c, f = filter_shape
-    block = spec.filter_block
+    # filters that are whole vectors but no whole blocks (AVX-512: 48, 112, 144, 208 = 16 x odd) are packed in blocks
+    # of one vector: unpacked, their one-vector tiles read the filter at the F x 4-byte stride (Emerald Rapids, one
+    # core, cold weights, alternating: inception's 3x3 96->208 at 13x13 0.67 -> 0.43 ms, 1x1 512->144 0.33 -> 0.27,
+    # 512->112 0.27 -> 0.22, 384->48 0.11 -> 0.07; as AVX2 code squeezenet's 1x1 512->1000 at 13x13, 125 blocks of
+    # 8, 3.9 -> 2.3 ms; networks: light_inception_v1 0.98x, as AVX2 code light_squeezenet 0.83x)
+    block = spec.filter_block if f % spec.filter_block == 0 else spec.lanes
     if (group != 1 or list(dilations) != [1, 1] or f <= block or f % block or c < MIN_PACKED_CHANNELS
             or kh * kw * c * f * 4 < min_packed_bytes(spec) or kh * kw * c * block * 4 > max_block_bytes(spec)):
         return 0

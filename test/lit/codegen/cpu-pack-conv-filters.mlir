@@ -1,6 +1,6 @@
-// cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one) and at least
-// 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32] at compile time; the convolution's
-// result type stays.
+// cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one; else whole
+// vectors, in blocks of one) and at least 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32]
+// at compile time; the convolution's result type stays.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 
@@ -63,4 +63,24 @@ func.func @by_tile(%x: tensor<1x10x10x32xf32>, %y: tensor<1x9x9x32xf32>) -> (ten
   %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x10x10x32xf32>, tensor<3x3x32x64xf32>, tensor<64xf32>) -> tensor<1x8x8x64xf32>
   %1 = "glowgraph.conv2d"(%y, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x32xf32>, tensor<3x3x32x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
   return %0, %1 : tensor<1x8x8x64xf32>, tensor<1x7x7x64xf32>
+}
+
+// -----
+
+// Filters that are whole vectors but no whole blocks pack in blocks of one vector: 208 = 13 x 16 on AVX-512 (13
+// blocks of 16 on AVX2 too, its own block); 200 = 12.5 x 16 stays HWCF on AVX-512 and packs in 25 blocks of 8 on AVX2.
+// CHECK-LABEL: func.func @one_vector_blocks
+// CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<13x3x3x96x16xf32>, tensor<208xf32>) -> tensor<1x13x13x208xf32>
+// CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<3x3x96x200xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
+// AVX2-LABEL: func.func @one_vector_blocks
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<13x3x3x96x16xf32>, tensor<208xf32>) -> tensor<1x13x13x208xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<25x3x3x96x8xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
+func.func @one_vector_blocks(%x: tensor<1x15x15x96xf32>) -> (tensor<1x13x13x208xf32>, tensor<1x13x13x200xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x96x208xf32>} : () -> tensor<3x3x96x208xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<208xf32>} : () -> tensor<208xf32>
+  %v = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x96x200xf32>} : () -> tensor<3x3x96x200xf32>
+  %c = "glowgraph.constant"() {value = dense<0.5> : tensor<200xf32>} : () -> tensor<200xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x15x15x96xf32>, tensor<3x3x96x208xf32>, tensor<208xf32>) -> tensor<1x13x13x208xf32>
+  %1 = "glowgraph.conv2d"(%x, %v, %c) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x15x15x96xf32>, tensor<3x3x96x200xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
+  return %0, %1 : tensor<1x13x13x208xf32>, tensor<1x13x13x200xf32>
 }
