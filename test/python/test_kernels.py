@@ -702,7 +702,8 @@ def test_filters_are_packed_where_a_block_fits_l2() -> None:
     assert conv.filter_block([3, 3, 512, 512], 1, [1, 1], AVX512) == 32
     assert conv.filter_block([1, 1, 256, 1280], 1, [1, 1], AVX512) == 32
     assert conv.filter_block([3, 3, 64, 32], 1, [1, 1], AVX512) == 0  # one block: nothing to gain
-    assert conv.filter_block([3, 3, 64, 48], 1, [1, 1], AVX512) == 0  # not whole blocks
+    assert conv.filter_block([3, 3, 64, 48], 1, [1, 1], AVX512) == 16  # not whole blocks: blocks of one vector
+    assert conv.filter_block([3, 3, 64, 40], 1, [1, 1], AVX512) == 0  # not whole vectors either
     assert conv.filter_block([3, 3, 32, 64], 2, [1, 1], AVX512) == 0  # grouped
     assert conv.filter_block([3, 3, 64, 64], 1, [2, 2], AVX512) == 0  # dilated
     assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1], AVX512) == 0  # a block of 1.2 MB would not stay in L2
