@@ -127,6 +127,7 @@ PASSES: dict[str, str] = {
     "linalg-outline-kernels": "conversion.outline_kernels:OutlineKernels",
     # CPU code generation: the backend's kernels (absolute module paths: they live in glow_mlir.backend)
     "cpu-pack-conv-filters": "glow_mlir.backend.kernels.passes:PackConvFilters",
+    "cpu-pointwise-as-fully-connected": "glow_mlir.backend.kernels.passes:PointwiseAsFullyConnected",
     "cpu-pack-matmul-weights": "glow_mlir.backend.kernels.passes:PackMatmulWeights",
     "cpu-pack-int8-weights": "glow_mlir.backend.kernels.passes:PackInt8Weights",
     "cpu-int8-kernels": "glow_mlir.backend.kernels.passes:Int8Kernels",

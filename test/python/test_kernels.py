@@ -797,6 +797,27 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_pointwise_convolution_on_unpacked_filters_runs_as_a_fully_connected_layer(threads: int) -> None:
+    """squeezenet's classifier, 1x1 512->1000 at 13x13 with ReLU: on AVX-512 (1000 filters are no whole vectors of 16)
+    a fully_connected of the 169 pixels; on AVX2 (125 vectors of 8) a convolution on packed filters."""
+    from onnx.reference import ReferenceEvaluator
+
+    weights = (RNG.standard_normal((1000, 512, 1, 1)) * 0.05).astype(np.float32)
+    bias = RNG.standard_normal(1000).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["conv"], kernel_shape=[1, 1])
+    model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [1, 512, 13, 13]}, [1, 1000, 13, 13],
+                   [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
+    compiled = glow_mlir.compile(model, threads=threads, cache=False)
+    spec = isa.spec_of()
+    as_fc = conv.pointwise_as_fully_connected([1, 1, 512, 1000], [1, 1], [0, 0, 0, 0], [1, 1], 1, 169, spec)
+    assert as_fc == (spec.lanes == 16)
+    assert ("glowir.fully_connected" in compiled.stage("irgen").text) == as_fc
+    x = RNG.standard_normal((1, 512, 13, 13)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * 512)
+
+
 @pytest.mark.parametrize("shape", SIXTEEN_THREADS.values(), ids=SIXTEEN_THREADS.keys())
 def test_convs_on_packed_filters_on_sixteen_threads(shape: tuple) -> None:
     test_convs_on_packed_filters_match_the_reference(shape, 16)

@@ -3,6 +3,7 @@
 In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 
     cpu-pack-conv-filters         constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
+    cpu-pointwise-as-fully-connected  1x1 conv2d whose filter stays HWCF -> fully_connected of its pixels
     cpu-pack-matmul-weights       constant fully_connected weights -> column panels [N/P, K, P]
     cpu-pack-int8-weights         constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
 
@@ -31,7 +32,9 @@ from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
 from ...dialects.cnn_numpy import pack_panels
+from ...dialects import glowgraph as gg
 from ...passes.graph.patterns import attr, constant, known
+from ...passes.graph.patterns import replace as replace_node
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
@@ -89,6 +92,42 @@ class PackConvFilters(TargetOptions, Pass):
                 if block:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(conv.pack_filter(w, block))
+
+
+@dataclass(frozen=True)
+class PointwiseAsFullyConnected(TargetOptions, Pass):
+    """A 1x1 stride-1 convolution whose constant filter :func:`conv.filter_block` keeps HWCF though it outgrows L1
+    (:func:`conv.pointwise_as_fully_connected`: output channels that are no whole vectors) becomes a fully_connected
+    of its pixels between two reshapes, its bias and fused activation kept: ``[N, H, W, C]`` as ``[N x H x W, C]``
+    times the filter as ``[C, F]``."""
+
+    name = "cpu-pointwise-as-fully-connected"
+    summary = ("1x1 conv2d whose constant filter stays HWCF (F no whole vectors) -> reshape, fully_connected of the "
+               "pixels, reshape (after cpu-pack-conv-filters, before cpu-pack-matmul-weights)")
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, module.location:
+            convs = _graph_nodes(module, ("glowgraph.conv2d",))
+            spec = self.kernel_spec() if convs else None
+            for op in convs:
+                w = known(op.operands[1])
+                x = ir.RankedTensorType(op.operands[0].type)
+                if w is None or w.ndim != 4 or w.dtype != np.float32 or not x.has_static_shape:
+                    continue
+                if not conv.pointwise_as_fully_connected(list(w.shape), attr(op, "strides", "i64s") or [1, 1],
+                                                         attr(op, "pads", "i64s") or [0, 0, 0, 0],
+                                                         attr(op, "dilations", "i64s") or [1, 1],
+                                                         attr(op, "group", "i64") or 1, math.prod(x.shape[:3]), spec):
+                    continue
+                n, h, width, c = x.shape
+                f = w.shape[3]
+                activation = {k: op.attributes[k] for k in ("activation", "activation_min", "activation_max")
+                              if k in op.attributes}
+                with ir.InsertionPoint(op), op.location:
+                    pixels = gg.reshape(op.operands[0], shape=[n * h * width, c])
+                    fc = gg.fully_connected(pixels, constant(np.ascontiguousarray(w.reshape(c, f))), op.operands[2],
+                                            **activation)
+                    replace_node(op, [gg.reshape(fc, shape=[n, h, width, f])])
 
 
 @dataclass(frozen=True)
