@@ -55,8 +55,8 @@ def graph_optimization() -> list[Element]:
 
 #: the passes whose choices follow the target (the kernels' tiles, lanes and filter blocks)
 TARGETED = ("cpu-pack-conv-filters", "cpu-pointwise-as-fully-connected", "cpu-pack-matmul-weights",
-            "cpu-pack-int8-weights", "cpu-int8-kernels", "cpu-tile-kernels", "cpu-vectorize-rest", "cpu-approximate-math",
-            "cpu-index-bitwidth")
+            "cpu-pack-int8-weights", "cpu-int8-kernels", "cpu-tile-kernels", "cpu-vectorize-rest",
+            "cpu-approximate-math", "cpu-index-bitwidth")
 
 
 def target_options(target_cpu: str = "", target_triple: str = "") -> dict[str, str]:

@@ -216,7 +216,8 @@ def cannot_run(target: Target) -> str:
     """Why code for ``target`` cannot run on this machine ("" when it can): another architecture, vectors wider
     than the host's (AVX-512 code on an AVX2 machine), or int8 dot-product instructions the host lacks (the int8
     kernels of ``alderlake`` code use AVX-VNNI, which a Zen 3 does not have: its JIT would stop on an illegal
-    instruction). Code for an older CPU of the host's family runs."""
+    instruction; refused for float models too, as LLVM may use any feature of the CPU it is given). Code for an
+    older CPU of the host's family runs."""
     here = host()
     if target.triple.split("-")[0] != here.triple.split("-")[0]:
         return f"this machine is {here.triple}"

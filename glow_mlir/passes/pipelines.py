@@ -72,8 +72,8 @@ NODE_LOWERING: list[Entry] = [
     ("cpu-pack-conv-filters", "constant convolution filters in the blocked layout of the CPU conv kernel, at compile "
      "time; after every graph rewrite, which all read filters as HWCF"),
     ("cpu-pointwise-as-fully-connected", "a 1x1 convolution whose filter the packing left HWCF (output channels that "
-     "are no whole vectors) becomes a fully connected layer of its pixels, which the matmul kernel takes at any width; "
-     "before the matmul weights are packed"),
+     "are no whole vectors) becomes a fully connected layer of its pixels, whose weights the matmul kernel copies "
+     "into panels on every call"),
     ("cpu-pack-matmul-weights", "constant fully connected weights in the column panels of the CPU matmul kernel where "
      "its tiles want them, at compile time; after every graph rewrite, which all read weights as [K, N]"),
     ("cpu-pack-int8-weights", "constant int8 filters in the layout of the dot-product kernel, their biases corrected "

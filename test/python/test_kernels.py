@@ -755,6 +755,8 @@ PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "fourteen-rows-streamed-filter": (256, 14, 14, 256, 3, 1, (1, 1, 1, 1)),
     # 208 filters: 13 blocks of one vector on AVX-512 (AVX2: 13 of 16), tiles of two rows of 13 pixels
     "one-vector-blocks": (96, 13, 13, 208, 3, 1, (1, 1, 1, 1)),
+    # 144 filters at 14x14: on AVX-512 a matmul of the pixels on 9 panels of one vector
+    "pointwise-one-vector-panels": (512, 14, 14, 144, 1, 1, (0, 0, 0, 0)),
 }
 
 
@@ -797,25 +799,40 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
 
 
+#: 1x1 convolutions on filters that stay HWCF: (N, C, H, F, activation); squeezenet's classifier becomes a
+#: fully_connected on AVX-512 (1000 filters are no whole vectors of 16; on AVX2 125 vectors of 8: a packed
+#: convolution), 300 filters on both, two images and a clip fused
+POINTWISE_AS_FULLY_CONNECTED = {
+    "classifier-relu": (1, 512, 13, 1000, "Relu"),
+    "two-images-clip": (2, 256, 13, 300, "Clip"),
+}
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_pointwise_convolution_on_unpacked_filters_runs_as_a_fully_connected_layer(threads: int) -> None:
-    """squeezenet's classifier, 1x1 512->1000 at 13x13 with ReLU: on AVX-512 (1000 filters are no whole vectors of 16)
-    a fully_connected of the 169 pixels; on AVX2 (125 vectors of 8) a convolution on packed filters."""
+@pytest.mark.parametrize("case", POINTWISE_AS_FULLY_CONNECTED.values(), ids=POINTWISE_AS_FULLY_CONNECTED.keys())
+def test_a_pointwise_convolution_on_unpacked_filters_runs_as_a_fully_connected_layer(case: tuple, threads: int) -> None:
     from onnx.reference import ReferenceEvaluator
 
-    weights = (RNG.standard_normal((1000, 512, 1, 1)) * 0.05).astype(np.float32)
-    bias = RNG.standard_normal(1000).astype(np.float32)
+    n, c, h, f, activation = case
+    weights = (RNG.standard_normal((f, c, 1, 1)) * 0.05).astype(np.float32)
+    bias = RNG.standard_normal(f).astype(np.float32)
+    inits = [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")]
+    if activation == "Clip":
+        inits += [numpy_helper.from_array(np.float32(0.0), "lo"), numpy_helper.from_array(np.float32(0.5), "hi")]
     node = helper.make_node("Conv", ["x", "w", "b"], ["conv"], kernel_shape=[1, 1])
-    model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [1, 512, 13, 13]}, [1, 1000, 13, 13],
-                   [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
+    act = helper.make_node(activation, ["conv"] + (["lo", "hi"] if activation == "Clip" else []), ["y"])
+    model = _model([node, act], {"x": [n, c, h, h]}, [n, f, h, h], inits)
     compiled = glow_mlir.compile(model, threads=threads, cache=False)
     spec = isa.spec_of()
-    as_fc = conv.pointwise_as_fully_connected([1, 1, 512, 1000], [1, 1], [0, 0, 0, 0], [1, 1], 1, 169, spec)
-    assert as_fc == (spec.lanes == 16)
-    assert ("glowir.fully_connected" in compiled.stage("irgen").text) == as_fc
-    x = RNG.standard_normal((1, 512, 13, 13)).astype(np.float32)
+    as_fc = conv.pointwise_as_fully_connected([1, 1, c, f], [1, 1], [0, 0, 0, 0], [1, 1], 1, n * h * h, spec)
+    assert as_fc == (f % spec.lanes != 0)
+    irgen = compiled.stage("irgen").text
+    assert ("glowir.fully_connected" in irgen) == as_fc
+    if as_fc:  # the activation moved with it
+        assert f'activation = "{activation.lower()}"' in irgen
+    x = RNG.standard_normal((n, c, h, h)).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
-    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * 512)
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * c)
 
 
 @pytest.mark.parametrize("shape", SIXTEEN_THREADS.values(), ids=SIXTEEN_THREADS.keys())

@@ -93,6 +93,8 @@ def test_code_using_int8_dot_products_the_host_lacks_is_refused_for_the_jit(monk
     assert targets.cannot_run(targets.named("alderlake", here.triple)) == (
         "this machine's CPU (znver3) has no avxvnni, which code for alderlake uses")
     assert targets.cannot_run(targets.named("haswell", here.triple)) == ""
+    monkeypatch.setattr(targets, "host", lambda: dataclasses.replace(zen3, cpu="alderlake", int8_dot=("avxvnni",)))
+    assert targets.cannot_run(targets.named("alderlake", here.triple)) == ""
 
 
 def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 1, group: int = 1) -> onnx.ModelProto:
@@ -130,6 +132,13 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     # filters that are whole vectors but no whole blocks (200 = 25 x 8): packed in blocks of one vector
     "one-vector-blocks": ((1, 512, 13, 13), 200, 1, 1, 1),
 }
+
+
+def test_avx2_filters_of_whole_vectors_but_no_whole_blocks_pack_in_one_vector_blocks() -> None:
+    """200 filters (25 vectors of 8, 12.5 blocks of 16): packed [25, 1, 1, 512, 8] for haswell (the numbers:
+    AVX2_CONVS["one-vector-blocks"])."""
+    compiled = glow_mlir.compile(_conv_model((1, 512, 13, 13), 200, 1), target_cpu="haswell", cache=False)
+    assert "memref<25x1x1x512x8xf32>" in compiled.stage("irgen").text
 
 
 @needs_avx2

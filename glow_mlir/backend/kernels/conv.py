@@ -156,17 +156,16 @@ def pointwise_as_fully_connected(filter_shape: list[int], strides: list[int], pa
     """Whether a 1x1 stride-1 unpadded convolution with a constant HWCF filter over ``pixels`` output pixels runs as
     a fully connected layer of its pixels (cpu-pointwise-as-fully-connected): its output channels are no whole number
     of vectors, so :func:`filter_block` keeps the filter HWCF, and more than a block of them, so that the row tiles
-    read it at an F x 4-byte stride the prefetchers do not follow, though it is too big to stay in L1; the matmul
-    kernel takes any N, its weights packed in panels at compile time, where the pixels fill its register tiles (not
-    the one-row and matrix-vector classes). AVX-512 (Emerald Rapids, one core, same process, alternating):
-    squeezenet's 1x1 512->1000 at 13x13 2.67 -> 1.82 ms (onnxruntime 1.35), light_squeezenet 0.87x; kept as
-    convolutions, measured there: 512->24 at 13x13 (1.02x as a matmul) and densenet's 1024->1000 at one pixel
-    (1.10x)."""
+    read it at an F x 4-byte stride the prefetchers do not follow, though it is too big to stay in L1; and the matmul
+    is of the tile class that copies B into panels on every call (no panel width divides such an F, so nothing packs
+    the weights at compile time: the other classes would read them at the same stride). AVX-512 (Emerald Rapids, one
+    core, same process, alternating): squeezenet's 1x1 512->1000 at 13x13 2.67 -> 1.82 ms (onnxruntime 1.35),
+    light_squeezenet 0.87x; kept as convolutions, measured there: 512->24 at 13x13 (1.02x as a matmul) and
+    densenet's 1024->1000 at one pixel (1.10x)."""
     kh, kw, c, f = filter_shape
     return (kh == kw == 1 and list(strides) == [1, 1] and not any(pads) and list(dilations) == [1, 1] and group == 1
             and f > spec.filter_block and f % spec.lanes != 0 and c >= MIN_MATMUL_CHANNELS
-            and c * f * 4 >= min_packed_bytes(spec)
-            and spec.matmul_class(pixels, f, c).name not in ("row", "matrix-vector"))
+            and c * f * 4 >= min_packed_bytes(spec) and spec.matmul_class(pixels, f, c).copy)
 
 
 def pack_filter(w: np.ndarray, block: int) -> np.ndarray:

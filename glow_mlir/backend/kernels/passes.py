@@ -2,10 +2,10 @@
 
 In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 
-    cpu-pack-conv-filters         constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
+    cpu-pack-conv-filters             constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
     cpu-pointwise-as-fully-connected  1x1 conv2d whose filter stays HWCF -> fully_connected of its pixels
-    cpu-pack-matmul-weights       constant fully_connected weights -> column panels [N/P, K, P]
-    cpu-pack-int8-weights         constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
+    cpu-pack-matmul-weights           constant fully_connected weights -> column panels [N/P, K, P]
+    cpu-pack-int8-weights             constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
 
 In the codegen pipeline::
 
@@ -31,10 +31,9 @@ from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import vector as transform_vector
 
-from ...dialects.cnn_numpy import pack_panels
 from ...dialects import glowgraph as gg
-from ...passes.graph.patterns import attr, constant, known
-from ...passes.graph.patterns import replace as replace_node
+from ...dialects.cnn_numpy import pack_panels
+from ...passes.graph.patterns import attr, constant, known, replace as replace_node
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
@@ -99,11 +98,11 @@ class PointwiseAsFullyConnected(TargetOptions, Pass):
     """A 1x1 stride-1 convolution whose constant filter :func:`conv.filter_block` keeps HWCF though it outgrows L1
     (:func:`conv.pointwise_as_fully_connected`: output channels that are no whole vectors) becomes a fully_connected
     of its pixels between two reshapes, its bias and fused activation kept: ``[N, H, W, C]`` as ``[N x H x W, C]``
-    times the filter as ``[C, F]``."""
+    times the filter as ``[C, F]``, which the matmul kernel copies into panels on every call."""
 
     name = "cpu-pointwise-as-fully-connected"
     summary = ("1x1 conv2d whose constant filter stays HWCF (F no whole vectors) -> reshape, fully_connected of the "
-               "pixels, reshape (after cpu-pack-conv-filters, before cpu-pack-matmul-weights)")
+               "pixels, reshape (after cpu-pack-conv-filters, which decides the filters' layout)")
 
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:

@@ -1,5 +1,5 @@
 // cpu-pack-conv-filters: constant conv2d filters with whole blocks of 32 output channels (more than one; else whole
-// vectors, in blocks of one) and at least 16 input channels, 32 KiB or more in all, are laid out [F/32, KH, KW, C, 32]
+// vectors, in blocks of one) and at least 16 input channels, 32 KiB or more in all, are laid out [F/B, KH, KW, C, B]
 // at compile time; the convolution's result type stays.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
