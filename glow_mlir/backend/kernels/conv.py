@@ -42,7 +42,7 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   tiles' time, 0.76-0.80x count-weighted over five networks' pointwise layers below 256 channels), but where tiles
   of two whole output rows take it (AVX-512 at OW 7, and from 1024 channels over a copy of the input that spreads
   its pixels over the L1 sets, where that pays);
-- a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole blocks)
+- a convolution whose filter outweighs its input and is not packed (a filter that is an input, F not whole vectors)
   puts its filter tiles outermost on one thread (``filters_outer``: 3x3 512->512 at 7x7 3.6 -> 2.4 ms; threaded,
   the output rows are the tasks as for every convolution);
 - the rest keep the loop over output rows outermost with L1 tiles of two register tiles' filters where they fit.
