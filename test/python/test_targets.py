@@ -134,6 +134,7 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
 }
 
 
+@needs_avx2
 def test_avx2_filters_of_whole_vectors_but_no_whole_blocks_pack_in_one_vector_blocks() -> None:
     """200 filters (25 vectors of 8, 12.5 blocks of 16): packed [25, 1, 1, 512, 8] for haswell (the numbers:
     AVX2_CONVS["one-vector-blocks"])."""

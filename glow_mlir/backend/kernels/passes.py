@@ -67,6 +67,16 @@ def _graph_nodes(module: ir.Operation, names: tuple[str, ...]) -> list[ir.Operat
     return [op for f in functions(module) for op in graph_ops(f) if op.name in names]
 
 
+def _convs_on_constant_filters(module: ir.Operation) -> list[tuple[ir.Operation, np.ndarray]]:
+    """The float conv2d nodes of the module whose filter is a known HWCF constant, with that filter."""
+    found = []
+    for op in _graph_nodes(module, ("glowgraph.conv2d",)):
+        w = known(op.operands[1])
+        if w is not None and w.ndim == 4 and w.dtype == np.float32:
+            found.append((op, w))
+    return found
+
+
 @dataclass(frozen=True)
 class PackConvFilters(TargetOptions, Pass):
     """Lay out the constant filters of the convolutions that :func:`conv.filter_block` picks in blocks of B output
@@ -78,12 +88,9 @@ class PackConvFilters(TargetOptions, Pass):
 
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:
-            convs = _graph_nodes(module, ("glowgraph.conv2d",))
+            convs = _convs_on_constant_filters(module)
             spec = self.kernel_spec() if convs else None
-            for op in convs:
-                w = known(op.operands[1])
-                if w is None or w.ndim != 4 or w.dtype != np.float32:
-                    continue
+            for op, w in convs:
                 src, dest = (ir.RankedTensorType(t) for t in (op.operands[0].type, op.results[0].type))
                 strides = attr(op, "strides", "i64s") or [1, 1]
                 block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"), spec,
@@ -106,12 +113,11 @@ class PointwiseAsFullyConnected(TargetOptions, Pass):
 
     def run(self, module: ir.Operation) -> None:
         with module.context, module.location:
-            convs = _graph_nodes(module, ("glowgraph.conv2d",))
+            convs = _convs_on_constant_filters(module)
             spec = self.kernel_spec() if convs else None
-            for op in convs:
-                w = known(op.operands[1])
+            for op, w in convs:
                 x = ir.RankedTensorType(op.operands[0].type)
-                if w is None or w.ndim != 4 or w.dtype != np.float32 or not x.has_static_shape:
+                if not x.has_static_shape:
                     continue
                 if not conv.pointwise_as_fully_connected(list(w.shape), attr(op, "strides", "i64s") or [1, 1],
                                                          attr(op, "pads", "i64s") or [0, 0, 0, 0],
@@ -120,8 +126,7 @@ class PointwiseAsFullyConnected(TargetOptions, Pass):
                     continue
                 n, h, width, c = x.shape
                 f = w.shape[3]
-                activation = {k: op.attributes[k] for k in ("activation", "activation_min", "activation_max")
-                              if k in op.attributes}
+                activation = {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
                 with ir.InsertionPoint(op), op.location:
                     pixels = gg.reshape(op.operands[0], shape=[n * h * width, c])
                     fc = gg.fully_connected(pixels, constant(np.ascontiguousarray(w.reshape(c, f))), op.operands[2],
