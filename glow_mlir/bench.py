@@ -112,6 +112,11 @@ class Timing:
 #: spinning thread takes the core that the timed engine's second thread needs (bert_tiny_encoder on 2 threads measured
 #: 0.60 ms right after its compile, 0.40-0.45 ms with the pools settled)
 SETTLE_S = 0.3
+#: seconds of untimed calls after each settling pause: the cores that slept through it come back at a low clock (on
+#: a 2-core Zen 5 VM mlp_mnist on two threads took 0.69 ms on the first call after a 0.3 s pause, 0.34-0.40 on the
+#: next four and 0.20 from about 5 ms of calls on, onnxruntime alike), so that a block of a few runs timed the clock
+#: ramp, not the engine
+RAMP_S = 0.02
 
 
 def time_runs(fn: Callable[[], object], runs: int) -> Timing:
@@ -132,7 +137,8 @@ BLOCKS = 5
 
 def time_blocks(fns: dict[str, Callable[[], object]], runs: int, threads: int = 1) -> dict[str, Timing]:
     """``runs`` calls of each of ``fns``, in :data:`BLOCKS` blocks that alternate between them, each block after a
-    :data:`SETTLE_S` pause when ``threads`` > 1 (the pool that ran the block before settles); the median and the
+    :data:`SETTLE_S` pause when ``threads`` > 1 (the pool that ran the block before settles) and :data:`RAMP_S` of
+    untimed calls; the median and the
     fastest over all of an engine's blocks. A shared machine's speed moves within seconds (a Xeon VM ran six copies
     of one compiled mlp_mnist at 0.58-0.61 ms a call in one round and 0.82-0.88 ms in the next): one block per engine
     could time each in a different state, alternating blocks time both across the same states."""
@@ -145,11 +151,19 @@ def time_blocks(fns: dict[str, Callable[[], object]], runs: int, threads: int = 
         for name, fn in fns.items():
             if threads > 1 or block == 0:
                 time.sleep(SETTLE_S)
+                _ramp(fn)
             for _ in range(per_block):
                 start = time.perf_counter()
                 fn()
                 times[name].append(time.perf_counter() - start)
     return {name: Timing(1e3 * statistics.median(t), 1e3 * min(t)) for name, t in times.items()}
+
+
+def _ramp(fn: Callable[[], object]) -> None:
+    """Untimed calls of ``fn`` for :data:`RAMP_S` seconds."""
+    end = time.perf_counter() + RAMP_S
+    while time.perf_counter() < end:
+        fn()
 
 
 def time_interleaved(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, Timing]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -48,12 +49,24 @@ def test_bench_runs_a_model_and_reports_what_does_not_compile(capsys, monkeypatc
 def test_engines_are_timed_in_alternating_blocks(monkeypatch) -> None:
     # a machine whose speed moves within seconds then slows or speeds both engines alike
     monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+    monkeypatch.setattr(bench, "RAMP_S", 0.0)
     calls: list[str] = []
     times = bench.time_blocks({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 10)
     timed = calls[2 * bench.WARMUP:]
     per_block = 10 // bench.BLOCKS
     assert timed == (["a"] * per_block + ["b"] * per_block) * bench.BLOCKS
     assert set(times) == {"a", "b"} and all(0 <= t.min_ms <= t.median_ms for t in times.values())
+
+
+def test_each_block_on_several_threads_starts_after_untimed_calls(monkeypatch) -> None:
+    # cores that slept through the settling pause come back at a low clock: the timed calls come after the ramp
+    monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+    monkeypatch.setattr(bench, "RAMP_S", 0.005)
+    calls: list[str] = []
+    bench.time_blocks({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 10, threads=2)
+    per_block = 10 // bench.BLOCKS
+    runs = [len(list(group)) for _, group in itertools.groupby(calls[2 * bench.WARMUP:])]
+    assert len(runs) == 2 * bench.BLOCKS and all(n > per_block for n in runs)
 
 
 def test_sgemm_compares_with_openblas_kernel_of_the_target_isa() -> None:
