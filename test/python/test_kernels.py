@@ -232,8 +232,9 @@ def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
-@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784), (1, 1024, 300), (1, 1000, 64)],
-                         ids=["small", "remainders", "mlp", "one-row-packed", "one-row-1000"])
+@pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784), (1, 1024, 300), (1, 1000, 64),
+                                   (1, 1000, 512)],
+                         ids=["small", "remainders", "mlp", "one-row-packed", "one-row-1000", "classifier"])
 def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: str, threads: int) -> None:
     # one row: the weights packed in the row class's panels (1024 columns), or kept where N is no whole number of them
     _skip_unless_host_runs(target_cpu)
@@ -253,6 +254,13 @@ def test_threads_run_the_tiles_on_the_worker_pool() -> None:
     serial = glow_mlir.compile(model, threads=1, cache=False).stage("codegen").text
     assert "llvm.call @glow_pool_run" in parallel
     assert "glow_pool_run" not in serial
+
+
+def test_a_contraction_cut_into_pieces_runs_on_the_pool_by_its_whole_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # resnet's classifier, 512 -> 1000 at batch 1 (1.02 MFLOP): its piece of 896 columns alone is below the threshold
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 1_000_000)
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [1, 512], "b": [512, 1000]}, [1, 1000])
+    assert "llvm.call @glow_pool_run" in glow_mlir.compile(model, threads=2, cache=False).stage("codegen").text
 
 
 def test_small_kernels_stay_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:

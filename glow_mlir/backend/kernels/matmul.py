@@ -57,6 +57,11 @@ GRID = -1
 INIT_ATTR = "glow.island_epilogue"
 #: on the last op of a packed island with an epilogue (the last update, else the product): the island's tile key
 LAST_ATTR = "glow.island_last"
+#: on each island of a contraction cut into pieces (:func:`plan`): 2 x the multiply-adds of the whole contraction, so
+#: that whether its pieces run across the threads follows the contraction's size, not each piece's (a fully connected
+#: layer of 512 -> 1000 at batch 1, 1.02 MFLOP, is a piece of 896 columns and strips of 104: each below
+#: ``parallel-flops``, it ran on one thread whatever the threads)
+OP_FLOPS_ATTR = "glow.contraction_flops"
 #: the ops of this family's islands (a packed one is a linalg.generic)
 ISLAND_OPS = ("linalg.matmul", "linalg.generic")
 
@@ -215,14 +220,17 @@ def tensor_of(v: ir.Value, writable: bool = False) -> ir.Value:
                                    writable=writable or None)
 
 
-def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int) -> None:
+def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int, whole_flops: int = 0) -> None:
     """``c += a @ b`` as a tensor matmul on the three buffers, tagged with its tiles (``l2``: the target's L2 bytes,
-    for B packed at run time)."""
+    for B packed at run time) and, as a piece of a larger contraction, that one's FLOPs ``whole_flops``
+    (:data:`OP_FLOPS_ATTR`)."""
     if tiles.pack:
         _packed_island(a, b, c, tiles, l2)
         return
     result = linalg.matmul(tensor_of(a), tensor_of(b), outs=[tensor_of(c, writable=True)])
     result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
+    if whole_flops:
+        result.owner.attributes[OP_FLOPS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), whole_flops)
     bufferization.materialize_in_destination(None, result, c, writable=True)
 
 
@@ -320,7 +328,7 @@ def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> 
             _island(a, b, c, p.tiles, spec.l2)
             continue
         _island(memref.subview(a, [p.row, 0], [p.rows, k], [1, 1]), memref.subview(b, [0, p.col], [k, p.cols], [1, 1]),
-                memref.subview(c, [p.row, p.col], [p.rows, p.cols], [1, 1]), p.tiles, spec.l2)
+                memref.subview(c, [p.row, p.col], [p.rows, p.cols], [1, 1]), p.tiles, spec.l2, 2 * m * n * k)
 
 
 def _batch_slice(v: ir.Value, index: ir.Value) -> ir.Value:
@@ -384,6 +392,15 @@ def flops(op: ir.Operation) -> int:
     """2 x the multiply-adds of the island ``op``: the output's elements times the reduction (A's last dim)."""
     out = ir.RankedTensorType(op.results[0].type)
     return 2 * math.prod(out.shape) * ir.RankedTensorType(op.operands[0].type).shape[-1]
+
+
+def task_flops(op: ir.Operation) -> int:
+    """The FLOPs that decide whether the island ``op`` runs across the threads: those of the contraction it is a
+    piece of (:data:`OP_FLOPS_ATTR`) where the island is at least half of it (the piece of whole register tiles),
+    else its own (a remainder strip stays on the calling thread unless it is large itself)."""
+    own = flops(op)
+    whole = ir.IntegerAttr(op.attributes[OP_FLOPS_ATTR]).value if OP_FLOPS_ATTR in op.attributes else own
+    return whole if 2 * own >= whole else own
 
 
 def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int = 1) -> None:
@@ -464,6 +481,7 @@ __all__ = [
     "INIT_ATTR",
     "ISLAND_OPS",
     "LAST_ATTR",
+    "OP_FLOPS_ATTR",
     "TASK_ATTR",
     "TILES_ATTR",
     "Piece",
@@ -483,6 +501,7 @@ __all__ = [
     "static_f32",
     "strips",
     "target_tiles",
+    "task_flops",
     "tensor_of",
     "vector_pieces",
 ]

@@ -392,7 +392,8 @@ class TileKernels(TargetOptions, Pass):
                     # an island inside a task already (a block of a packed convolution) keeps its tag: no tasks
                     per_task = ir.IntegerAttr(op.attributes[matmul.TASK_ATTR]).value \
                         if matmul.TASK_ATTR in op.attributes else \
-                        tiles_per_task(family.flops(op), family.split_tiles(op), self.threads, self.parallel_flops)
+                        tiles_per_task(matmul.task_flops(op) if family is matmul else family.flops(op),
+                                       family.split_tiles(op), self.threads, self.parallel_flops)
                     if family is matmul and per_task == 1 and matmul.TASK_ATTR not in op.attributes:
                         per_task = _grid_or_rows(matmul.grid_tiles(op), family.split_tiles(op), self.threads)
                     op.attributes[matmul.TASK_ATTR] = ir.IntegerAttr.get(i64, per_task)

@@ -64,3 +64,33 @@ func.func @pointwise_at_28(%x: memref<1x28x28x32xf32>, %w: memref<6x1x1x32x32xf3
   }
   return
 }
+
+// -----
+
+// A fully connected layer of batch 1, 512 -> 1000 (1.02 MFLOP): a piece of 896 columns in 7 tiles of 128 and strips
+// of 64, 32 and 8. Whether the piece runs across the threads follows the whole contraction's FLOPs (the piece alone
+// is below parallel-flops): 7 tasks; the strips, small themselves, stay on the calling thread.
+// ONE-LABEL:     func.func @fc_batch1(
+// ONE-NOT:       scf.forall
+// ONE:           return
+// TWO-LABEL:     func.func @fc_batch1(
+// TWO:           memref.subview %{{.+}}[0, 0] [512, 896]
+// TWO:           scf.forall (%{{.+}}) in (7)
+// TWO:           memref.subview %{{.+}}[0, 896] [512, 64]
+// TWO-NOT:       scf.forall
+// TWO:           return
+func.func @fc_batch1(%a: memref<1x512xf32>, %b: memref<512x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x512xf32>, memref<512x1000xf32>) outs(%c : memref<1x1000xf32>)
+  return
+}
+
+// -----
+
+// Its strips alone, a contraction of their own (0.11 MFLOP): no tasks.
+// TWO-LABEL:     func.func @fc_strip(
+// TWO-NOT:       scf.forall
+// TWO:           return
+func.func @fc_strip(%a: memref<1x512xf32>, %b: memref<512x104xf32>, %c: memref<1x104xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x512xf32>, memref<512x104xf32>) outs(%c : memref<1x104xf32>)
+  return
+}
