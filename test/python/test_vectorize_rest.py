@@ -199,6 +199,12 @@ TRANSPOSES = [
     pytest.param((1, 64, 14, 14), [0, 2, 3, 1], id="nchw-to-nhwc-masked"),
     pytest.param((1, 13, 13, 255), [0, 3, 1, 2], id="nhwc-to-nchw-masked-both"),
     pytest.param((3, 20, 9), [2, 0, 1], id="rows-shorter-than-a-vector"),
+    # rows interleaved into pixels of fewer channels than the lanes (interleave.py): runs of whole vectors of
+    # pixels and the pixels left over; 12 channels are fewer than AVX-512's lanes, not AVX2's
+    pytest.param((1, 3, 37, 45), [0, 2, 3, 1], id="rgb-to-pixels"),
+    pytest.param((2, 2, 5, 3), [0, 2, 3, 1], id="two-channels-of-3-pixels"),
+    pytest.param((4, 7, 33), [0, 2, 1], id="seven-channels"),
+    pytest.param((1, 12, 9, 9), [0, 2, 3, 1], id="twelve-channels"),
 ]
 
 
@@ -214,6 +220,29 @@ def test_transposes_in_blocks(shape: tuple[int, ...], perm: list[int], target_cp
     model = _model("Transpose", {"x": x}, TensorProto.FLOAT, perm=perm)
     got = glow.compile(model, threads=threads, target_cpu=target_cpu).run({"x": x})["y"]
     np.testing.assert_array_equal(got, x.transpose(perm))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+def test_an_image_interleaved_into_a_bordered_input_matches_the_reference(target_cpu: str, threads: int) -> None:
+    # the NCHW -> NHWC transpose of a 3-channel image and the copy into the convolution's bordered input are one
+    # loop (linalg-fuse-elementwise), runs of pixels written into rows of the border (interleave.py)
+    from onnx import numpy_helper
+
+    from glow_mlir.cache import cpu_features
+
+    if target_cpu == "haswell" and "avx2" not in cpu_features():
+        pytest.skip("this host cannot run AVX2 code")
+    x, w = f32(1, 3, 29, 35), f32(8, 3, 5, 5)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[2, 2, 2, 2], strides=[2, 2])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    compiled = glow.compile(model, threads=threads, target_cpu=target_cpu)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled.run({"x": x})["y"], want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])

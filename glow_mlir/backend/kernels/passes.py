@@ -38,7 +38,8 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import approx, conv, epilogue, int8, isa, llvm_vectors, masked_channels, matmul, panels, pixel_tiles, vectorize
+from . import (approx, conv, epilogue, int8, interleave, isa, llvm_vectors, masked_channels, matmul, panels, pixel_tiles,
+               vectorize)
 from . import transform as schedule
 from .balance import BLOCK_BALANCE, busy
 from .matmul import TILES_ATTR
@@ -513,7 +514,8 @@ class VectorizeRest(TargetOptions, Pass):
 
     name = "cpu-vectorize-rest"
     summary = ("fills, copies, broadcasts, transposes, elementwise generics and reductions on memrefs: "
-               "loops over the outer dims, explicit vectors (masked for remainders) on the innermost")
+               "loops over the outer dims, explicit vectors (masked for remainders) on the innermost; channel rows "
+               "interleaved into pixels as shuffled runs")
 
     #: cores the loops may run on: above 1, an op moving at least ``parallel_bytes`` is cut into tasks (an
     #: scf.forall over an outer parallel dim) that the worker pool spreads
@@ -533,6 +535,12 @@ class VectorizeRest(TargetOptions, Pass):
             vectorize.walk_top_level(module, mark)
             if marked:
                 schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
+            lanes = self.kernel_spec().lanes
+            copies: list[ir.Operation] = []
+            vectorize.walk_top_level(module, lambda op: copies.append(op) if interleave.interleaved(op, lanes) else None)
+            for op in copies:  # channel rows into pixels: vectors of whole runs of pixels (interleave.py)
+                parallel = self.threads > 1 and vectorize.nbytes(op) >= self.parallel_bytes
+                interleave.make_kernel(op, lanes, self.threads if parallel else 1)
             keys = vectorize.tag(module, self.kernel_spec().lanes, self.threads, self.parallel_bytes)
             if keys:
                 def build(root: ir.Value) -> None:

@@ -146,17 +146,85 @@ func.func @window_max(%w: memref<1x1x1x28x28x96xf32, strided<[75264, 2688, 96, 2
 // -----
 
 // NCHW -> NHWC of 3 channels: the output's innermost dim (3) is shorter than the lanes, and the input is contiguous
-// along W. Vectors along W (16 bytes of one channel's row read at once), the channels a loop of 1: no gather of one
-// byte per lane from three rows.
+// along W (interleave.py). Each step takes 16 pixels: a vector load from each channel's row, the three shuffled into
+// pixel order, one store of 48 contiguous elements into the output seen as rows of W x 3; two threads take a run of
+// the 64 steps each.
 // CHECK-LABEL: func.func @transpose_to_channels_last(
-// CHECK:       scf.for
-// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16:.+]] {
-// CHECK:           scf.for
-// CHECK:             vector.transfer_read {{.*}} memref<1x1x1x16xi8, {{.*}}>, vector<16x1xi8>
-// CHECK:             vector.transfer_write {{.*}} vector<16x1xi8>, memref<1x1x16x1xi8, {{.*}}>
+// CHECK-SAME:  %[[A:[^:]+]]: memref<1x3x32x32xi8>, %[[B:[^:]+]]: memref<1x32x32x3xi8>
+// CHECK:       %[[FLAT:.+]] = memref.collapse_shape %[[B]] {{\[}}[0], [1], [2, 3]] : memref<1x32x32x3xi8> into memref<1x32x96xi8>
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %c64
+// CHECK:         vector.load %[[A]][%{{.+}}, %c0{{.*}}, %{{.+}}, %{{.+}}] : memref<1x3x32x32xi8>, vector<16xi8>
+// CHECK:         vector.load %[[A]][%{{.+}}, %c1{{.*}}, %{{.+}}, %{{.+}}] : memref<1x3x32x32xi8>, vector<16xi8>
+// CHECK:         vector.load %[[A]][%{{.+}}, %c2{{.*}}, %{{.+}}, %{{.+}}] : memref<1x3x32x32xi8>, vector<16xi8>
+// CHECK:         vector.shuffle
+// CHECK:         vector.shuffle %{{.+}}, %{{.+}} [0, 16, 32, 1, 17, 33, 2, 18, 34,
+// CHECK:         vector.store %{{.+}}, %[[FLAT]][{{.+}}] : memref<1x32x96xi8>, vector<48xi8>
 // CHECK-NOT:   linalg.
+// TASKS-LABEL: func.func @transpose_to_channels_last(
+// TASKS:       scf.forall (%{{.+}}) in (2)
+// TASKS:         scf.for
+// TASKS:           vector.store %{{.+}} : memref<1x32x96xi8>, vector<48xi8>
 func.func @transpose_to_channels_last(%a: memref<1x3x32x32xi8>, %b: memref<1x32x32x3xi8>) {
   linalg.transpose ins(%a : memref<1x3x32x32xi8>) outs(%b : memref<1x32x32x3xi8>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// An RGB image written into the interior of a bordered buffer (rows 230 x 3 apart): the pixels of a row are still
+// one run of memory. 224 = 14 x 16 pixels per row, none left over.
+// CHECK-LABEL: func.func @transpose_into_border(
+// CHECK:       memref.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : memref<1x224x224x3xf32, strided<[158700, 690, 3, 1], offset: 2079>> into memref<1x224x672xf32, strided<[158700, 690, 1], offset: 2079>>
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %c3136
+// CHECK:         vector.store %{{.+}} : memref<1x224x672xf32, strided<[158700, 690, 1], offset: 2079>>, vector<48xf32>
+// CHECK-NOT:   vector<
+// CHECK:       return
+func.func @transpose_into_border(%a: memref<1x3x224x224xf32>, %b: memref<1x224x224x3xf32, strided<[158700, 690, 3, 1], offset: 2079>>) {
+  linalg.transpose ins(%a : memref<1x3x224x224xf32>) outs(%b : memref<1x224x224x3xf32, strided<[158700, 690, 3, 1], offset: 2079>>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// Rows of 20 pixels: a step of 16, then the 4 left over as one step of vectors of 4 (12 elements).
+// CHECK-LABEL: func.func @transpose_pixels_left_over(
+// CHECK:       vector<48xf32>
+// CHECK:       vector.load {{.*}} vector<4xf32>
+// CHECK:       vector.store {{.*}} vector<12xf32>
+func.func @transpose_pixels_left_over(%a: memref<2x3x5x20xf32>, %b: memref<2x5x20x3xf32>) {
+  linalg.transpose ins(%a : memref<2x3x5x20xf32>) outs(%b : memref<2x5x20x3xf32>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// Negative: pixels not C apart in the output (a channel slice of a wider buffer): each pixel's 3 channels are no run
+// of memory with the next pixel's, so the vectors stay along the input's rows.
+// CHECK-LABEL: func.func @transpose_into_channel_slice(
+// CHECK-NOT:   vector.store
+// CHECK:       vector.transfer_write
+// CHECK:       return
+func.func @transpose_into_channel_slice(%a: memref<1x3x8x32xf32>, %b: memref<1x8x32x3xf32, strided<[2048, 256, 8, 1]>>) {
+  linalg.transpose ins(%a : memref<1x3x8x32xf32>) outs(%b : memref<1x8x32x3xf32, strided<[2048, 256, 8, 1]>>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// Negative: a copy that computes (a relu on the way) is no interleave: the generic's plan.
+// CHECK-LABEL: func.func @transpose_with_arithmetic(
+// CHECK-NOT:   vector.store
+// CHECK:       arith.maximumf
+// CHECK:       return
+func.func @transpose_with_arithmetic(%a: memref<1x3x8x32xf32>, %b: memref<1x8x32x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, c, h, w)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : memref<1x3x8x32xf32>) outs(%b : memref<1x8x32x3xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
   return
 }
 
@@ -396,11 +464,14 @@ func.func @longest_dim_inside(%s: memref<1x2x12x64xf32>, %d: memref<1x2x12x64xf3
 
 // -----
 
-// Negative: a dim the vectors span is not cut into tasks. NCHW -> NHWC of 3 channels on AVX2: 8 x 8 blocks of the
-// 14 columns by the channels, transposed in registers; the 7 rows left keep fewer than 8 of sixteen threads busy.
+// Negative: NCHW -> NHWC of 3 channels on AVX2 (interleave.py), 7 rows of one run of 8 pixels and 6 left over: 7
+// runs keep fewer than 8 of sixteen threads busy, so no tasks.
 // SIXTEEN-AVX2-LABEL: func.func @transpose_blocks_kept(
 // SIXTEEN-AVX2-NOT:   scf.forall
-// SIXTEEN-AVX2:       scf.for %{{.+}} = %{{.+}} to %c14 step %c8
+// SIXTEEN-AVX2:       scf.for %{{.+}} = %{{.+}} to %c7
+// SIXTEEN-AVX2:         vector.store {{.*}} vector<24xf32>
+// SIXTEEN-AVX2:       scf.for %{{.+}} = %{{.+}} to %c7
+// SIXTEEN-AVX2:         vector.store {{.*}} vector<18xf32>
 // SIXTEEN-AVX2:       return
 func.func @transpose_blocks_kept(%s: memref<1x3x7x14xf32>, %d: memref<1x7x14x3xf32>) {
   linalg.transpose ins(%s : memref<1x3x7x14xf32>) outs(%d : memref<1x7x14x3xf32>) permutation = [0, 2, 3, 1]

@@ -152,6 +152,33 @@ func.func @transposed_read(%x: memref<4x4xf32>, %d: memref<4x4xf32>) {
 
 // -----
 
+// The first op reads its input through a transposing map (an image's NCHW -> NHWC, as convert-glowir-to-linalg writes
+// one onto few channels) and its result only goes on into a bordered buffer's interior: one loop from the image
+// into the border, the transposed temporary not written.
+// CHECK-LABEL: func.func @transpose_into_border(
+// CHECK-SAME:  %[[X:[^:]+]]: memref<1x3x4x5xf32>, %[[P:[^:]+]]: memref<1x6x7x3xf32>)
+// CHECK:       %[[IN:.+]] = memref.subview %[[P]][0, 1, 1, 0] [1, 4, 5, 3] [1, 1, 1, 1]
+// CHECK-NEXT:  linalg.generic {indexing_maps = [#[[NCHW:.+]], #{{.+}}], {{.+}} ins(%[[X]] : memref<1x3x4x5xf32>) outs(%[[IN]] : memref<1x4x5x3xf32, strided<[126, 21, 3, 1], offset: 24>>)
+// CHECK-NOT:   linalg.generic
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @transpose_into_border(%x: memref<1x3x4x5xf32>, %p: memref<1x6x7x3xf32>) {
+  %t = memref.alloc() : memref<1x4x5x3xf32>
+  linalg.generic {indexing_maps = [#nchw, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x3x4x5xf32>) outs(%t : memref<1x4x5x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  %in = memref.subview %p[0, 1, 1, 0] [1, 4, 5, 3] [1, 1, 1, 1] : memref<1x6x7x3xf32> to memref<1x4x5x3xf32, strided<[126, 21, 3, 1], offset: 24>>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t : memref<1x4x5x3xf32>) outs(%in : memref<1x4x5x3xf32, strided<[126, 21, 3, 1], offset: 24>>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<1x4x5x3xf32>
+  return
+}
+
+// -----
+
 // Negative: different index spaces (a reduction, then an op over its 1-D result) and an op with memory effects
 // between two elementwise ops keep their loops.
 // CHECK-LABEL: func.func @not_elementwise(

@@ -193,11 +193,24 @@ def _collapsed(v: ir.Value, reassociation: list[list[int]]) -> ir.Value | None:
     return memref.collapse_shape(ir.MemRefType.get(shape, t.element_type, layout=layout), v, reassociation)
 
 
+#: a transpose onto fewer innermost elements than this (16: the f32 lanes of the widest vectors) whose input's
+#: innermost dim becomes the output's next one (NCHW -> NHWC of an RGB image) interleaves rows into pixels
+INTERLEAVED_CHANNELS = 16
+
+
 def _transpose(op: ir.OpView, new: Operands) -> None:
     """A transpose over the fewest dims: runs of dims it keeps together collapse into one on both sides (NCHW ->
     NHWC is [1, C, H*W] -> [1, H*W, C]), so that the two dims it swaps are the innermost of each side where they
-    were apart (the kernels then transpose blocks of them in registers)."""
+    were apart (the kernels then transpose blocks of them in registers). One that interleaves rows into pixels
+    (:data:`INTERLEAVED_CHANNELS`) is an elementwise copy over the buffers as they are instead: the CPU kernel takes
+    it as runs of pixels either way (backend/kernels/interleave.py), and linalg-fuse-elementwise can join it to the
+    copy into a convolution's bordered input after it (a network's first layer), one pass over the image, not two."""
     perm = list(op.shuffle)
+    dest_shape = _memref(new.dest).shape
+    if len(perm) >= 2 and dest_shape[-1] < INTERLEAVED_CHANNELS and perm[-2] == len(perm) - 1:
+        reads = ir.AffineMap.get(len(perm), 0, [ir.AffineDimExpr.get(perm.index(d)) for d in range(len(perm))])
+        elementwise(new.dest, [new.src], lambda x: x, [reads])
+        return
     groups = adjacent_runs(perm)  # runs of input dims, in output order
     if len(groups) < len(perm):
         by_input = sorted(groups)

@@ -1,0 +1,144 @@
+"""Copies that interleave a few rows into pixels: ``out[..., x, c] = in[..., c, ..., x]`` with ``C`` channels, fewer
+than a vector's lanes (NCHW -> NHWC of an RGB image: a network's input), as vectors of whole runs of pixels.
+
+cpu-vectorize-rest's plan for a transpose onto a short innermost dim reads each channel's row a vector at a time
+(:func:`.vectorize._contiguous_input_dim`) but writes every lane by itself, ``C`` elements apart: 48 scalar stores
+for 16 pixels of 3 channels. Here a step takes ``lanes`` pixels: one vector load per channel row, the ``C`` vectors
+concatenated and permuted into pixel order by ``vector.shuffle`` (LLVM: two-source permutes, ``vpermt2ps`` on
+AVX-512), and one store of ``lanes x C`` contiguous elements. A row's last pixels, fewer than the lanes, take the same
+step on vectors of their count. (Zen 5, one core, same process: a 3 x 224 x 224 image alone 0.027 -> 0.023 ms
+through the API, haswell code 0.028 -> 0.022; with the copy into the first convolution's bordered input joined to
+it, a stem of conv 7x7/2, relu and max pool 1.04 -> 1.02 ms, mobilenet_v2 0.986x, resnet18 0.991x.)
+
+Which copies: a ``linalg.generic`` (a generalized ``linalg.transpose`` or copy) that yields its one input, all dims
+parallel, the output read in order and the input a permutation of them; the output's innermost dim (``C`` of them,
+2 up to the lanes) contiguous and the one before it ``C`` apart, so that a run of pixels is one run of memory; the
+input contiguous along that dim of pixels (:func:`interleaved`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from ...passes.conversion.ir_to_linalg import index_constant as _index
+from .conv import for_tasks
+
+
+def _maps(op: ir.Operation) -> list[ir.AffineMap]:
+    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def interleaved(op: ir.Operation, lanes: int) -> int | None:
+    """For a copy that interleaves channel rows into pixels (see the module), its number of channels ``C``; else
+    None."""
+    if op.name != "linalg.generic" or list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])) != [1, 1]:
+        return None
+    if any("parallel" not in str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])):
+        return None
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    if len(body) != 1 or body[0].name != "linalg.yield" or len(body[0].operands) != 1 \
+            or body[0].operands[0] != block.arguments[0]:
+        return None
+    src, dest = op.operands
+    if not all(isinstance(v.type, ir.MemRefType) and ir.MemRefType(v.type).has_static_shape for v in (src, dest)):
+        return None
+    src_map, dest_map = _maps(op)
+    rank = dest_map.n_dims
+    if rank < 2 or dest_map != ir.AffineMap.get_identity(rank) or len(src_map.results) != rank:
+        return None
+    dims = [e.position if isinstance(e, ir.AffineDimExpr) else -1 for e in src_map.results]
+    if sorted(dims) != list(range(rank)) or dims[-1] != rank - 2:
+        return None  # the input's innermost dim must be the output's pixels, the dim before its channels
+    shape = ir.MemRefType(dest.type).shape
+    if 0 in shape:
+        return None
+    channels = shape[-1]
+    dest_strides, _ = ir.MemRefType(dest.type).get_strides_and_offset()
+    src_strides, _ = ir.MemRefType(src.type).get_strides_and_offset()
+    if not 2 <= channels < lanes or dest_strides[-2:] != [channels, 1] or src_strides[-1] != 1:
+        return None
+    return channels
+
+
+def _row_step(src: ir.Value, flat: ir.Value, dims: list[int], outer: list[ir.Value], x: ir.Value, width: int,
+              channels: int) -> None:
+    """Pixels ``[x, x + width)`` of the output row at ``outer`` (the output's dims but the last two): a load from
+    each channel's row of ``src``, shuffled into pixel order, one store into ``flat`` (the output with its pixels and
+    channels as one dim)."""
+    row_type = ir.VectorType.get([width], ir.MemRefType(flat.type).element_type)
+    rows = []
+    for c in range(channels):
+        at = {**dict(enumerate(outer)), len(outer): x, len(outer) + 1: _index(c)}
+        rows.append(vector.load(row_type, src, [at[d] for d in dims]))
+    joined = rows[0]
+    for c in range(1, channels - 1):
+        joined = vector.shuffle(joined, rows[c], list(range((c + 1) * width)))
+    # lane j of the result: pixel j // C, channel j % C, which sits at (j % C) * width + j // C of the rows in order
+    order = [(j % channels) * width + j // channels for j in range(width * channels)]
+    pixels = vector.shuffle(joined, rows[-1], order)
+    vector.store(pixels, flat, [*outer, arith.muli(x, _index(channels))])
+
+
+def _loop(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:
+    """``for i in [lo, hi): body(i)`` as an scf.for."""
+    loop = scf.ForOp(*(v if isinstance(v, ir.Value) else _index(v) for v in (lo, hi, 1)))
+    with ir.InsertionPoint(loop.body):
+        body(loop.induction_variable)
+        scf.YieldOp([])
+
+
+def make_kernel(op: ir.Operation, lanes: int, threads: int = 1) -> None:
+    """Replace ``op``, a copy that :func:`interleaved` takes, by its loops: the runs of ``lanes`` pixels of every
+    output row (all its dims but the last two) as one loop (with ``threads`` above 1, cut into as many tasks of
+    consecutive runs), then each row's pixels left over."""
+    channels = interleaved(op, lanes)
+    assert channels is not None, "interleave.make_kernel: not an interleaving copy"
+    src, dest = op.operands
+    dims = [ir.AffineDimExpr(e).position for e in _maps(op)[0].results]
+    dest_type = ir.MemRefType(dest.type)
+    outer_shape, pixels = dest_type.shape[:-2], dest_type.shape[-2]
+    strides, offset = dest_type.get_strides_and_offset()
+    rows = math.prod(outer_shape)
+    runs, rest = divmod(pixels, lanes)
+    with ir.InsertionPoint(op), op.location:
+        identity = dest_type == ir.MemRefType.get(dest_type.shape, dest_type.element_type)
+        layout = None if identity else ir.StridedLayoutAttr.get(offset, [*strides[:-2], 1])
+        flat_type = ir.MemRefType.get([*outer_shape, pixels * channels], dest_type.element_type, layout)
+        reassociation = [[d] for d in range(len(outer_shape))] + [[len(outer_shape), len(outer_shape) + 1]]
+        flat = memref.collapse_shape(flat_type, dest, reassociation)
+
+        def outer(r: ir.Value) -> list[ir.Value]:
+            """Row ``r``'s indices in the output's outer dims (row-major)."""
+            indices = []
+            for d in range(len(outer_shape)):
+                inner = math.prod(outer_shape[d + 1:])
+                indices.append(arith.remui(arith.divui(r, _index(inner)), _index(outer_shape[d])) if inner > 1
+                               else arith.remui(r, _index(outer_shape[d])))
+            return indices
+
+        def run(i: ir.Value) -> None:  # run i % runs of row i / runs
+            x = arith.muli(arith.remui(i, _index(runs)), _index(lanes))
+            _row_step(src, flat, dims, outer(arith.divui(i, _index(runs))), x, lanes, channels)
+
+        items = rows * runs
+        if threads > 1 and items >= threads:
+            share = -(-items // threads)
+
+            def task(t: ir.Value) -> None:
+                first = arith.muli(t, _index(share))
+                _loop(first, arith.minui(arith.addi(first, _index(share)), _index(items)), run)
+
+            for_tasks(threads, task)
+        elif items:
+            _loop(0, items, run)
+        if rest:
+            _loop(0, rows, lambda r: _row_step(src, flat, dims, outer(r), _index(runs * lanes), rest, channels))
+    op.erase()
+
+
+__all__ = ["interleaved", "make_kernel"]
