@@ -205,6 +205,10 @@ TRANSPOSES = [
     pytest.param((2, 2, 5, 3), [0, 2, 3, 1], id="two-channels-of-3-pixels"),
     pytest.param((4, 7, 33), [0, 2, 1], id="seven-channels"),
     pytest.param((1, 12, 9, 9), [0, 2, 3, 1], id="twelve-channels"),
+    # as many channels as AVX2's lanes onto rows they do not divide: blocks masked along the rows
+    pytest.param((1, 8, 12, 12), [0, 2, 3, 1], id="eight-channels-of-12-columns"),
+    pytest.param((2, 8, 3, 12), [0, 2, 3, 1], id="eight-channels-of-36-pixels"),
+    pytest.param((1, 1, 12, 13), [0, 2, 3, 1], id="one-channel"),
 ]
 
 

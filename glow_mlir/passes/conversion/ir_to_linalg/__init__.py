@@ -36,7 +36,7 @@ Rewrites of the other ops, one row each in :data:`LOWERINGS`:
   element_*(d, a, b)          -> linalg.generic d[i] = a[i] op b[i] (arith float ops, or signed integer ops)
   relu/sigmoid/tanh(d, s)     -> linalg.generic d[i] = f(s[i])
   transpose(d, s){shuffle}    -> linalg.transpose(s -> d, permutation = shuffle) over the fewest dims; onto fewer than
-                                 16 innermost elements from the input's innermost dim (NCHW -> NHWC of an image):
+                                 4 innermost elements from the input's innermost dim (NCHW -> NHWC of an image):
                                  linalg.generic d[i] = s[perm(i)] over the buffers as they are
   broadcast(d, s)             -> linalg.generic d[i] = s[map(i)]; the map aligns dims right and zeros stretched ones
   conv2d(d, x, w, b)          -> linalg.broadcast(b -> d); x copied into a zero-bordered temporary when padded

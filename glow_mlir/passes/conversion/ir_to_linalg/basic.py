@@ -193,9 +193,12 @@ def _collapsed(v: ir.Value, reassociation: list[list[int]]) -> ir.Value | None:
     return memref.collapse_shape(ir.MemRefType.get(shape, t.element_type, layout=layout), v, reassociation)
 
 
-#: a transpose onto fewer innermost elements than this (16: the f32 lanes of the widest vectors) whose input's
-#: innermost dim becomes the output's next one (NCHW -> NHWC of an RGB image) interleaves rows into pixels
-INTERLEAVED_CHANNELS = 16
+#: a transpose onto fewer innermost elements than this whose input's innermost dim becomes the output's next one
+#: (NCHW -> NHWC of an RGB image) interleaves rows into pixels on every target: 4, the f32 lanes of the narrowest
+#: vectors (SSE, NEON). More channels, up to a target's lanes, interleave too, but through the collapsed transpose:
+#: where they are as many as the lanes, the uncollapsed one took the path of blocks transposed in registers, whose
+#: masked last blocks wrote wrong elements in 4-D (AVX2, [1, 8, 12, 12] by (0, 2, 3, 1))
+INTERLEAVED_CHANNELS = 4
 
 
 def _transpose(op: ir.OpView, new: Operands) -> None:
