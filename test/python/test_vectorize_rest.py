@@ -209,6 +209,9 @@ TRANSPOSES = [
     pytest.param((1, 8, 12, 12), [0, 2, 3, 1], id="eight-channels-of-12-columns"),
     pytest.param((2, 8, 3, 12), [0, 2, 3, 1], id="eight-channels-of-36-pixels"),
     pytest.param((1, 1, 12, 13), [0, 2, 3, 1], id="one-channel"),
+    # a masked block whose two dims are not the input's last two (a dim between them): wrote unset lanes
+    pytest.param((2, 8, 3, 12), [2, 0, 3, 1], id="masked-block-dim-between-avx2"),
+    pytest.param((1, 16, 6, 20), [2, 0, 3, 1], id="masked-block-dim-between"),
 ]
 
 

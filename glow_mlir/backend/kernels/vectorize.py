@@ -235,17 +235,26 @@ def _transposed_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: l
     vectors along the output's innermost dim alone read the input element by element, a cache line apart (NCHW ->
     NHWC of [1, 64, 112, 112]: 34x onnxruntime's time; of [1, 64, 14, 14], masked blocks: 0.113 -> 0.019 ms). One of
     the two dims must be whole vectors: blocks masked along both wrote wrong elements in some layouts ([2, 6, 28, 18]
-    by (1, 3, 0, 2), [3, 17, 5, 20] by (2, 0, 3, 1): lanes of the last block of rows read as stale registers)."""
+    by (1, 3, 0, 2), [3, 17, 5, 20] by (2, 0, 3, 1): lanes of the last block of rows read as stale registers). A
+    masked block must also read the input's last two dims: with a dim between them ([2, 8, 3, 12] by (2, 0, 3, 1) on
+    AVX2, [1, 16, 6, 20] by the same on AVX-512) the read's mask came out along the other dim of the block, and the
+    lanes past the rows' end were read as unset values into the rows that exist."""
     rank = len(extents)
     if any(reduced) or extents[-1] < lanes or len(list(op.operands)) != 2:
         return None
     value, m = op.operands[0], maps[0]
     if not isinstance(value.type, ir.MemRefType) or not m.results:
         return None
-    last = m.results[len(m.results) - 1]
+    results = list(m.results)
+    last = results[-1]
     if isinstance(last, ir.AffineDimExpr) and last.position != rank - 1 and extents[last.position] >= lanes \
             and ir.MemRefType(value.type).get_strides_and_offset()[0][-1] == 1 \
             and not (extents[last.position] % lanes and extents[-1] % lanes):
+        masked = extents[last.position] % lanes or extents[-1] % lanes
+        reads_innermost = [k for k, e in enumerate(results)
+                           if isinstance(e, ir.AffineDimExpr) and e.position == rank - 1]
+        if masked and reads_innermost != [len(results) - 2]:
+            return None
         return last.position
     return None
 

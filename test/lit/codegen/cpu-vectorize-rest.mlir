@@ -276,6 +276,19 @@ func.func @transpose_short_rows(%a: memref<64x8xf32>, %b: memref<8x64xf32>) {
 
 // -----
 
+// Negative: rows of 20 (a masked last block) read with a dim of the input between the block's two ([1, 16, 6, 20]
+// by (2, 0, 3, 1)): the mask of such a block's read came out along its other dim, so the vectors stay along the
+// output's rows.
+// CHECK-LABEL: func.func @transpose_masked_dim_between(
+// CHECK-NOT:   vector<16x16xf32>
+// CHECK:       return
+func.func @transpose_masked_dim_between(%a: memref<1x16x6x20xf32>, %b: memref<6x1x20x16xf32>) {
+  linalg.transpose ins(%a : memref<1x16x6x20xf32>) outs(%b : memref<6x1x20x16xf32>) permutation = [2, 0, 3, 1]
+  return
+}
+
+// -----
+
 // Negative: rows of 40 and 56, neither whole vectors: blocks would end masked along both dims (which wrote stale
 // lanes in some layouts), so the vectors stay along the output's rows.
 // CHECK-LABEL: func.func @transpose_uneven_both(

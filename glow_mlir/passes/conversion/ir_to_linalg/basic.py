@@ -196,8 +196,8 @@ def _collapsed(v: ir.Value, reassociation: list[list[int]]) -> ir.Value | None:
 #: a transpose onto fewer innermost elements than this whose input's innermost dim becomes the output's next one
 #: (NCHW -> NHWC of an RGB image) interleaves rows into pixels on every target: 4, the f32 lanes of the narrowest
 #: vectors (SSE, NEON). More channels, up to a target's lanes, interleave too, but through the collapsed transpose:
-#: where they are as many as the lanes, the uncollapsed one took the path of blocks transposed in registers, whose
-#: masked last blocks wrote wrong elements in 4-D (AVX2, [1, 8, 12, 12] by (0, 2, 3, 1))
+#: from as many as the lanes on, the blocks transposed in registers take it, over the image's H x W pixels as one
+#: dim (whole blocks where they divide it), where the uncollapsed one would end each image row with a masked block
 INTERLEAVED_CHANNELS = 4
 
 
