@@ -383,7 +383,9 @@ def _near_tie(model: onnx.ModelProto, x: np.ndarray) -> bool:
         top = -np.sort(-v, axis=axis)
         if top.shape[axis] > 1:
             first, second = np.take(top, 0, axis=axis), np.take(top, 1, axis=axis)
-            if np.any(first - second <= 1e-4 * np.maximum(1.0, np.abs(first))):
+            with np.errstate(invalid="ignore"):  # infinities: inf - inf is no tie
+                tie = np.any(first - second <= 1e-4 * np.maximum(1.0, np.abs(first)))
+            if tie:
                 return True
     return False
 
