@@ -541,7 +541,7 @@ class VectorizeRest(TargetOptions, Pass):
             for op in copies:  # channel rows into pixels: vectors of whole runs of pixels (interleave.py)
                 parallel = self.threads > 1 and vectorize.nbytes(op) >= self.parallel_bytes
                 interleave.make_kernel(op, lanes, self.threads if parallel else 1)
-            keys = vectorize.tag(module, self.kernel_spec().lanes, self.threads, self.parallel_bytes)
+            keys = vectorize.tag(module, lanes, self.threads, self.parallel_bytes)
             if keys:
                 def build(root: ir.Value) -> None:
                     for key in keys:

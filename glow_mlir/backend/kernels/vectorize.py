@@ -237,8 +237,8 @@ def _transposed_input_dim(op: ir.Operation, maps: list[ir.AffineMap], extents: l
     the two dims must be whole vectors: blocks masked along both wrote wrong elements in some layouts ([2, 6, 28, 18]
     by (1, 3, 0, 2), [3, 17, 5, 20] by (2, 0, 3, 1): lanes of the last block of rows read as stale registers). A
     masked block must also read the input's last two dims: with a dim between them ([2, 8, 3, 12] by (2, 0, 3, 1) on
-    AVX2, [1, 16, 6, 20] by the same on AVX-512) the read's mask came out along the other dim of the block, and the
-    lanes past the rows' end were read as unset values into the rows that exist."""
+    AVX2, [1, 16, 6, 20] by the same on AVX-512) the read's mask came out along the other dim of the block, so that
+    elements of the rows that exist were read as unset values."""
     rank = len(extents)
     if any(reduced) or extents[-1] < lanes or len(list(op.operands)) != 2:
         return None
