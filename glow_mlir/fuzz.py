@@ -368,17 +368,22 @@ def check_graph(seed: int) -> tuple[str, str]:
     return "pass", ""
 
 
+def _reference_inputs(model: onnx.ModelProto, x: np.ndarray, op_type: str) -> list[tuple[onnx.NodeProto, np.ndarray]]:
+    """Each ``op_type`` node of ``model`` with the value of its first input, as onnx.reference computes it."""
+    from onnx.reference import ReferenceEvaluator
+
+    nodes = [n for n in model.graph.node if n.op_type == op_type]
+    if not nodes:
+        return []
+    with np.errstate(all="ignore"):
+        values = ReferenceEvaluator(model).run([n.input[0] for n in nodes], {"x": x})
+    return list(zip(nodes, values, strict=True))
+
+
 def _near_tie(model: onnx.ModelProto, x: np.ndarray) -> bool:
     """Whether an ArgMax of ``model`` sees two values within float32 rounding of each other (mathematically equal
     values such as ``LogSoftmax(x) - x`` along its axis), where any engine may pick either index."""
-    from onnx.reference import ReferenceEvaluator
-
-    argmaxes = [n for n in model.graph.node if n.op_type == "ArgMax"]
-    if not argmaxes:
-        return False
-    with np.errstate(all="ignore"):
-        values = ReferenceEvaluator(model).run([n.input[0] for n in argmaxes], {"x": x})
-    for node, v in zip(argmaxes, values, strict=True):
+    for node, v in _reference_inputs(model, x, "ArgMax"):
         axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
         top = -np.sort(-v, axis=axis)
         if top.shape[axis] > 1:
@@ -393,14 +398,7 @@ def _near_tie(model: onnx.ModelProto, x: np.ndarray) -> bool:
 def _flat_normalization(model: onnx.ModelProto, x: np.ndarray) -> bool:
     """Whether a LayerNormalization of ``model`` normalizes values whose variance is below 1e-4 (a constant row: the
     rounding of its mean, 1e-7 of it, comes out scaled by up to 1/sqrt(epsilon), 316 at 1e-5)."""
-    from onnx.reference import ReferenceEvaluator
-
-    norms = [n for n in model.graph.node if n.op_type == "LayerNormalization"]
-    if not norms:
-        return False
-    with np.errstate(all="ignore"):
-        values = ReferenceEvaluator(model).run([n.input[0] for n in norms], {"x": x})
-    for node, v in zip(norms, values, strict=True):
+    for node, v in _reference_inputs(model, x, "LayerNormalization"):
         axis = next((a.i for a in node.attribute if a.name == "axis"), -1) % v.ndim
         if v.size and np.min(np.var(v.astype(np.float64), axis=tuple(range(axis, v.ndim)))) < 1e-4:
             return True

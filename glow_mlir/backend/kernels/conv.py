@@ -606,7 +606,7 @@ def _island(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvTiles, str
     bufferization.materialize_in_destination(None, result, dest, writable=True)
 
 
-def _for(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:
+def for_range(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:
     """``for i in [lo, hi): body(i)`` as an scf.for."""
     loop = scf.ForOp(*(v if isinstance(v, ir.Value) else _index(v) for v in (lo, hi, 1)))
     with ir.InsertionPoint(loop.body):
@@ -648,13 +648,13 @@ def for_blocks(count: int, threads: int, one: Callable[[ir.Value], None]) -> Non
     """``one(j)`` for each of ``count`` filter blocks: an scf.for, or with ``threads`` above 1 the tasks of an
     scf.forall, a contiguous run of blocks per thread when they divide evenly, else one block per task."""
     if threads <= 1:
-        _for(0, count, one)
+        for_range(0, count, one)
     elif count % threads == 0 and count > threads:
         run = count // threads
 
         def chunk(t: ir.Value) -> None:
             first = arith.muli(t, _index(run))
-            _for(first, arith.addi(first, _index(run)), one)
+            for_range(first, arith.addi(first, _index(run)), one)
 
         for_tasks(threads, chunk)
     else:

@@ -19,13 +19,12 @@ input contiguous along that dim of pixels (:func:`interleaved`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, memref, vector
 
 from ...passes.conversion.ir_to_linalg import index_constant as _index
-from .conv import for_tasks
+from .conv import for_range, for_tasks
 
 
 def _maps(op: ir.Operation) -> list[ir.AffineMap]:
@@ -84,14 +83,6 @@ def _row_step(src: ir.Value, flat: ir.Value, dims: list[int], outer: list[ir.Val
     vector.store(pixels, flat, [*outer, arith.muli(x, _index(channels))])
 
 
-def _loop(lo: int | ir.Value, hi: int | ir.Value, body: Callable[[ir.Value], None]) -> None:
-    """``for i in [lo, hi): body(i)`` as an scf.for."""
-    loop = scf.ForOp(*(v if isinstance(v, ir.Value) else _index(v) for v in (lo, hi, 1)))
-    with ir.InsertionPoint(loop.body):
-        body(loop.induction_variable)
-        scf.YieldOp([])
-
-
 def make_kernel(op: ir.Operation, lanes: int, threads: int = 1) -> None:
     """Replace ``op``, a copy that :func:`interleaved` takes, by its loops: the runs of ``lanes`` pixels of every
     output row (all its dims but the last two) as one loop (with ``threads`` above 1, cut into as many tasks of
@@ -131,13 +122,13 @@ def make_kernel(op: ir.Operation, lanes: int, threads: int = 1) -> None:
 
             def task(t: ir.Value) -> None:
                 first = arith.muli(t, _index(share))
-                _loop(first, arith.minui(arith.addi(first, _index(share)), _index(items)), run)
+                for_range(first, arith.minui(arith.addi(first, _index(share)), _index(items)), run)
 
             for_tasks(threads, task)
         elif items:
-            _loop(0, items, run)
+            for_range(0, items, run)
         if rest:
-            _loop(0, rows, lambda r: _row_step(src, flat, dims, outer(r), _index(runs * lanes), rest, channels))
+            for_range(0, rows, lambda r: _row_step(src, flat, dims, outer(r), _index(runs * lanes), rest, channels))
     op.erase()
 
 
