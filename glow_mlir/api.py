@@ -85,7 +85,7 @@ class CompileOptions:
 
     def target_names(self) -> tuple[str, str]:
         """(CPU, triple) as the passes' options spell them: "" for the host's."""
-        return ("" if self.target_cpu in ("", "native", "host") else self.target_cpu), self.target_triple
+        return ("" if self.target_cpu in targets.HOST_CPU_NAMES else self.target_cpu), self.target_triple
 
     def target(self) -> targets.Target:
         """The target description (an unknown CPU or triple is a CompileError saying where the names come from)."""
@@ -427,7 +427,7 @@ class BundleOptions:
 
     #: the bundle's name (object, header); with one model also its entry point. None: the model's name
     name: str | None = None
-    #: the CPU to generate code for (llc -mcpu); "native" is this machine's
+    #: the CPU to generate code for (llc -mcpu); "native" (or "host", or "") is this machine's
     target_cpu: str = "native"
     #: cut each network into this many partitions balanced by FLOPs (0: do not)
     partitions: int = 0
@@ -451,8 +451,9 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     and each network's stages (import to codegen; partition when asked)."""
     bo = bundle_options or BundleOptions()
     options = options or CompileOptions()
-    if bo.target_cpu not in ("", "native") and not options.target_cpu:
-        options = dataclasses.replace(options, target_cpu=bo.target_cpu)  # the kernels' tiles follow the bundle's CPU
+    bundle_cpu = "native" if bo.target_cpu in targets.HOST_CPU_NAMES else bo.target_cpu  # llc's name of the host's
+    if bundle_cpu != "native" and not options.target_cpu:
+        options = dataclasses.replace(options, target_cpu=bundle_cpu)  # the kernels' tiles follow the bundle's CPU
     target = options.target()  # an unknown CPU fails here, before any work
     if (options.threads or 1) > 1 and targets.bare_metal(target.triple):
         raise CompileError(f"a bundle for {target.triple} runs on one thread: that target has no operating system to "
@@ -490,7 +491,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
         lowered_list.append(lowered)
     name = bo.name or (networks[0].entry if len(networks) == 1 else "bundle")
     start = time.perf_counter()
-    files = bundle.write_bundle(directory, name, networks, bo.target_cpu, bo.weights_txt, options.target_triple,
+    files = bundle.write_bundle(directory, name, networks, bundle_cpu, bo.weights_txt, options.target_triple,
                                 bo.weights_in_object, bo.max_stack, bo.opt_level)
     lowered_list[-1].stages.append(Stage("bundle", "", time.perf_counter() - start))
     return files, lowered_list

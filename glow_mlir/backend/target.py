@@ -28,6 +28,8 @@ SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", 
                    # 32-bit Arm M-profile microcontrollers (Cortex-M4/M7: v7E-M; M33: v8-M mainline; M55: v8.1-M)
                    "thumbv7em": "thumbv7em", "thumbv7m": "thumbv7m", "thumbv8m.main": "thumbv8m.main",
                    "thumbv8.1m.main": "thumbv8.1m.main"}
+#: the names of the host's CPU wherever a target CPU is given (the empty name too: none given)
+HOST_CPU_NAMES = ("", "native", "host")
 #: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
 DEFAULT_L1_WAYS = 8
@@ -242,11 +244,11 @@ def valid_cpus(triple: str) -> tuple[str, ...]:
 def named(cpu: str | None = None, triple: str | None = None) -> Target:
     """The target of ``cpu`` on ``triple`` (each defaults to the host's): an unknown name is an error that says
     where the valid names come from."""
-    if (cpu in (None, "", "native", "host")) and triple is None:
+    if (cpu is None or cpu in HOST_CPU_NAMES) and triple is None:
         return host()
     base = host()
     triple = triple or base.triple
-    if cpu in (None, "", "native", "host"):
+    if cpu is None or cpu in HOST_CPU_NAMES:
         if triple != base.triple:
             raise CompileError(f"give a --target-cpu for triple '{triple}' (see `llc -mtriple={triple} -mcpu=help`)")
         return base

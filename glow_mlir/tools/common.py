@@ -57,8 +57,9 @@ def add_model_arguments(parser, several: bool = False) -> None:
                         help="cores the kernels run on (default: every core this process may use; a bundle: 1)")
     parser.add_argument("--target-cpu", default="", metavar="CPU",
                         help="the CPU to generate code for, as LLVM names it (haswell, znver3, skylake-avx512, "
-                             "neoverse-n1; `llc -mcpu=help` lists them); default: this machine's. The kernels' vectors "
-                             "and tiles follow it; code compiled to run here must suit this machine")
+                             "neoverse-n1; `llc -mcpu=help` lists them); default (or native, host): this machine's. "
+                             "The kernels' vectors and tiles follow it; code compiled to run here must suit this "
+                             "machine")
     parser.add_argument("--target-triple", default="", metavar="TRIPLE",
                         help="the target triple (default: this machine's); another architecture is for bundles only")
     parser.add_argument("--no-cache", action="store_true",

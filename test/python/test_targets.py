@@ -307,6 +307,18 @@ def test_the_tools_take_a_target_and_name_a_bad_one(tmp_path) -> None:
         assert "target haswell (x86_64" in stats.stdout and "avx2, 16 x 256-bit" in stats.stdout
 
 
+@pytest.mark.parametrize("name", ["native", "host"])
+def test_the_hosts_names_make_the_hosts_code_in_a_bundle_too(tmp_path, name: str) -> None:
+    from glow_mlir.api import BundleOptions, CompileOptions, emit_bundle
+    from glow_mlir.backend import bundle
+
+    model = _conv_model((1, 8, 8, 8), 16, 3)
+    assert CompileOptions(target_cpu=name).target() == targets.host()
+    files, _ = emit_bundle(model, tmp_path, BundleOptions(name="net", target_cpu=name), CompileOptions(threads=1))
+    assert files.target_cpu == bundle.host_cpu()
+    assert f"CPU {bundle.host_cpu()}" in files.header.read_text()
+
+
 def test_a_bundle_for_aarch64_is_an_aarch64_object(tmp_path) -> None:
     from glow_mlir.api import BundleOptions, CompileOptions, emit_bundle
 
