@@ -330,18 +330,20 @@ def test_a_bundle_for_aarch64_is_an_aarch64_object(tmp_path) -> None:
     assert "aarch64-linux-gnu, CPU neoverse-n1" in files.header.read_text()
 
 
-@needs_avx2
 @pytest.mark.parametrize("threads", [1, 2])
-def test_avx2_matmul_packed_in_blocks_matches_numpy(threads: int) -> None:
-    # haswell's 1 MiB L2: B (1024 x 1024, known at run time) packed 256 rows x 512 columns at a time, four islands
-    # per column block adding onto C
-    m, k, n = 128, 1024, 1024
+@pytest.mark.parametrize("cpu, m", [pytest.param("haswell", 128, marks=needs_avx2, id="haswell"),
+                                    pytest.param("", 132, id="host")])
+def test_matmul_packed_in_blocks_matches_numpy(threads: int, cpu: str, m: int) -> None:
+    # B (1024 x 1024, known at run time) packed in blocks that fit half the L2 (a 1 MiB one: 256 rows x 512 columns
+    # at a time, four islands per column block adding onto C); the rows are a main piece and a strip (haswell:
+    # 21 x 6 + 2; AVX-512: 16 x 8 + 4) that share each copy
+    k, n = 1024, 1024
     a_info, b_info = (helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
                       for name, shape in (("a", [m, k]), ("b", [k, n])))
     graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "mm", [a_info, b_info],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell", cache=False)
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=cpu, cache=False)
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, n)).astype(np.float32)
     np.testing.assert_allclose(compiled(a, b), a @ b, rtol=1e-4, atol=1e-4 * k)

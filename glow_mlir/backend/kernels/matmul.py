@@ -77,7 +77,7 @@ ALIGNMENT = 64  # bytes: the packed panels start on a cache line
 @dataclass(frozen=True)
 class Tiles:
     """The tiles of one contraction: L1 ``m x n x k`` (k 0: the whole reduction) and register ``mr x nr x 1``;
-    ``pack``: B is first copied into ``nr``-column panels (see :func:`_packed_island`)."""
+    ``pack``: B is first copied into ``nr``-column panels (see :func:`_packed_islands`)."""
 
     m: int
     n: int
@@ -225,7 +225,7 @@ def _island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int, whole_
     for B packed at run time) and, as a piece of a larger contraction, that one's FLOPs ``whole_flops``
     (:data:`OP_FLOPS_ATTR`)."""
     if tiles.pack:
-        _packed_island(a, b, c, tiles, l2)
+        _packed_islands(b, [(a, c, tiles)], l2)
         return
     result = linalg.matmul(tensor_of(a), tensor_of(b), outs=[tensor_of(c, writable=True)])
     result.owner.attributes[TILES_ATTR] = ir.StringAttr.get(tiles.key())
@@ -295,40 +295,65 @@ def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
     return rows, columns
 
 
-def _packed_island(a: ir.Value, b: ir.Value, c: ir.Value, tiles: Tiles, l2: int) -> None:
-    """``c += a @ b`` with B packed: ``bp[p, k, j] = b[k, p * nr + j]`` into a scratch buffer (:func:`_pack_panels`;
-    each ``nr``-column panel of B contiguous, so the register tile streams it without cache-set conflicts), then
-    ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of ``c``; a block of B at a time
-    (:func:`packed_blocks`), each block's copy and island in turn, the island adding onto its columns of ``c``.
-    The blocks are written out, not a loop: cpu-vectorize-rest visits top-level ops only, so a copy inside a loop
-    would be neither vectorized nor spread over the threads (2048^3 on two threads, AVX-512, one run: 184 GFLOP/s
-    so, 267 written out)."""
+def _packed_islands(b: ir.Value, parts: list[tuple[ir.Value, ir.Value, Tiles]], l2: int) -> None:
+    """``c += a @ b`` for each ``(a, c, tiles)`` of ``parts`` (rows of one product that share B's columns: a main
+    piece and its remainder strip) with B packed once for all of them: ``bp[p, k, j] = b[k, p * nr + j]`` into a
+    scratch buffer (:func:`_pack_panels`; each ``nr``-column panel of B contiguous, so the register tile streams it
+    without cache-set conflicts), then ``c[m, p, j] += a[m, k] * bp[p, k, j]`` as a tensor island on the panel view of
+    each part's ``c``; a block of B at a time (:func:`packed_blocks`), each block's copy and islands in turn, the
+    islands adding onto their columns of ``c``. The blocks are written out, not a loop: cpu-vectorize-rest visits
+    top-level ops only, so a copy inside a loop would be neither vectorized nor spread over the threads (2048^3 on
+    two threads, AVX-512, one run: 184 GFLOP/s so, 267 written out). Packed once, not once per part: AVX2 SGEMM at
+    M = 1024 (1020 rows of 6x16 tiles and a strip of 4) copied B twice, 0.3-0.7 ms of 16.6 (haswell code on Zen 5)."""
     from .panels import panel_island
 
-    (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
+    k, n = ir.MemRefType(b.type).shape
+    tiles = parts[0][2]
+    assert all(t.nr == tiles.nr and t.n == tiles.n for _, _, t in parts), "parts share B's panels and blocks"
     f32, nr = ir.F32Type.get(), tiles.nr
     kc, nc = packed_blocks(k, n, tiles.n, l2)
     packed = memref.alloc(ir.MemRefType.get([nc // nr, kc, nr], f32), [], [], alignment=ALIGNMENT)
-    whole, c3 = (kc, nc) == (k, n), None
+    whole = (kc, nc) == (k, n)
+    panels: list[ir.Value | None] = [None] * len(parts)
     for col in range(0, n, nc):
         for row in range(0, k, kc):
             _pack_panels(b if whole else memref.subview(b, [row, col], [kc, nc], [1, 1]), packed, nr)
-            c3 = column_panels(c, nr) if c3 is None else c3  # C's panel view, made after the first copy
-            into = c3 if nc == n else memref.subview(c3, [0, col // nr, 0], [m, nc // nr, nr], [1, 1, 1])
-            panel_island(a if kc == k else memref.subview(a, [0, row], [m, kc], [1, 1]), packed, into, tiles)
+            for i, (a, c, part_tiles) in enumerate(parts):
+                if panels[i] is None:  # C's panel view, made after the first copy
+                    panels[i] = column_panels(c, nr)
+                m = ir.MemRefType(a.type).shape[0]
+                into = panels[i] if nc == n else memref.subview(panels[i], [0, col // nr, 0], [m, nc // nr, nr],
+                                                                [1, 1, 1])
+                panel_island(a if kc == k else memref.subview(a, [0, row], [m, kc], [1, 1]), packed, into, part_tiles)
     memref.dealloc(packed)
 
 
 def _matmul_islands(a: ir.Value, b: ir.Value, c: ir.Value, spec: KernelSpec) -> None:
-    """Islands covering ``c += a @ b`` (2-D buffers), one per piece of :func:`plan`."""
+    """Islands covering ``c += a @ b`` (2-D buffers), one per piece of :func:`plan`; the pieces that pack the same
+    columns of B share one copy (:func:`_packed_islands`)."""
     (m, k), n = ir.MemRefType(a.type).shape, ir.MemRefType(b.type).shape[1]
     pieces = plan(m, n, k, spec)
+    if len(pieces) == 1:
+        _island(a, b, c, pieces[0].tiles, spec.l2)
+        return
+
+    def rows(q: Piece) -> ir.Value:
+        return memref.subview(a, [q.row, 0], [q.rows, k], [1, 1])
+
+    def out(q: Piece) -> ir.Value:
+        return memref.subview(c, [q.row, q.col], [q.rows, q.cols], [1, 1])
+
+    done: set[Piece] = set()
     for p in pieces:
-        if len(pieces) == 1:
-            _island(a, b, c, p.tiles, spec.l2)
+        if p in done:
             continue
-        _island(memref.subview(a, [p.row, 0], [p.rows, k], [1, 1]), memref.subview(b, [0, p.col], [k, p.cols], [1, 1]),
-                memref.subview(c, [p.row, p.col], [p.rows, p.cols], [1, 1]), p.tiles, spec.l2, 2 * m * n * k)
+        columns = memref.subview(b, [0, p.col], [k, p.cols], [1, 1])
+        if p.tiles.pack:  # the pieces on these columns of B share one copy of it in panels
+            group = [q for q in pieces if q.tiles.pack and (q.col, q.cols) == (p.col, p.cols)]
+            done.update(group)
+            _packed_islands(columns, [(rows(q), out(q), q.tiles) for q in group], spec.l2)
+        else:
+            _island(rows(p), columns, out(p), p.tiles, spec.l2, 2 * m * n * k)
 
 
 def _batch_slice(v: ir.Value, index: ir.Value) -> ir.Value:

@@ -169,6 +169,31 @@ func.func @packed_in_slices(%a: memref<128x512xf32>, %b: memref<512x1024xf32>, %
 
 // -----
 
+// Rows that are no whole number of register tiles (132 = 16 x 8 + 4) make a main piece and a strip of 4 rows on
+// the same columns: B is packed once for both, one copy and then the two islands on it.
+// CHECK-LABEL: func.func @packed_once_for_a_strip(
+// CHECK-SAME:  %[[A:.+]]: memref<132x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<132x512xf32>)
+// CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
+// CHECK:       linalg.generic {{.+}} outs(%[[P]] : memref<16x256x32xf32>)
+// CHECK-NOT:   outs(%[[P]]
+// CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NOT:   outs(%[[P]]
+// CHECK:       scf.for {{.+}} -> (vector<4x1x32xf32>)
+// CHECK:       bufferization.materialize_in_destination
+// CHECK-NEXT:  memref.dealloc %[[P]]
+// CHECK-NEXT:  return
+// BUF-LABEL:   func.func @packed_once_for_a_strip(
+// BUF:         memref.alloc()
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @packed_once_for_a_strip(%a: memref<132x256xf32>, %b: memref<256x512xf32>, %c: memref<132x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<132x256xf32>, memref<256x512xf32>) outs(%c : memref<132x512xf32>)
+  return
+}
+
+// -----
+
 // conv_2d_nhwc_hwcf: an island over the three buffers; one output row per L1 tile (64 filters), register tiles of
 // 8 output columns x 32 filters; the 3x3 window is decomposed to 1-D convolutions, and the accumulator stays in
 // registers across the window's row, column and channel loops.
