@@ -74,7 +74,7 @@ def cpu_features() -> str:
 
 
 def target() -> dict[str, str]:
-    """What the generated code depends on in the machine: the target description's triple, CPU and features
+    """What the generated code depends on in the machine: the target description's triple, CPU, features and caches
     (:mod:`glow_mlir.backend.target`); where LLVM's C API is missing, the host's name and feature flags."""
     from .backend import target as targets
 

@@ -30,9 +30,31 @@ SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", 
                    "thumbv8.1m.main": "thumbv8.1m.main"}
 #: the names of the host's CPU wherever a target CPU is given (the empty name too: none given)
 HOST_CPU_NAMES = ("", "native", "host")
-#: cache sizes assumed for a named CPU (no sysfs to read): common to current x86 and ARM server cores
+#: cache sizes assumed for a named CPU that :data:`NAMED_CACHES` does not list: common to current x86 and ARM
+#: server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
 DEFAULT_L1_WAYS = 8
+#: a named CPU's core-private caches, (L1D KiB, L1D ways, L2 KiB), from the vendors' optimization manuals and core
+#: references: a bundle compiled elsewhere for one of these gets the tiles the CPU itself would choose from sysfs
+#: (the L1 tiles and the streams they may keep apart, the filter blocks and B's packed blocks in L2). Shared L3 is
+#: left at its default: no kernel sizes a tile by it.
+NAMED_CACHES: dict[str, tuple[int, int, int]] = {
+    # Intel client cores up to Skylake: 256 KiB L2
+    **dict.fromkeys(("haswell", "broadwell", "skylake", "cannonlake"), (32, 8, 256)),
+    # Skylake-SP and its successors with a 1 MiB L2
+    **dict.fromkeys(("skylake-avx512", "cascadelake", "cooperlake"), (32, 8, 1024)),
+    # Sunny Cove and later: 48 KiB 12-way L1D
+    **dict.fromkeys(("icelake-client", "rocketlake"), (48, 12, 512)),
+    **dict.fromkeys(("icelake-server", "tigerlake", "alderlake"), (48, 12, 1280)),
+    **dict.fromkeys(("raptorlake", "meteorlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+                     "graniterapids-d"), (48, 12, 2048)),
+    # AMD Zen: 32 KiB 8-way L1D to Zen 4, 48 KiB 12-way on Zen 5
+    **dict.fromkeys(("znver1", "znver2", "znver3"), (32, 8, 512)),
+    "znver4": (32, 8, 1024),
+    "znver5": (48, 12, 1024),
+    # Arm Neoverse server cores: 64 KiB 4-way L1D, 1 MiB private L2 (the largest option, as the server parts ship it)
+    **dict.fromkeys(("neoverse-n1", "neoverse-v1", "neoverse-n2", "neoverse-v2"), (64, 4, 1024)),
+}
 #: cores whose FMA datapaths are narrower than their widest vectors, and their f32 FMA lanes per cycle: Zen 4 runs
 #: a 512-bit FMA on its two 256-bit pipes, the client cores with AVX-512 have one 512-bit FMA port, Zen 1 splits a
 #: 256-bit FMA over its two 128-bit pipes
@@ -85,8 +107,11 @@ class Target:
         return NARROW_FMA_LANES.get(self.cpu, 2 * self.lanes)
 
     def key(self) -> dict[str, str]:
-        """What the compile cache keys on."""
-        return {"triple": self.triple, "cpu": self.cpu, "features": self.features}
+        """What the compile cache keys on: the CPU and the caches its tiles follow (two hosts of one CPU name may
+        differ in them, virtual machines above all)."""
+        caches = ",".join(f"{k}={v}" for k, v in sorted(self.caches.items()))
+        return {"triple": self.triple, "cpu": self.cpu, "features": self.features,
+                "caches": f"{caches},l1_ways={self.l1_ways}"}
 
     def describe(self) -> str:
         """One line for ``--stats`` and the benchmarks."""
@@ -265,7 +290,17 @@ def named(cpu: str | None = None, triple: str | None = None) -> Target:
     if triple == base.triple and cpu == base.cpu:
         return base
     bits, fma = _probe(triple, cpu, "")
-    return Target(triple, cpu, "", bits, _registers(triple, bits), fma, _named_int8_dot(triple, cpu))
+    caches, ways = named_caches(cpu)
+    return Target(triple, cpu, "", bits, _registers(triple, bits), fma, _named_int8_dot(triple, cpu), caches,
+                  l1_ways=ways)
+
+
+def named_caches(cpu: str) -> tuple[dict[str, int], int]:
+    """The caches and L1D ways of the named CPU ``cpu`` (:data:`NAMED_CACHES`, else the defaults)."""
+    if cpu not in NAMED_CACHES:
+        return dict(DEFAULT_CACHES), DEFAULT_L1_WAYS
+    l1d, ways, l2 = NAMED_CACHES[cpu]
+    return {**DEFAULT_CACHES, "l1d": l1d << 10, "l2": l2 << 10}, ways
 
 
 #: x86 CPUs (LLVM's names) with AVX-512 VNNI and with AVX-VNNI, from the processor feature lists of LLVM's X86.td:

@@ -102,7 +102,7 @@ def test_the_key_follows_the_model_the_options_and_the_compiler() -> None:
     assert base != cache.cache_key(data, CompileOptions(threads=1, optimize=False).cache_options())
     assert base != cache.cache_key(data, CompileOptions(threads=1, input_shapes={"x": [4, 16]}).cache_options())
     assert cache.compiler_version().startswith(glow_mlir.__version__ + "+")
-    assert set(cache.target()) == {"triple", "cpu", "features"}
+    assert set(cache.target()) == {"triple", "cpu", "features", "caches"}
 
 
 def test_the_key_follows_the_pipelines(monkeypatch: pytest.MonkeyPatch) -> None:

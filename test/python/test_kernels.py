@@ -714,7 +714,9 @@ def test_filters_are_packed_where_a_block_fits_l2() -> None:
     assert conv.filter_block([3, 3, 64, 40], 1, [1, 1], AVX512) == 0  # not whole vectors either
     assert conv.filter_block([3, 3, 32, 64], 2, [1, 1], AVX512) == 0  # grouped
     assert conv.filter_block([3, 3, 64, 64], 1, [2, 2], AVX512) == 0  # dilated
-    assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1], AVX512) == 0  # a block of 1.2 MB would not stay in L2
+    # a block of 32 (1.2 MB) would not stay in L2, one of 16 (0.6 MB) does; at 2048 channels not even that
+    assert conv.filter_block([3, 3, 1024, 64], 1, [1, 1], AVX512) == 16
+    assert conv.filter_block([3, 3, 2048, 64], 1, [1, 1], AVX512) == 0
     assert conv.filter_block([7, 7, 3, 64], 1, [1, 1], AVX512) == 0  # the stem: few channels, the input outweighs the filter
     assert conv.filter_block([1, 1, 16, 96], 1, [1, 1], AVX512) == 0  # 6 KiB: stays in L1 whole
     assert conv.filter_block([1, 1, 64, 128], 1, [1, 1], AVX512) == 32  # 32 KiB: packed

@@ -131,7 +131,37 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
     "1x1-28-64-channels-as-matmul": ((1, 64, 28, 28), 256, 1, 1, 1),
     # filters that are whole vectors but no whole blocks (200 = 25 x 8): packed in blocks of one vector
     "one-vector-blocks": ((1, 512, 13, 13), 200, 1, 1, 1),
+    # 3x3 on 512 channels: blocks of 16 (288 KiB) exceed haswell's 256 KiB L2, narrowed to blocks of 8
+    "3x3-512-narrowed-blocks": ((1, 512, 7, 7), 64, 3, 1, 1),
 }
+
+
+def test_a_named_cpu_has_its_own_caches() -> None:
+    haswell, zen3, spr = (targets.named(cpu, "x86_64-unknown-linux-gnu") for cpu in
+                          ("haswell", "znver3", "sapphirerapids"))
+    assert (haswell.caches["l1d"], haswell.l1_ways, haswell.caches["l2"]) == (32 << 10, 8, 256 << 10)
+    assert (zen3.caches["l1d"], zen3.l1_ways, zen3.caches["l2"]) == (32 << 10, 8, 512 << 10)
+    assert (spr.caches["l1d"], spr.l1_ways, spr.caches["l2"]) == (48 << 10, 12, 2 << 20)
+    assert "L2 2048 KiB" in spr.describe() and "(L1D 12-way)" in spr.describe()
+    neon = targets.named("neoverse-n1", "aarch64-linux-gnu")
+    assert (neon.caches["l1d"], neon.l1_ways, neon.caches["l2"]) == (64 << 10, 4, 1 << 20)
+    other = targets.named("x86-64-v3", "x86_64-unknown-linux-gnu")  # not in the table: the defaults
+    assert other.caches == targets.DEFAULT_CACHES and other.l1_ways == targets.DEFAULT_L1_WAYS
+
+
+def test_the_caches_are_part_of_the_targets_key() -> None:
+    zen3 = targets.named("znver3", "x86_64-unknown-linux-gnu")
+    bigger = dataclasses.replace(zen3, caches={**zen3.caches, "l2": 1 << 20})
+    assert zen3.key() != bigger.key() and zen3.key()["cpu"] == bigger.key()["cpu"]
+
+
+@needs_avx2
+def test_avx2_filter_blocks_narrow_to_stay_in_l2() -> None:
+    """3x3x512 filters: blocks of 8 for haswell (256 KiB L2), of 16 for znver3 (512 KiB); the numbers:
+    AVX2_CONVS["3x3-512-narrowed-blocks"]."""
+    model = _conv_model((1, 512, 7, 7), 64, 3)
+    assert "memref<8x3x3x512x8xf32>" in glow_mlir.compile(model, target_cpu="haswell", cache=False).stage("irgen").text
+    assert "memref<4x3x3x512x16xf32>" in glow_mlir.compile(model, target_cpu="znver3", cache=False).stage("irgen").text
 
 
 @needs_avx2
@@ -334,9 +364,9 @@ def test_a_bundle_for_aarch64_is_an_aarch64_object(tmp_path) -> None:
 @pytest.mark.parametrize("cpu, m", [pytest.param("haswell", 128, marks=needs_avx2, id="haswell"),
                                     pytest.param("", 132, id="host")])
 def test_matmul_packed_in_blocks_matches_numpy(threads: int, cpu: str, m: int) -> None:
-    # B (1024 x 1024, known at run time) packed in blocks that fit half the L2 (a 1 MiB one: 256 rows x 512 columns
-    # at a time, four islands per column block adding onto C); the rows are a main piece and a strip (haswell:
-    # 21 x 6 + 2; AVX-512: 16 x 8 + 4) that share each copy
+    # B (1024 x 1024, known at run time) packed in blocks that fit half the L2 (haswell's 256 KiB: 256 rows x 128
+    # columns at a time, 32 blocks; a 1 MiB one: 256 x 512), each block's islands adding onto C; the rows are a main
+    # piece and a strip (haswell: 21 x 6 + 2; AVX-512: 16 x 8 + 4) that share each copy
     k, n = 1024, 1024
     a_info, b_info = (helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
                       for name, shape in (("a", [m, k]), ("b", [k, n])))

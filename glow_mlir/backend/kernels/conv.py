@@ -135,6 +135,9 @@ def filter_block(filter_shape: list[int], group: int, dilations: list[int], spec
     # 512->112 0.27 -> 0.22, 384->48 0.11 -> 0.07; as AVX2 code squeezenet's 1x1 512->1000 at 13x13, 125 blocks of
     # 8, 3.9 -> 2.3 ms; networks: light_inception_v1 0.98x, as AVX2 code light_squeezenet 0.83x)
     block = spec.filter_block if f % spec.filter_block == 0 else spec.lanes
+    # a block that would not stay in L2 is narrowed, down to one vector (a 256 KiB L2: 3x3x512 in 8-filter blocks)
+    while block > spec.lanes and kh * kw * c * block * 4 > max_block_bytes(spec) and f % (block // 2) == 0:
+        block //= 2
     if (group != 1 or list(dilations) != [1, 1] or f <= block or f % block or c < MIN_PACKED_CHANNELS
             or kh * kw * c * f * 4 < min_packed_bytes(spec) or kh * kw * c * block * 4 > max_block_bytes(spec)):
         return 0

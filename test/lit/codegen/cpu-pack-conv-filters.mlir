@@ -84,3 +84,24 @@ func.func @one_vector_blocks(%x: tensor<1x15x15x96xf32>) -> (tensor<1x13x13x208x
   %1 = "glowgraph.conv2d"(%x, %v, %c) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x15x15x96xf32>, tensor<3x3x96x200xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
   return %0, %1 : tensor<1x13x13x208xf32>, tensor<1x13x13x200xf32>
 }
+
+// -----
+
+// A block must stay in L2 (5/8 of it): one that would not is narrowed, down to one vector. 3x3x512 filters in blocks
+// of 32 take 576 KiB, within skylake-avx512's 1 MiB L2; haswell's 256 KiB takes blocks of 8 (144 KiB), where 16
+// (288 KiB) would not fit. A filter whose one-vector block would not fit either (3x3x2048: 576 KiB in blocks of 8,
+// 1152 KiB in blocks of 16) keeps HWCF.
+// CHECK-LABEL: func.func @narrowed_to_l2
+// CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x512xf32>, tensor<2x3x3x512x32xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+// CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+// AVX2-LABEL: func.func @narrowed_to_l2
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x512xf32>, tensor<8x3x3x512x8xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+func.func @narrowed_to_l2(%x: tensor<1x9x9x512xf32>, %y: tensor<1x9x9x2048xf32>) -> (tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x512x64xf32>} : () -> tensor<3x3x512x64xf32>
+  %v = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x2048x64xf32>} : () -> tensor<3x3x2048x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x512xf32>, tensor<3x3x512x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  %1 = "glowgraph.conv2d"(%y, %v, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  return %0, %1 : tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>
+}
