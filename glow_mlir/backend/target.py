@@ -14,6 +14,7 @@ instructions match the tiles chosen for them.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -289,10 +290,30 @@ def named(cpu: str | None = None, triple: str | None = None) -> Target:
                            f"{', '.join(known[:6])})")
     if triple == base.triple and cpu == base.cpu:
         return base
+    refusal = _llc_refusal(triple, cpu)
+    if refusal:
+        raise CompileError(f"target CPU '{cpu}' cannot run {triple} code: {refusal}")
     bits, fma = _probe(triple, cpu, "")
     caches, ways = named_caches(cpu)
     return Target(triple, cpu, "", bits, _registers(triple, bits), fma, _named_int8_dot(triple, cpu), caches,
                   l1_ways=ways)
+
+
+#: a module any CPU of a triple can compile
+_TRIVIAL_IR = "define void @f() {\n  ret void\n}\n"
+
+
+@functools.cache
+def _llc_refusal(triple: str, cpu: str) -> str:
+    """What llc says when it cannot make code for ``cpu`` on ``triple`` ("" when it can). Some CPUs that llc lists
+    for a triple cannot run it (i686, pentium4 and the other 32-bit x86 CPUs on x86_64): LLVM's C API would end this
+    process on them with a fatal error, where llc, a process of its own, reports it."""
+    out = subprocess.run([llvm_tool("llc"), f"-mtriple={triple}", f"-mcpu={cpu}", "-o", os.devnull],
+                         input=_TRIVIAL_IR, capture_output=True, text=True, timeout=60, check=False)
+    if out.returncode == 0:
+        return ""
+    lines = [line.removeprefix("LLVM ERROR: ") for line in out.stderr.strip().splitlines()]
+    return lines[0] if lines else f"llc exited with {out.returncode}"
 
 
 def named_caches(cpu: str) -> tuple[dict[str, int], int]:

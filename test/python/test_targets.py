@@ -136,6 +136,11 @@ AVX2_CONVS = {  # (N, C, H, W), F, K, stride, group
 }
 
 
+def test_a_cpu_that_cannot_run_the_triple_is_a_compile_error() -> None:
+    with pytest.raises(CompileError, match="target CPU 'i686' cannot run x86_64-unknown-linux-gnu code: 64-bit"):
+        targets.named("i686", "x86_64-unknown-linux-gnu")
+
+
 def test_a_named_cpu_has_its_own_caches() -> None:
     haswell, zen3, spr = (targets.named(cpu, "x86_64-unknown-linux-gnu") for cpu in
                           ("haswell", "znver3", "sapphirerapids"))
@@ -331,6 +336,11 @@ def test_the_tools_take_a_target_and_name_a_bad_one(tmp_path) -> None:
     tool[0] = sys.executable
     bad = subprocess.run([*tool, "--target-cpu", "pentium9"], capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and "unknown target CPU 'pentium9'" in bad.stderr and "Traceback" not in bad.stderr
+    # a CPU LLVM knows that cannot run the triple: LLVM's C API would end the process, llc says why
+    if targets.host().triple.startswith("x86_64"):
+        bad = subprocess.run([*tool, "--target-cpu", "pentium4"], capture_output=True, text=True, check=False)
+        assert bad.returncode == 1 and "target CPU 'pentium4' cannot run x86_64" in bad.stderr, bad.stderr
+        assert "LLVM ERROR" not in bad.stderr and "Traceback" not in bad.stderr
     stats = subprocess.run([*tool, "--target-cpu", "haswell", "--stats"], capture_output=True, text=True, check=False)
     if _host_runs_avx2():
         assert stats.returncode == 0, stats.stderr

@@ -8,6 +8,7 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=neoverse-n1 target-triple=aarch64-linux-gnu},cpu-vectorize-rest{target-cpu=neoverse-n1 target-triple=aarch64-linux-gnu})' | FileCheck %s --check-prefix=NEON
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=cortex-m55 target-triple=thumbv8.1m.main-none-eabihf},cpu-vectorize-rest{target-cpu=cortex-m55 target-triple=thumbv8.1m.main-none-eabihf})' | FileCheck %s --check-prefix=MVE
 // RUN: not glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=pentium9 target-triple=x86_64-unknown-linux-gnu})' 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: not glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=i686 target-triple=x86_64-unknown-linux-gnu})' 2>&1 | FileCheck %s --check-prefix=ERR32
 
 // A matmul's register tile: AVX2 6x16 (12 ymm accumulators, 2 rows of B, a broadcast: 15 of 16 registers); AVX-512
 // 8x32 (16 zmm accumulators); NEON 6x16 (24 q accumulators, 4 rows of B, a broadcast: 29 of 32).
@@ -21,6 +22,8 @@
 // MVE-LABEL:  func.func @matmul(
 // MVE:        vector.contract {{.+}} vector<6x1xf32>, vector<1x4xf32> into vector<6x4xf32>
 // ERR:        unknown target CPU 'pentium9' for x86_64-unknown-linux-gnu: the valid names are LLVM's (`llc -mtriple=x86_64-unknown-linux-gnu -mcpu=help`
+// ERR32:      target CPU 'i686' cannot run x86_64-unknown-linux-gnu code: 64-bit code requested on a subtarget that doesn't support it
+// ERR32-NOT:  LLVM ERROR
 func.func @matmul(%a: memref<120x64xf32>, %b: memref<64x64xf32>, %c: memref<120x64xf32>) {
   linalg.matmul ins(%a, %b : memref<120x64xf32>, memref<64x64xf32>) outs(%c : memref<120x64xf32>)
   return
