@@ -704,6 +704,8 @@ class _Importer:
                 arrays = evaluate(node, [None if x is None else x.array for x in inputs], self.loaded.opset)
         except ValueError as e:
             raise ctx.unsupported(str(e)) from None
+        except MemoryError as e:
+            raise ctx.error(f"its value does not fit in memory ({e})") from None
         arrays = [computed(a) for a in arrays]
         too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
         if too_large and handler is not None and not required:
@@ -737,6 +739,8 @@ class _Importer:
                 result = handler.fn(ctx)
             except VerifyError as e:
                 raise ctx.error(str(e)) from None
+            except MemoryError as e:  # a shape from absurd attributes (pads of 10^16) that numpy cannot allocate
+                raise ctx.error(f"the tensors it makes do not fit in memory ({e})") from None
         results = [result] if isinstance(result, (Const, ir.Value, Seq, Opt)) else list(result)
         assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
         return results
