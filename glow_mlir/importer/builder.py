@@ -43,6 +43,7 @@ from .model import (
     resolve_shapes,
     stored_dtype,
     tensor_to_array,
+    too_large,
     topological_order,
 )
 from .structured import OPTIONAL, SEQUENCE, Layout, Opt, Seq, bound, carried, element_type, output_layout, value_kind
@@ -497,6 +498,10 @@ class _Importer:
     def run(self) -> ImportedModel:
         loaded = self.loaded
         graph = loaded.proto.graph
+        for s in self.inputs:
+            if too_large(s.shape):
+                raise ModelError(f"{loaded.label}: graph input '{s.name}' of shape {fmt_shape(s.shape)} has "
+                                 f"{math.prod(s.shape)} elements, more than any machine's memory holds")
         module = ir.Module.create()
         arg_types = [ir.RankedTensorType.get(list(s.shape), mlir_type(s.dtype)) for s in self.inputs]
         name = func_name_of(graph.name)
@@ -743,6 +748,12 @@ class _Importer:
                 raise ctx.error(f"the tensors it makes do not fit in memory ({e})") from None
         results = [result] if isinstance(result, (Const, ir.Value, Seq, Opt)) else list(result)
         assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
+        for i, r in enumerate(results):
+            shape = ir.RankedTensorType(r.type).shape if isinstance(r, ir.Value) and isinstance(
+                r.type, ir.RankedTensorType) and ir.RankedTensorType(r.type).has_static_shape else None
+            if shape is not None and too_large(shape):
+                raise ctx.error(f"output #{i} '{node.output[i]}' would be {fmt_shape(shape)}: {math.prod(shape)} "
+                                "elements, more than any machine's memory holds")
         return results
 
     def _check_inferred(self, ctx: NodeContext, name: str, result: Tensor) -> None:

@@ -126,6 +126,16 @@ _DEFAULT_DOMAINS = ("", "ai.onnx")
 #: a model too large to serialize as ValueError.
 _INFERENCE_ERRORS = (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError, ValueError)
 
+#: the most elements a tensor may have (2^40: 4 TiB of float32, beyond any machine's memory); a shape beyond it comes
+#: from absurd dims or attributes (a Tile's repeats, pads of 10^16), and is an error before numpy tries to allocate
+MAX_TENSOR_ELEMENTS = 1 << 40
+
+
+def too_large(shape: Sequence[int]) -> bool:
+    """Whether a tensor of static ``shape`` has more than :data:`MAX_TENSOR_ELEMENTS` elements."""
+    return math.prod(int(d) for d in shape) > MAX_TENSOR_ELEMENTS
+
+
 #: Inferred type of an ONNX value: element dtype (None when unsupported) and dims (None when unknown).
 ValueType = tuple[np.dtype | None, tuple[int | None, ...]]
 

@@ -374,6 +374,22 @@ def test_tile(shape, repeats, elem, dtype):
     assert set(ops_of(compiled)) <= {"reshape", "broadcast"}
 
 
+def test_a_tile_beyond_any_memory_is_a_model_error():
+    # the fuzzer's mutation 900847: Tile repeats of 7e18 x 1 x 2e8 x 2, then a ReverseSequence whose index arrays
+    # numpy could not allocate ("array is too big")
+    m = make([node("Tile", ["x", "r"]), node("ReverseSequence", ["y", "l"], "z", batch_axis=1, time_axis=0)],
+             [vi("x", [2, 3])], ["z"], [const("r", [2**40, 1]), const("l", [2, 2, 2])])
+    with pytest.raises(ModelError, match=r"node 'y_Tile' \(Tile\): output #0 'y' would be 2199023255552x3: "
+                                         r"6597069766656 elements, more than any machine's memory holds$"):
+        import_model(m, make_context())
+
+
+def test_a_graph_input_beyond_any_memory_is_a_model_error():
+    m = make([node("Relu", ["x"])], [vi("x", [2, 3])], ["y"])
+    with pytest.raises(ModelError, match=r"graph input 'x' of shape 2097152x2097152 has 4398046511104 elements"):
+        glow.compile(m, input_shapes={"x": [2**21, 2**21]}, cache=False)
+
+
 # --------------------------------------------------------------------------- known tensors
 
 

@@ -26,7 +26,7 @@ from onnx import AttributeProto
 from ...dialects import glowgraph as gg
 from ...dialects.optable import mlir_type
 from ..builder import NodeContext, Tensor, dtype_of, onnx_op, shape_of
-from ..model import fmt_shape, is_integer_storage
+from ..model import fmt_shape, is_integer_storage, too_large
 from .core import _reshape, _splat, _transpose
 from .datamove import MOVABLE, _box, _take
 
@@ -665,6 +665,9 @@ def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float, mode: st
     out = [d + pads[i] + pads[len(shape) + i] for i, d in enumerate(shape)]
     if any(d < 1 for d in out) or any(-p > d for p, d in zip(pads, shape * 2)):
         raise ctx.error(f"pads {pads} crop the input {fmt_shape(shape)} to nothing ({fmt_shape(out)})")
+    if too_large(out):
+        raise ctx.error(f"pads {pads} make the input {fmt_shape(shape)} {fmt_shape(out)}: more elements than any "
+                        "machine's memory holds")
     if mode == "constant":
         return gg.pad(ctx.value(x), pads=pads, value=float(value))
     rank = len(shape)
