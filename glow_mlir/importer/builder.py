@@ -41,6 +41,7 @@ from .model import (
     load_model,
     node_where,
     resolve_shapes,
+    schema_max,
     stored_dtype,
     tensor_to_array,
     too_large,
@@ -498,10 +499,6 @@ class _Importer:
     def run(self) -> ImportedModel:
         loaded = self.loaded
         graph = loaded.proto.graph
-        for s in self.inputs:
-            if too_large(s.shape):
-                raise ModelError(f"{loaded.label}: graph input '{s.name}' of shape {fmt_shape(s.shape)} has "
-                                 f"{math.prod(s.shape)} elements, more than any machine's memory holds")
         module = ir.Module.create()
         arg_types = [ir.RankedTensorType.get(list(s.shape), mlir_type(s.dtype)) for s in self.inputs]
         name = func_name_of(graph.name)
@@ -723,7 +720,7 @@ class _Importer:
         node = ctx.node
         for what, (lo, hi), given in (("input", handler.inputs, node.input), ("output", handler.outputs, node.output)):
             if not lo <= len(given) <= (hi if hi is not None else len(given)):
-                if hi is not None and len(given) > hi and len(given) <= _schema_max(node, ctx.opset, what):
+                if hi is not None and len(given) > hi and len(given) <= schema_max(node, ctx.opset, what):
                     # Valid ONNX (MaxPool's Indices, training-mode statistics...) that the handler does not compute.
                     extra = ", ".join(f"#{i} '{n}'" for i, n in enumerate(given) if i >= hi)
                     raise ctx.unsupported(f"{what}{'s' if len(given) - hi > 1 else ''} {extra} "
@@ -749,11 +746,9 @@ class _Importer:
         results = [result] if isinstance(result, (Const, ir.Value, Seq, Opt)) else list(result)
         assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
         for i, r in enumerate(results):
-            shape = ir.RankedTensorType(r.type).shape if isinstance(r, ir.Value) and isinstance(
-                r.type, ir.RankedTensorType) and ir.RankedTensorType(r.type).has_static_shape else None
-            if shape is not None and too_large(shape):
-                raise ctx.error(f"output #{i} '{node.output[i]}' would be {fmt_shape(shape)}: {math.prod(shape)} "
-                                "elements, more than any machine's memory holds")
+            t = r.type if isinstance(r, ir.Value) else None
+            if isinstance(t, ir.RankedTensorType) and t.has_static_shape and too_large(t.shape):
+                raise ctx.error(f"output #{i} '{node.output[i]}' would be {too_large(t.shape)}")
         return results
 
     def _check_inferred(self, ctx: NodeContext, name: str, result: Tensor) -> None:
@@ -794,15 +789,6 @@ class _Importer:
         if diags:
             found = "; ".join(f"{_at(d.location)}: {_one_line(d.message)}" for d in diags)
             raise ModelError(f"{label}: the imported IR does not verify: {found}")
-
-
-def _schema_max(node: onnx.NodeProto, opset: int, what: str) -> int:
-    """How many inputs or outputs (``what``) ONNX allows ``node`` at ``opset``; 0 for an op it does not know."""
-    try:
-        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
-    except onnx.defs.SchemaError:
-        return 0
-    return schema.max_input if what == "input" else schema.max_output
 
 
 def _at(loc: ir.Location) -> str:

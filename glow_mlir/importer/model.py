@@ -131,9 +131,19 @@ _INFERENCE_ERRORS = (onnx.shape_inference.InferenceError, onnx.checker.Validatio
 MAX_TENSOR_ELEMENTS = 1 << 40
 
 
-def too_large(shape: Sequence[int]) -> bool:
-    """Whether a tensor of static ``shape`` has more than :data:`MAX_TENSOR_ELEMENTS` elements."""
-    return math.prod(int(d) for d in shape) > MAX_TENSOR_ELEMENTS
+def schema_max(node: onnx.NodeProto, opset: int, what: str) -> int:
+    """How many inputs or outputs (``what``) ONNX allows ``node`` at ``opset``; 0 for an op it does not know."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+    except onnx.defs.SchemaError:
+        return 0
+    return schema.max_input if what == "input" else schema.max_output
+
+
+def too_large(shape: Sequence[int]) -> str:
+    """What errors say of a tensor of static ``shape`` beyond :data:`MAX_TENSOR_ELEMENTS` elements; "" within."""
+    n = math.prod(int(d) for d in shape)
+    return f"{fmt_shape(shape)}: {n} elements, more than any machine's memory holds" if n > MAX_TENSOR_ELEMENTS else ""
 
 
 #: Inferred type of an ONNX value: element dtype (None when unsupported) and dims (None when unknown).
@@ -615,7 +625,10 @@ def resolve_shapes(
                 f"{label}: graph input '{inp.name}' has a dynamic shape {fmt_shape(declared)}: "
                 f"{_hint(inp.name, declared)}"
             )
-        specs.append(TensorSpec(inp.name, tuple(int(d.dim_value) for d in tt.shape.dim), dtype))
+        spec = TensorSpec(inp.name, tuple(int(d.dim_value) for d in tt.shape.dim), dtype)
+        if too_large(spec.shape):
+            raise ModelError(f"{label}: graph input '{inp.name}' would be {too_large(spec.shape)}")
+        specs.append(spec)
     if overrides:
         # Shapes the file records for other values were computed from the old input shapes and
         # would contradict the new ones: let inference recompute them.

@@ -666,8 +666,7 @@ def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float, mode: st
     if any(d < 1 for d in out) or any(-p > d for p, d in zip(pads, shape * 2)):
         raise ctx.error(f"pads {pads} crop the input {fmt_shape(shape)} to nothing ({fmt_shape(out)})")
     if too_large(out):
-        raise ctx.error(f"pads {pads} make the input {fmt_shape(shape)} {fmt_shape(out)}: more elements than any "
-                        "machine's memory holds")
+        raise ctx.error(f"pads {pads} make the input {fmt_shape(shape)} {too_large(out)}")
     if mode == "constant":
         return gg.pad(ctx.value(x), pads=pads, value=float(value))
     rank = len(shape)
