@@ -709,8 +709,8 @@ class _Importer:
         except MemoryError as e:
             raise ctx.error(f"its value does not fit in memory ({e})") from None
         arrays = [computed(a) for a in arrays]
-        too_large = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
-        if too_large and handler is not None and not required:
+        beyond_folding = any(a.size > FOLD_MAX_ELEMENTS for a in arrays)
+        if beyond_folding and handler is not None and not required:
             return None
         given = iter(arrays)
         return [Const(next(given), name) if name else None for name in node.output]
@@ -747,8 +747,8 @@ class _Importer:
         assert len(results) == len(node.output), f"the {node.op_type} handler returned {len(results)} outputs"
         for i, r in enumerate(results):
             t = r.type if isinstance(r, ir.Value) else None
-            if isinstance(t, ir.RankedTensorType) and t.has_static_shape and too_large(t.shape):
-                raise ctx.error(f"output #{i} '{node.output[i]}' would be {too_large(t.shape)}")
+            if isinstance(t, ir.RankedTensorType) and t.has_static_shape and (size := too_large(t.shape)):
+                raise ctx.error(f"output #{i} '{node.output[i]}' would be {size}")
         return results
 
     def _check_inferred(self, ctx: NodeContext, name: str, result: Tensor) -> None:

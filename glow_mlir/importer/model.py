@@ -626,8 +626,8 @@ def resolve_shapes(
                 f"{_hint(inp.name, declared)}"
             )
         spec = TensorSpec(inp.name, tuple(int(d.dim_value) for d in tt.shape.dim), dtype)
-        if too_large(spec.shape):
-            raise ModelError(f"{label}: graph input '{inp.name}' would be {too_large(spec.shape)}")
+        if size := too_large(spec.shape):
+            raise ModelError(f"{label}: graph input '{inp.name}' would be {size}")
         specs.append(spec)
     if overrides:
         # Shapes the file records for other values were computed from the old input shapes and

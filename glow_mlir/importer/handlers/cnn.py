@@ -665,8 +665,8 @@ def _padded(ctx: NodeContext, x: Tensor, pads: list[int], value: float, mode: st
     out = [d + pads[i] + pads[len(shape) + i] for i, d in enumerate(shape)]
     if any(d < 1 for d in out) or any(-p > d for p, d in zip(pads, shape * 2)):
         raise ctx.error(f"pads {pads} crop the input {fmt_shape(shape)} to nothing ({fmt_shape(out)})")
-    if too_large(out):
-        raise ctx.error(f"pads {pads} make the input {fmt_shape(shape)} {too_large(out)}")
+    if size := too_large(out):
+        raise ctx.error(f"pads {pads} make the input {fmt_shape(shape)} {size}")
     if mode == "constant":
         return gg.pad(ctx.value(x), pads=pads, value=float(value))
     rank = len(shape)
