@@ -230,6 +230,31 @@ def test_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None
     np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
 
 
+def test_register_tiles_run_down_a_panel_whose_slice_fits_half_the_l1() -> None:
+    avx2 = isa.spec_of("haswell", "x86_64-unknown-linux-gnu")  # 32 KiB L1
+    avx512 = isa.spec_of("skylake-avx512", "x86_64-unknown-linux-gnu")
+    assert matmul.panels_outer(256, 16, avx2)  # 16 KiB
+    assert not matmul.panels_outer(257, 16, avx2)
+    assert not matmul.panels_outer(521, 16, avx2)  # a prime K is one block
+    assert not matmul.panels_outer(256, 32, avx512)  # 32 KiB
+    assert matmul.panels_outer(128, 32, avx512)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(128, 1024, 1024), (260, 512, 512), (128, 1024, 521)],
+                         ids=["blocks", "main-and-strip", "prime-k"])
+def test_avx2_packed_matmul_matches_numpy(shape: tuple[int, int, int], threads: int) -> None:
+    # B packed at run time in blocks of 256 rows: the register tiles run down each panel (both pieces of 260 = 43 x 6
+    # + 2 rows), across the panels where K is prime (one block of 521 rows)
+    _skip_unless_host_runs("haswell")
+    m, n, k = shape
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [m, k], "b": [k, n]}, [m, n])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu="haswell")
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(compiled(a, b), a @ b, rtol=RTOL, atol=ATOL * k)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
 @pytest.mark.parametrize("shape", [(3, 5, 10), (61, 100, 77), (64, 512, 784), (1, 1024, 300), (1, 1000, 64),
