@@ -273,6 +273,31 @@ def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: 
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
 
 
+def test_a_failing_schedule_says_which_and_that_mlir_gave_no_diagnostic() -> None:
+    from mlir.dialects.transform import structured
+
+    from glow_mlir.backend.kernels import transform as schedule
+
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+            %r = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>)
+              -> tensor<8x8xf32>
+            return %r : tensor<8x8xf32>
+          }""")
+
+        def build(root: ir.Value) -> None:  # an interchange that is no permutation: fails without a message
+            ops = structured.MatchOp(schedule.any_op(), root, ops=["linalg.matmul"]).result
+            structured.FuseOp(ops, tile_sizes=[2, 2, 0], tile_interchange=[1, 0, 0], apply_cleanup=True)
+
+        with pytest.raises(ValueError) as failed:
+            schedule.apply(module.operation, build, "a matmul in 2x2 tiles")
+    message = str(failed.value)
+    assert message.startswith("Failed to apply named transform sequence")
+    assert "the transform interpreter gave no diagnostic" in message and "Diagnostic message" not in message
+    assert message.endswith("Schedule: a matmul in 2x2 tiles.")
+
+
 def test_threads_run_the_tiles_on_the_worker_pool() -> None:
     model = _model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [128, 64], "b": [64, 256]}, [128, 256])
     parallel = glow_mlir.compile(model, threads=2, cache=False).stage("codegen").text

@@ -320,7 +320,8 @@ class TileKernels(TargetOptions, Pass):
                 schedule.canonicalize(funcs, fold_into_transfers=True)
                 schedule.hoist_subsets(root)
 
-            schedule.apply(module, build)
+            keys = [key for _, key, _ in groups] + fused_keys
+            schedule.apply(module, build, "the kernels tiled " + "; ".join(f"'{key}'" for key in keys))
 
     def _serial(self, chain: epilogue.Chain) -> bool:
         """Whether a fused chain stays on the calling thread (too few FLOPs to hand out, as :func:`tiles_per_task`)."""

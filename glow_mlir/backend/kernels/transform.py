@@ -71,8 +71,15 @@ def fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
     return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
 
 
-def apply(payload: ir.Operation, build: Callable[[ir.Value], None]) -> None:
-    """Build a schedule with ``build(root handle)`` and apply it to ``payload`` (a builtin.module)."""
+#: what the bindings say where the transform interpreter failed without a diagnostic of its own (an op of the
+#: schedule that fails with no message: a tile interchange that is no permutation)
+_NO_DIAGNOSTIC = "Diagnostic message"
+
+
+def apply(payload: ir.Operation, build: Callable[[ir.Value], None], what: str = "") -> None:
+    """Build a schedule with ``build(root handle)`` and apply it to ``payload`` (a builtin.module); ``what`` names the
+    schedule in the error should the interpreter fail (a ValueError, as the bindings raise it, with MLIR's
+    diagnostic)."""
     with payload.context, ir.Location.unknown():
         schedule = ir.Module.create()
         schedule.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
@@ -82,4 +89,10 @@ def apply(payload: ir.Operation, build: Callable[[ir.Value], None]) -> None:
             with ir.InsertionPoint(main.body):
                 build(main.bodyTarget)
                 transform.YieldOp([])
-        interpreter.apply_named_sequence(payload, main.operation, schedule.operation)
+        try:
+            interpreter.apply_named_sequence(payload, main.operation, schedule.operation)
+        except ValueError as exc:
+            reason = str(exc).strip()
+            if reason.endswith(_NO_DIAGNOSTIC):
+                reason = reason[:-len(_NO_DIAGNOSTIC)].strip() + " (the transform interpreter gave no diagnostic)"
+            raise ValueError(reason + (f" Schedule: {what}." if what else "")) from None
