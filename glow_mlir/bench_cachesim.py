@@ -15,7 +15,7 @@ what a process does once (start-up, the weights, the session), ``k`` from 2 up t
 :data:`EXTRA_FLOPS`. The table gives instructions, L1D misses and last-level (``--l2``) misses of one run for each
 engine, in thousands, and glow / other. cachegrind models no hardware prefetcher: a miss it counts may be one a core
 hides by streaming, so the counts bound what those cores pay rather than measure it; compare engines, not absolute
-figures. resnet18 (3.6 GFLOP) takes about ten minutes.
+figures. resnet18 (3.6 GFLOP) takes about fifteen minutes, both engines.
 """
 
 from __future__ import annotations
