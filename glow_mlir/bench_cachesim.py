@@ -42,19 +42,17 @@ ZEN3_L1 = "32768,8"
 ZEN3_L2 = "524288,8"
 #: the example runner's build script, beside the package in a checkout
 BUILD = Path(__file__).resolve().parents[1] / "examples" / "bundle" / "build.sh"
-#: a child process that runs a model on onnxruntime ``argv[2]`` times, one thread
+#: a child process that runs a model ``argv[2]`` times on the timing bench's onnxruntime session, one thread
 _ORT_RUN = """
-import sys, numpy as np, onnxruntime as ort
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-options.inter_op_num_threads = 1
-options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-session = ort.InferenceSession(sys.argv[1], options, providers=["CPUExecutionProvider"])
+import sys, numpy as np
+from glow_mlir.bench import _ort_session
+session = _ort_session(sys.argv[1], 1)
 feeds = dict(np.load(sys.argv[3]))
 for _ in range(int(sys.argv[2])):
     session.run(None, feeds)
 """
-#: a child process that calls numpy's SGEMM ``n^3`` ``argv[2]`` times (OPENBLAS_CORETYPE from the environment)
+#: a child process that calls numpy's SGEMM ``n^3`` ``argv[2]`` times (OPENBLAS_CORETYPE from the environment): the
+#: timing bench's child (``bench._NUMPY_SGEMM``) makes three warm-up calls first, 50 s each under valgrind at 1024
 _NUMPY_SGEMM = """
 import sys, numpy as np
 n, calls = int(sys.argv[1]), int(sys.argv[2])
