@@ -19,6 +19,7 @@
 // AVX2:       arith.divui %{{.+}}, %c7
 // AVX2:       arith.remui %{{.+}}, %c7
 // AVX2:       memref.prefetch %{{.+}}[%[[NEXT]], {{.+}}], read, locality<2>, data
+// AVX2-NOT:   memref.prefetch
 // AVX2-COUNT-2: vector.load %{{.+}}[%[[J]], {{.+}} : memref<2x3x3x32x16xf32>, vector<8xf32>
 // AVX2-COUNT-10: vector.fma {{.+}} : vector<8xf32>
 // AVX2-NOT:   vector.fma
@@ -80,7 +81,8 @@ func.func @long_rows(%x: memref<1x30x30x16xf32>, %w: memref<2x3x3x16x16xf32>, %y
 // AVX-512 at 7x7 on blocks of 32: tiles of two whole output rows, 14 pixels (28 zmm accumulators, two filter
 // vectors and a broadcast: 31 registers), where the 7x32 row tiles read each filter vector for 7 FMAs; 49 = 3 x 14
 // + 7. The tile's first row comes from its index once, every other pixel's row and column are constants off it (no
-// per-pixel divui/remui, which would take an address register each).
+// per-pixel divui/remui, which would take an address register each). A block's row of 32 filters is two cache lines:
+// both of the next block's are prefetched at every step (AVX2's rows of 16 are one line, prefetched once, above).
 // AVX512-LABEL: func.func @avx512_rows(
 // AVX512:       scf.for %{{.+}} = %{{.+}} to %c3 step
 // AVX512:       %[[TOP:.+]] = arith.divui %{{.+}}, %c7
@@ -88,7 +90,9 @@ func.func @long_rows(%x: memref<1x30x30x16xf32>, %w: memref<2x3x3x16x16xf32>, %y
 // AVX512-NOT:   arith.remui
 // AVX512:       vector.load %{{.+}}[%c0, %[[TOP]], %c6, %{{.+}}, %c16]
 // AVX512:       vector.load %{{.+}}[%c0, %[[NEXT]], %c0, %{{.+}}, %c0]
-// AVX512:       memref.prefetch
+// AVX512:       memref.prefetch %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %c0], read, locality<2>, data : memref<2x3x3x32x32xf32>
+// AVX512-NEXT:  memref.prefetch %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %c16], read, locality<2>, data : memref<2x3x3x32x32xf32>
+// AVX512-NOT:   memref.prefetch
 // AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
 // AVX512-NOT:   vector.fma
 // AVX512:       scf.yield
