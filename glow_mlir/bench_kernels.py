@@ -110,6 +110,7 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     from .backend import target as targets
     from .backend.jit import Argument, JitProgram
     from .backend.kernels import conv as conv_kernels
+    from .backend.kernels.filter_layout import pack_filter
     from .backend.kernels import isa
     from .dialects import make_context
     from .passes.conversion.ir_to_linalg import blocked_conv
@@ -122,8 +123,10 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
     block = 0 if shape.depthwise else conv_kernels.filter_block(list(hwcf.shape), 1, [1, 1], spec,
                                                                  [shape.n, oh, ow, shape.f],
                                                                  shape.stride, 4 * shape.c * shape.stride)
-    filt = hwcf[:, :, 0, :] if shape.depthwise else conv_kernels.pack_filter(hwcf, block) if block else hwcf
     x_shape, y_shape = (shape.n, shape.h + t + b, shape.w + l + r, shape.c), (shape.n, oh, ow, shape.f)
+    chunk = conv_kernels.packed_chunk(list(x_shape), list(hwcf.shape), block, [shape.n, oh, ow], [shape.stride] * 2,
+                                      spec) if block else 0
+    filt = hwcf[:, :, 0, :] if shape.depthwise else pack_filter(hwcf, block, chunk) if block else hwcf
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         f32 = ir.F32Type.get()
@@ -150,7 +153,8 @@ def glow_kernel(shape: ConvShape, weights: np.ndarray, bias: np.ndarray, threads
             elif plan is not None and plan.masked:
                 keys.append(f"masked {shape.f} of {plan.masked} lanes reg={plan.pieces[0][2].owr}")
             elif plan is not None and plan.pixel_rows:
-                keys.append(f"pixels reg={plan.pixel_rows}x{filt.shape[-1]} x{filt.shape[0]} blocks")
+                keys.append(f"pixels reg={plan.pixel_rows}x{filt.shape[-1]} x{filt.shape[0]} blocks"
+                            + (f" x{filt.shape[1]} chunks" if filt.ndim == 6 else ""))
             elif plan is not None:
                 keys.extend(tiles.key() + (f" x{filt.shape[0]} blocks" if plan.blocked else "")
                             for _, _, tiles in plan.pieces)

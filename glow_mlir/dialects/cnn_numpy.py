@@ -46,10 +46,14 @@ def pack_panels(w: np.ndarray, width: int) -> np.ndarray:
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, strides: Sequence[int], pads: Sequence[int],
            dilations: Sequence[int], group: int) -> np.ndarray:
     """y[n,oh,ow,g*Fg+f] = b + sum over kh, kw, c of x_padded[n, oh*sh+kh*dh, ow*sw+kw*dw, g*Cg+c] * w[kh,kw,c,g*Fg+f];
-    a packed filter ``[F/B, KH, KW, C, B]`` is the HWCF filter ``w[kh,kw,c,j*B+b] = packed[j,kh,kw,c,b]``."""
+    a packed filter ``[F/B, KH, KW, C, B]`` is the HWCF filter ``w[kh,kw,c,j*B+b] = packed[j,kh,kw,c,b]``, one in
+    chunks ``[F/B, C/Cc, KH, KW, Cc, B]`` the HWCF filter ``w[kh,kw,q*Cc+c,j*B+b] = packed[j,q,kh,kw,c,b]``."""
     if w.ndim == 5:
         blocks, kh_, kw_, cg, b_ = w.shape
         w = w.transpose(1, 2, 3, 0, 4).reshape(kh_, kw_, cg, blocks * b_)
+    elif w.ndim == 6:
+        blocks, chunks, kh_, kw_, cc, b_ = w.shape
+        w = w.transpose(2, 3, 1, 4, 0, 5).reshape(kh_, kw_, chunks * cc, blocks * b_)
     n, h, wd, _ = x.shape
     kh_, kw_, cg, f = w.shape
     out = [window_output_size(size, k, s, pads[i], pads[i + 2], d)

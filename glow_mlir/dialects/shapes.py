@@ -230,8 +230,9 @@ def _windows(info: OpInfo, hw: list[int], kernels: list[int], ceil_mode: bool = 
 def conv2d(info: OpInfo) -> list[ir.Type]:
     """Conv2D(input[N,H,W,C], filter[KH,KW,C/group,F], bias[F]) {strides, pads, dilations, group} -> [N,OH,OW,F].
 
-    The filter may also be packed in blocks of B output channels, [F/B, KH, KW, C, B] (group 1, no dilation: the
-    CPU backend's layout, made by cpu-pack-conv-filters once the graph is optimized)."""
+    The filter may also be packed in blocks of B output channels, [F/B, KH, KW, C, B], or also in chunks of Cc input
+    channels, [F/B, C/Cc, KH, KW, Cc, B] (group 1, no dilation: the CPU backend's layouts, made by
+    cpu-pack-conv-filters once the graph is optimized)."""
     _float(info, 0, 1, 2)
     if len({str(info.elem(i)) for i in range(3)}) != 1:
         raise VerifyError(f"input, filter and bias must have one element type, got {info.elem(0)}, "
@@ -244,18 +245,24 @@ def conv_shape(info: OpInfo) -> list[ir.Type]:
     packed), bias[F] -> the input's type at [N,OH,OW,F]."""
     n, h, w, c = _rank(info, 0, 4, "input")
     group = info.attrs["group"]
-    if len(info.shape(1)) == 5:
-        blocks, kh, kw, cg, b = _rank(info, 1, 5, "packed filter")
+    if len(info.shape(1)) in (5, 6):
+        packed = info.shape(1)
+        if len(packed) == 5:
+            blocks, kh, kw, cg, b = _rank(info, 1, 5, "packed filter")
+        else:
+            blocks, chunks, kh, kw, chunk, b = _rank(info, 1, 6, "packed filter")
+            cg = chunks * chunk
         f = blocks * b
         if group != 1 or list(_ints(info, "dilations", 2, 1)) != [1, 1]:
-            raise VerifyError(f"a packed filter {_fmt([blocks, kh, kw, cg, b])} needs group 1 and no dilation")
+            raise VerifyError(f"a packed filter {_fmt(packed)} needs group 1 and no dilation")
     else:
         kh, kw, cg, f = _rank(info, 1, 4, "filter")
     (fb,) = _rank(info, 2, 1, "bias")
     if group < 1 or c % group or f % group:
         raise VerifyError(f"group {group} must divide the {c} input channels and the {f} output channels")
     if cg != c // group:
-        raise VerifyError(f"filter {_fmt([kh, kw, cg, f])} must have {c // group} channels (input channels / group)")
+        shown = _fmt(info.shape(1)) + (f" (packed: {cg} input channels)" if len(info.shape(1)) > 4 else "")
+        raise VerifyError(f"filter {shown} must have {c // group} channels (input channels / group)")
     if fb != f:
         raise VerifyError(f"bias {_fmt([fb])} must have one entry per output channel ({f})")
     oh, ow = _windows(info, [h, w], [kh, kw])

@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 import glow_mlir
 from glow_mlir.backend import cpu, tools_paths
 from glow_mlir.backend.jit import Argument, JitProgram
-from glow_mlir.backend.kernels import conv, isa, matmul
+from glow_mlir.backend.kernels import conv, filter_layout, isa, matmul
 from glow_mlir.cache import cpu_features
 from glow_mlir.dialects import make_context
 from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
@@ -778,11 +778,79 @@ def test_a_packed_filter_means_the_same_convolution() -> None:
     x = RNG.standard_normal((1, 6, 5, 8)).astype(np.float32)
     w = RNG.standard_normal((3, 3, 8, 64)).astype(np.float32)
     b = RNG.standard_normal(64).astype(np.float32)
-    packed = conv.pack_filter(w, 32)
+    packed = filter_layout.pack_filter(w, 32)
     assert packed.shape == (2, 3, 3, 8, 32) and packed.flags.c_contiguous
     np.testing.assert_array_equal(packed[1, 2, 0, 5], w[2, 0, 5, 32:])
     args = dict(strides=[2, 1], pads=[1, 0, 1, 2], dilations=[1, 1], group=1)
     np.testing.assert_allclose(conv2d(x, packed, b, **args), conv2d(x, w, b, **args), rtol=1e-6)
+
+
+def test_filters_come_in_chunks_where_the_taps_outnumber_the_l1_ways() -> None:
+    haswell, znver3 = isa.spec_of("haswell"), isa.spec_of("znver3")
+    assert (haswell.l1, haswell.l1_ways) == (32768, 8)
+    # 3x3 blocks of 16 beyond 0.6 of a 32 KiB L1 come in chunks of 32 input channels (18 KiB), blocks of 8 in 64
+    assert [filter_layout.filter_chunk(3, 3, c, 16, haswell) for c in (32, 64, 256, 512)] == [0, 32, 32, 32]
+    assert filter_layout.filter_chunk(3, 3, 512, 8, znver3) == 64
+    assert filter_layout.filter_chunk(3, 3, 96, 8, haswell) == 48  # halved down from 96: 432 steps
+    # 1x1: one tap; a 12-way L1 (alderlake, 48 KiB) holds nine taps a set; AVX-512's 32-filter blocks on 32 KiB would
+    # take chunks of 16 (144 steps, below MIN_CHUNK_STEPS)
+    assert filter_layout.filter_chunk(1, 1, 1024, 16, haswell) == 0
+    assert filter_layout.filter_chunk(3, 3, 256, 16, isa.spec_of("alderlake")) == 0
+    assert filter_layout.filter_chunk(3, 3, 512, 32, isa.spec_of("skylake-avx512")) == 0
+    # only the tiles of pixels take chunks: haswell's row tiles at 28 columns keep whole blocks
+    assert conv.packed_chunk([1, 16, 16, 64], [3, 3, 64, 64], 16, [1, 14, 14], [1, 1], haswell) == 32
+    assert conv.packed_chunk([1, 30, 30, 64], [3, 3, 64, 64], 16, [1, 28, 28], [1, 1], haswell) == 0
+
+
+def test_a_filter_in_chunks_means_the_same_convolution() -> None:
+    from glow_mlir.dialects.cnn_numpy import conv2d
+
+    x = RNG.standard_normal((1, 6, 5, 64)).astype(np.float32)
+    w = RNG.standard_normal((3, 3, 64, 32)).astype(np.float32)
+    b = RNG.standard_normal(32).astype(np.float32)
+    packed = filter_layout.pack_filter(w, 16, 32)
+    assert packed.shape == (2, 2, 3, 3, 32, 16) and packed.flags.c_contiguous
+    np.testing.assert_array_equal(packed[1, 1, 2, 0, 5], w[2, 0, 32 + 5, 16:])
+    assert filter_layout.PackedFilter.of(list(packed.shape)).blocked() == [2, 3, 3, 64, 16]
+    args = dict(strides=[1, 2], pads=[1, 1, 0, 1], dilations=[1, 1], group=1)
+    np.testing.assert_allclose(conv2d(x, packed, b, **args), conv2d(x, w, b, **args), rtol=1e-6)
+
+
+#: haswell code (an 8-way L1): convolutions whose tiles of pixels read filters in chunks of input channels
+CHUNKED = {  # images, then ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
+    "3x3-at-14": (1, 64, 14, 14, 64, 3, 1, (1, 1, 1, 1)),  # 2 chunks of 32; on sixteen threads each tile a task
+    "stride-2-into-14": (1, 128, 28, 28, 256, 3, 2, (1, 1, 1, 1)),  # 4 chunks
+    # blocks of one vector (8) in 8 chunks of 64, tiles of two whole rows; on sixteen threads each thread's share
+    # is too small for them (WHOLE_ROW_THREAD_FLOPS): row tiles, an island per chunk
+    "whole-rows-at-7": (1, 512, 7, 7, 64, 3, 1, (1, 1, 1, 1)),
+    "uneven-pads-two-images": (2, 96, 13, 11, 200, 3, 1, (0, 1, 2, 1)),  # 25 blocks of 8, 2 chunks of 48
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2, 16])
+@pytest.mark.parametrize("shape", CHUNKED.values(), ids=CHUNKED.keys())
+def test_convs_on_filters_in_chunks_match_the_reference(shape: tuple, threads: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    # the pipeline's threshold, under which a thread's share of whole-row tiles turns back into row tiles
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 1_000_000)
+    images, c, h, w, f, k, s, pads = shape
+    weights = RNG.standard_normal((f, c, k, k)).astype(np.float32)
+    bias = RNG.standard_normal(f).astype(np.float32)
+    oh, ow = (h + pads[0] + pads[2] - k) // s + 1, (w + pads[1] + pads[3] - k) // s + 1
+    node = helper.make_node("Conv", ["x", "w", "b"], ["conv"], kernel_shape=[k, k], strides=[s, s], pads=list(pads))
+    model = _model([node, helper.make_node("Relu", ["conv"], ["y"])], {"x": [images, c, h, w]}, [images, f, oh, ow],
+                   [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
+    compiled = glow_mlir.compile(model, threads=threads, cache=False, target_cpu="haswell")
+    spec = isa.spec_of("haswell")
+    b = conv.filter_block([k, k, c, f], 1, [1, 1], spec, [images, oh, ow, f], s, 4 * c * s)
+    chunk = conv.packed_chunk([images, h + pads[0] + pads[2], w + pads[1] + pads[3], c], [k, k, c, f], b,
+                              [images, oh, ow], [s, s], spec)
+    assert chunk and f"memref<{f // b}x{c // chunk}x{k}x{k}x{chunk}x{b}xf32>" in compiled.stage("irgen").text
+    x = RNG.standard_normal((images, c, h, w)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
 
 
 PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
@@ -850,10 +918,14 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
                    [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")])
     compiled = glow_mlir.compile(model, threads=threads, cache=False)
     # the filter reached the IR packed in the host's blocks: [F/B, K, K, C, B] (AVX-512 32, AVX2 16, or the width
-    # of a one-vector register tile)
-    b = conv.filter_block([k, k, c, f], 1, [1, 1], isa.spec_of(), [1, oh, ow, f], s, 4 * c * s)
+    # of a one-vector register tile), on an 8-way L1 maybe in chunks of input channels
+    spec = isa.spec_of()
+    b = conv.filter_block([k, k, c, f], 1, [1, 1], spec, [1, oh, ow, f], s, 4 * c * s)
     assert b in (8, 16, 32)
-    assert f"memref<{f // b}x{k}x{k}x{c}x{b}xf32>" in compiled.stage("irgen").text
+    chunk = conv.packed_chunk([1, h + pads[0] + pads[2], w + pads[1] + pads[3], c], [k, k, c, f], b, [1, oh, ow],
+                              [s, s], spec)
+    packed = f"{f // b}x{c // chunk}x{k}x{k}x{chunk}x{b}" if chunk else f"{f // b}x{k}x{k}x{c}x{b}"
+    assert f"memref<{packed}xf32>" in compiled.stage("irgen").text
     x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)

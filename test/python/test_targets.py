@@ -162,11 +162,13 @@ def test_the_caches_are_part_of_the_targets_key() -> None:
 
 @needs_avx2
 def test_avx2_filter_blocks_narrow_to_stay_in_l2() -> None:
-    """3x3x512 filters: blocks of 8 for haswell (256 KiB L2), of 16 for znver3 (512 KiB); the numbers:
-    AVX2_CONVS["3x3-512-narrowed-blocks"]."""
+    """3x3x512 filters: blocks of 8 for haswell (256 KiB L2), of 16 for znver3 (512 KiB), both in chunks of input
+    channels (their 32 KiB 8-way L1s: 64 and 32 channels); the numbers: AVX2_CONVS["3x3-512-narrowed-blocks"]."""
     model = _conv_model((1, 512, 7, 7), 64, 3)
-    assert "memref<8x3x3x512x8xf32>" in glow_mlir.compile(model, target_cpu="haswell", cache=False).stage("irgen").text
-    assert "memref<4x3x3x512x16xf32>" in glow_mlir.compile(model, target_cpu="znver3", cache=False).stage("irgen").text
+    haswell = glow_mlir.compile(model, target_cpu="haswell", cache=False).stage("irgen").text
+    assert "memref<8x8x3x3x64x8xf32>" in haswell
+    znver3 = glow_mlir.compile(model, target_cpu="znver3", cache=False).stage("irgen").text
+    assert "memref<4x16x3x3x32x16xf32>" in znver3
 
 
 @needs_avx2

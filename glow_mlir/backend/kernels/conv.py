@@ -27,7 +27,9 @@ Shape classes (measured one core, weights cold as in a network: ``python -m glow
   1->6 at 24 columns 51 -> 25 us on AVX-512, 42 -> 28 us as haswell code, warm, on Zen 4);
 - filters known at compile time with whole blocks of the spec's filter block (32 AVX-512, 16 AVX2) output channels,
   or else whole vectors of them (AVX-512 208 = 13 x 16: blocks of one vector), and at least 16 input channels are
-  packed as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`); convert-glowir-to-linalg
+  packed as ``[F / B, KH, KW, C, B]`` by cpu-pack-conv-filters (:func:`filter_block`; for tiles of pixels on an L1
+  with fewer ways than the filter has taps, in chunks of input channels, ``[F / B, C / Cc, KH, KW, Cc, B]``:
+  :func:`.filter_layout.filter_chunk`); convert-glowir-to-linalg
   gives such a convolution as one generic (``blocked_conv``) and this kernel runs it as an ``scf.for`` over the
   blocks with one conv island per block, so that a block streams in once and stays in L2 across the output rows;
 - a convolution on a packed filter whose output rows are short for the row tiles (AVX2 at OW 7 and 14: 4x16 and
@@ -63,6 +65,7 @@ from mlir.dialects.transform import structured
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.ir_to_linalg import index_constant as _index
 from . import transform as schedule
+from .filter_layout import PackedFilter, filter_chunk
 from .isa import KernelSpec
 from .matmul import TASK_ATTR, TILES_ATTR, match_islands, tensor_of, vector_pieces
 
@@ -169,12 +172,6 @@ def pointwise_as_fully_connected(filter_shape: list[int], strides: list[int], pa
     return (kh == kw == 1 and list(strides) == [1, 1] and not any(pads) and list(dilations) == [1, 1] and group == 1
             and f > spec.filter_block and f % spec.lanes != 0 and c >= MIN_MATMUL_CHANNELS
             and c * f * 4 >= min_packed_bytes(spec) and spec.matmul_class(pixels, f, c).copy)
-
-
-def pack_filter(w: np.ndarray, block: int) -> np.ndarray:
-    """HWCF ``w`` as ``[F / block, KH, KW, C, block]``: each block of output channels contiguous."""
-    kh, kw, c, f = w.shape
-    return np.ascontiguousarray(w.reshape(kh, kw, c, f // block, block).transpose(3, 0, 1, 2, 4))
 
 
 def channel_pieces(f: int, lanes: int) -> list[tuple[int, int]]:
@@ -307,14 +304,10 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
     if elements != ["f32"] * 3 and not (op.name == DEPTHWISE and elements == ["i8", "i8", "i32"]):
         return None  # f32, or an int8 depthwise convolution into int32 accumulators (i32 lanes as f32's)
     src, filt, dest = (list(t.shape) for t in types)
-    if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B]
+    if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B] or in chunks of C
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
-        tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
-        pointwise = (filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3]
-                     and _contiguous(op.operands[0]) and _expanded(op.operands[2]))
-        as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], filt[0] * filt[-1], spec)
-        rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec)
-        return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows, spread=spread)
+        return blocked_plan(src, PackedFilter.of(filt).blocked(), dest, strides, spec,
+                            _contiguous(op.operands[0]) and _expanded(op.operands[2]))
     stride = max(_ints(op, "strides"))
     width = masked_width(dest[-1], spec) if op.name == NAME and elements == ["f32"] * 3 else 0
     if width:
@@ -332,6 +325,32 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
                  else plan(shape, stride, spec, weight_heavy, pixel_bytes))
         pieces.append((start, size, tiles))
     return ConvPlan(tuple(pieces))
+
+
+def blocked_plan(src: list[int], filt: list[int], dest: list[int], strides: list[int], spec: KernelSpec,
+                 flat: bool = True) -> ConvPlan:
+    """The plan of a convolution on a packed filter of geometry ``filt`` ``[F / B, KH, KW, C, B]`` (whatever its
+    chunks) from input ``src`` ``[N, H, W, C]`` (bordered) into ``dest`` ``[N, OH, OW, F / B, B]``; ``flat``: the
+    input and output buffers can be seen as matrices of their pixels (a pointwise convolution may run as a matmul)."""
+    tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
+    pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and flat
+    as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], filt[0] * filt[-1], spec)
+    rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec)
+    return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows, spread=spread)
+
+
+def packed_chunk(src: list[int], filter_shape: list[int], block: int, output: list[int], strides: list[int],
+                 spec: KernelSpec) -> int:
+    """The input channels per chunk (:func:`.filter_layout.filter_chunk`) in which to pack an HWCF filter of
+    ``filter_shape`` in blocks of ``block`` for a convolution from the bordered input ``src`` ``[N, H, W, C]`` to
+    output pixels ``output`` ``[N, OH, OW]``, where its plan runs in tiles of pixels (:func:`blocked_plan`); 0:
+    none."""
+    kh, kw, c, f = filter_shape
+    chunk = filter_chunk(kh, kw, c, block, spec)
+    if not chunk:
+        return 0
+    found = blocked_plan(src, [f // block, kh, kw, c, block], [*output, f // block, block], strides, spec)
+    return chunk if found.pixel_rows else 0
 
 
 def masked_width(f: int, spec: KernelSpec) -> int:
@@ -530,12 +549,15 @@ def make_matmul_islands(op: ir.Operation, spec: KernelSpec, moves: bool = True, 
 
     src, filt, dest5 = op.operands
     n, h, w, c = ir.MemRefType(src.type).shape
-    blocks, _, _, _, b = ir.MemRefType(filt.type).shape
+    shape = ir.MemRefType(filt.type).shape
+    blocks, b = shape[0], shape[-1]
     dest = dest5.owner.operation.operands[0]  # the generic writes dest viewed [N, OH, OW, F / B, B]
     with ir.InsertionPoint(op), op.location:
         a = memref.collapse_shape(ir.MemRefType.get([n * h * w, c], ir.F32Type.get()), src, [[0, 1, 2], [3]])
+        # [F / B, 1, 1, C, B], or in chunks [F / B, C / Cc, 1, 1, Cc, B]: either way each block's C x B contiguous
+        inner = list(range(1, len(shape) - 1))
         panels = memref.collapse_shape(ir.MemRefType.get([blocks, c, b], ir.F32Type.get()), filt,
-                                       [[0, 1, 2], [3], [4]])
+                                       [[0], inner, [len(shape) - 1]])
         flat = memref.collapse_shape(ir.MemRefType.get([n * h * w, blocks * b], ir.F32Type.get()), dest,
                                      [[0, 1, 2], [3]])
         c3 = memref.expand_shape(ir.MemRefType.get([n * h * w, blocks, b], ir.F32Type.get()), flat, [[0], [1, 2]],
@@ -641,10 +663,28 @@ def _blocked_islands(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvT
     the tasks (a contiguous run of blocks per thread when they divide evenly), each island on the calling thread
     (tagged with no tasks of its own): blocks write disjoint channels, and a task per block, not per output row of
     each block, keeps the hand-offs to a few per convolution."""
-    def one(j: ir.Value) -> None:
-        _island(src, _block(filt, j, 0), _block(dest, j, 3), tiles, strides, serial=threads > 1)
+    geometry = PackedFilter.of(ir.MemRefType(filt.type).shape)
 
-    for_blocks(ir.MemRefType(filt.type).shape[0], threads, one)
+    def one(j: ir.Value) -> None:
+        block, out = _block(filt, j, 0), _block(dest, j, 3)
+        if ir.MemRefType(filt.type).rank == 5:
+            _island(src, block, out, tiles, strides, serial=threads > 1)
+            return
+        # in chunks of input channels: each chunk's island accumulates onto the output the ones before wrote
+        for_range(0, geometry.chunks, lambda q: _island(input_chunk(src, q, geometry.chunk), _block(block, q, 0), out,
+                                                        tiles, strides, serial=threads > 1))
+
+    for_blocks(geometry.blocks, threads, one)
+
+
+def input_chunk(src: ir.Value, q: ir.Value, size: int) -> ir.Value:
+    """Input channels ``[q x size, (q + 1) x size)`` of ``src`` ``[N, H, W, C]``, a view at a dynamic offset."""
+    t = ir.MemRefType(src.type)
+    strides, _ = t.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides)
+    result = ir.MemRefType.get([*t.shape[:3], size], t.element_type, layout=layout)
+    return memref.subview(src, [0, 0, 0, arith.muli(q, _index(size))], [*t.shape[:3], size], [1, 1, 1, 1],
+                          result_type=result)
 
 
 def for_blocks(count: int, threads: int, one: Callable[[ir.Value], None]) -> None:

@@ -3,6 +3,7 @@
 In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
 
     cpu-pack-conv-filters             constant conv2d filters -> the kernels' packed layout [F/B, KH, KW, C, B]
+                                      (or in chunks of input channels, [F/B, C/Cc, KH, KW, Cc, B])
     cpu-pointwise-as-fully-connected  1x1 conv2d whose filter stays HWCF -> fully_connected of its pixels
     cpu-pack-matmul-weights           constant fully_connected weights -> column panels [N/P, K, P]
     cpu-pack-int8-weights             constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
@@ -38,8 +39,8 @@ from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
 from .. import target as targets
 from ..target import Target
-from . import (approx, conv, epilogue, int8, interleave, isa, llvm_vectors, masked_channels, matmul, panels, pixel_tiles,
-               vectorize)
+from . import (approx, conv, epilogue, filter_layout, int8, interleave, isa, llvm_vectors, masked_channels, matmul,
+               panels, pixel_tiles, vectorize)
 from . import transform as schedule
 from .balance import BLOCK_BALANCE, busy
 from .matmul import TILES_ATTR
@@ -78,10 +79,22 @@ def _convs_on_constant_filters(module: ir.Operation) -> list[tuple[ir.Operation,
     return found
 
 
+def _filter_chunk(op: ir.Operation, w: np.ndarray, block: int, strides: list[int], spec: isa.KernelSpec) -> int:
+    """The chunk of input channels in which to pack the filter ``w`` of conv2d ``op`` in blocks of ``block``
+    (:func:`conv.packed_chunk`); 0: none."""
+    n, h, wd, c = ir.RankedTensorType(op.operands[0].type).shape
+    pads = attr(op, "pads", "i64s") or [0, 0, 0, 0]
+    src = [n, h + pads[0] + pads[2], wd + pads[1] + pads[3], c]
+    return conv.packed_chunk(src, list(w.shape), block, ir.RankedTensorType(op.results[0].type).shape[:3], strides,
+                             spec)
+
+
 @dataclass(frozen=True)
 class PackConvFilters(TargetOptions, Pass):
     """Lay out the constant filters of the convolutions that :func:`conv.filter_block` picks in blocks of B output
-    channels, ``[F / B, KH, KW, C, B]``, at compile time (the weights are constants: no copy at run time)."""
+    channels, ``[F / B, KH, KW, C, B]``, at compile time (the weights are constants: no copy at run time); where their
+    tiles of pixels would stream a block from L2 on every tile, also in chunks of input channels, ``[F / B, C / Cc, KH,
+    KW, Cc, B]`` (:func:`.filter_layout.filter_chunk`)."""
 
     name = "cpu-pack-conv-filters"
     summary = ("conv2d filters known at compile time -> [F/B, KH, KW, C, B] blocks where the conv kernel wants them "
@@ -98,7 +111,8 @@ class PackConvFilters(TargetOptions, Pass):
                                           list(dest.shape), max(strides), 4 * src.shape[-1] * strides[-1])
                 if block:
                     with ir.InsertionPoint(op):
-                        op.operands[1] = constant(conv.pack_filter(w, block))
+                        chunk = _filter_chunk(op, w, block, strides, spec)
+                        op.operands[1] = constant(filter_layout.pack_filter(w, block, chunk))
 
 
 @dataclass(frozen=True)
@@ -296,7 +310,9 @@ class TileKernels(TargetOptions, Pass):
                 if chain is None or not chain.fused():
                     conv.make_island(op, plan, self._block_threads(op, plan))
                 elif plan.blocked:
-                    if epilogue.sliceable(chain):
+                    # a filter in chunks of input channels (packed for tiles of pixels, which threads may have turned
+                    # back into row tiles: _threaded_plan) runs an island per chunk, its epilogue left behind
+                    if epilogue.sliceable(chain) and ir.MemRefType(op.operands[1].type).rank == 5:
                         epilogue.blocked_islands(chain, plan.pieces[0][2], self._block_threads(op, plan))
                     else:
                         conv.make_island(op, plan, self._block_threads(op, plan))

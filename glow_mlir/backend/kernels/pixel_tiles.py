@@ -16,6 +16,11 @@ block's later tiles read it from L2 while the next one streams in. With only the
 second came from memory as each block began (Zen 5, AVX-512, one core, cold weights, two alternating runs: 3x3/2
 256->512 at 14x14 0.56 -> 0.49 ms, 3x3 512->512 at 7x7 1.07 -> 1.00, 1x1/2 256->512 0.10 -> 0.08).
 
+A filter packed in chunks of input channels (:func:`.filter_layout.filter_chunk`: an L1 with fewer ways than the
+filter has taps) runs chunk by chunk around the images and tiles: every tile of the block over one chunk, ``[KH, KW,
+Cc, B]`` from L1, its accumulators loaded from and stored to the output once per chunk; with each tile a task, a tile
+runs its chunks in turn.
+
 Measured (haswell code on Zen 4, one core, filters cold, the same run against the row tiles; the prefetch alone
 0.90 -> 0.83 of the first): 3x3 512->512 at 7x7 0.82-0.83 of the row tiles' time (66-67% -> 79-81% of the AVX2
 peak), 3x3 256->256 at 14x14 0.94, stride 2 into 7x7 0.84 and into 14x14 0.90; at 28x28 1.00-1.01, where the row
@@ -47,6 +52,7 @@ from mlir.dialects import arith, linalg, memref, scf, vector
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
 from ...passes.conversion.ir_to_linalg import index_constant as _index
 from .conv import CACHE_LINE, ConvPlan, for_blocks, for_carrying, for_tasks
+from .filter_layout import PackedFilter
 from .isa import KernelSpec
 from .matmul import ALIGNMENT
 
@@ -56,26 +62,35 @@ _L2 = 2
 
 class _Kernel:
     """The operands and geometry of one convolution generic on a packed filter (``glow.blocked_conv``): src ``[N, H,
-    W, C]``, the filter ``[F / B, KH, KW, C, B]``, dest viewed ``[N, OH, OW, F / B, B]``."""
+    W, C]``, the filter ``[F / B, KH, KW, C, B]`` or in chunks of input channels ``[F / B, C / Cc, KH, KW, Cc, B]``
+    (:func:`.filter_layout.filter_chunk`), dest viewed ``[N, OH, OW, F / B, B]``."""
 
     def __init__(self, op: ir.Operation, spec: KernelSpec):
         self.src, self.filt, self.dest = op.operands
         self.strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
         self.images = ir.MemRefType(self.src.type).shape[0]
-        self.channels = ir.MemRefType(self.src.type).shape[3]
-        self.blocks, self.kh, self.kw, _, block = ir.MemRefType(self.filt.type).shape
+        geometry = PackedFilter.of(ir.MemRefType(self.filt.type).shape)
+        self.chunked = ir.MemRefType(self.filt.type).rank == 6
+        self.blocks, self.kh, self.kw = geometry.blocks, geometry.kh, geometry.kw
+        self.chunks, self.channels = geometry.chunks, geometry.chunk
         _, self.oh, self.ow, _, _ = ir.MemRefType(self.dest.type).shape
         self.lanes = spec.lanes
-        self.vectors = block // spec.lanes
+        self.vectors = geometry.block // spec.lanes
         self.vector_type = ir.VectorType.get([spec.lanes], ir.F32Type.get())
         #: the filter vectors of a step that start a cache line: the lines of the next block's row to prefetch
         #: (AVX-512's blocks of 32 channels: two lines; AVX2's 16: one)
         self.line_starts = [v for v in range(self.vectors) if v * spec.lanes * 4 % CACHE_LINE == 0]
 
-    def tile(self, n: ir.Value, j: ir.Value, after: ir.Value, first: ir.Value, rows: int) -> None:
-        """``rows`` output pixels from pixel ``first`` of image ``n`` in block ``j``; ``after``: the block whose
-        filter lines to prefetch. A tile of whole output rows starts at a row (the tiles before it are whole rows
-        too), so its pixels' rows and columns are the first's plus constants."""
+    def _filter_at(self, j: ir.Value, q: ir.Value, kh: ir.Value, kw: ir.Value, c: ir.Value,
+                   lane: ir.Value) -> list[ir.Value]:
+        return [j, q, kh, kw, c, lane] if self.chunked else [j, kh, kw, c, lane]
+
+    def tile(self, n: ir.Value, j: ir.Value, after: ir.Value, first: ir.Value, rows: int,
+             q: ir.Value | None = None) -> None:
+        """``rows`` output pixels from pixel ``first`` of image ``n`` in block ``j``: over chunk ``q`` of the input
+        channels, or with ``q`` None over all of them; ``after``: the block whose filter lines to prefetch. A tile of
+        whole output rows starts at a row (the tiles before it are whole rows too), so its pixels' rows and columns are
+        the first's plus constants."""
         sh, sw = self.strides
         if rows % self.ow == 0:  # whole output rows: each pixel at a fixed distance from the first
             top = arith.divui(first, _index(self.ow))
@@ -106,36 +121,57 @@ class _Kernel:
         def step(kh: ir.Value, kw: ir.Value, c: ir.Value, in_rows: list[ir.Value], in_columns: list[ir.Value],
                  carried: list[ir.Value]) -> list[ir.Value]:
             for v in self.line_starts:
-                memref.prefetch(self.filt, [after, kh, kw, c, lanes[v]], False, _L2, True)
-            weights = [vector.load(self.vector_type, self.filt, [j, kh, kw, c, lanes[v]]) for v in range(self.vectors)]
+                memref.prefetch(self.filt, self._filter_at(after, chunk, kh, kw, c, lanes[v]), False, _L2, True)
+            weights = [vector.load(self.vector_type, self.filt, self._filter_at(j, chunk, kh, kw, c, lanes[v]))
+                       for v in range(self.vectors)]
+            channel = arith.addi(base, c) if self.chunked else c
             out = list(carried)
             for p in range(rows):
-                pixel = vector.broadcast(self.vector_type, memref.load(self.src, [n, in_rows[p], in_columns[p], c]))
+                pixel = vector.broadcast(self.vector_type,
+                                         memref.load(self.src, [n, in_rows[p], in_columns[p], channel]))
                 for v in range(self.vectors):
                     out[p * self.vectors + v] = vector.fma(pixel, weights[v], out[p * self.vectors + v])
             return out
 
-        accumulators = for_carrying(self.kh, accumulators, over_kh)
+        def over_chunk(at: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
+            nonlocal chunk, base
+            chunk, base = at, arith.muli(at, _index(self.channels))
+            return for_carrying(self.kh, carried, over_kh)
+
+        chunk = base = None
+        if not self.chunked:
+            accumulators = for_carrying(self.kh, accumulators, over_kh)
+        elif q is not None:
+            accumulators = over_chunk(q, accumulators)
+        else:  # a tile that is a task of its own: every chunk in turn, the accumulators carried through
+            accumulators = for_carrying(self.chunks, accumulators, over_chunk)
         for (y, x, v), value in zip(at, accumulators):
             vector.store(value, self.dest, [n, y, x, j, lanes[v]])
 
     def block(self, j: ir.Value, rows: int) -> None:
-        """Every output pixel of every image in filter block ``j``, in tiles of ``rows``."""
+        """Every output pixel of every image in filter block ``j``, in tiles of ``rows``; a filter in chunks of input
+        channels chunk by chunk, every tile over one chunk before the next (which then stays in L1)."""
         after = arith.minui(arith.addi(j, _index(1)), _index(self.blocks - 1))
         pixels = self.oh * self.ow
         whole, rest = divmod(pixels, rows)
 
-        def image(n: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-            def one(t: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-                self.tile(n, j, after, arith.muli(t, _index(rows)), rows)
+        def images(q: ir.Value | None) -> None:
+            def image(n: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+                def one(t: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+                    self.tile(n, j, after, arith.muli(t, _index(rows)), rows, q)
+                    return []
+
+                for_carrying(whole, [], one)
+                if rest:
+                    self.tile(n, j, after, _index(whole * rows), rest, q)
                 return []
 
-            for_carrying(whole, [], one)
-            if rest:
-                self.tile(n, j, after, _index(whole * rows), rest)
-            return []
+            for_carrying(self.images, [], image)
 
-        for_carrying(self.images, [], image)
+        if self.chunked:
+            for_carrying(self.chunks, [], lambda q, _: images(q) or [])
+        else:
+            images(None)
 
 
     def tasks(self, rows: int) -> None:

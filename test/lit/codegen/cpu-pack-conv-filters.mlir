@@ -3,6 +3,7 @@
 // at compile time; the convolution's result type stays.
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
+// RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-pack-conv-filters{target-cpu=alderlake target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=WIDE
 
 // CHECK-LABEL: func.func @packed
 // CHECK: %[[W:.+]] = "glowgraph.constant"() {value = dense<1.000000e+00> : tensor<2x3x3x16x32xf32>}
@@ -68,13 +69,14 @@ func.func @by_tile(%x: tensor<1x10x10x32xf32>, %y: tensor<1x9x9x32xf32>) -> (ten
 // -----
 
 // Filters that are whole vectors but no whole blocks pack in blocks of one vector: 208 = 13 x 16 on AVX-512 (13
-// blocks of 16 on AVX2 too, its own block); 200 = 12.5 x 16 stays HWCF on AVX-512 and packs in 25 blocks of 8 on AVX2.
+// blocks of 16 on AVX2 too, its own block); 200 = 12.5 x 16 stays HWCF on AVX-512 and packs in 25 blocks of 8 on AVX2
+// (tiles of pixels at 13x13 on haswell's 8-way L1: also in 2 chunks of 48 input channels, as @chunked below).
 // CHECK-LABEL: func.func @one_vector_blocks
 // CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<13x3x3x96x16xf32>, tensor<208xf32>) -> tensor<1x13x13x208xf32>
 // CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<3x3x96x200xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
 // AVX2-LABEL: func.func @one_vector_blocks
 // AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<13x3x3x96x16xf32>, tensor<208xf32>) -> tensor<1x13x13x208xf32>
-// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<25x3x3x96x8xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x15x15x96xf32>, tensor<25x2x3x3x48x8xf32>, tensor<200xf32>) -> tensor<1x13x13x200xf32>
 func.func @one_vector_blocks(%x: tensor<1x15x15x96xf32>) -> (tensor<1x13x13x208xf32>, tensor<1x13x13x200xf32>) {
   %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x96x208xf32>} : () -> tensor<3x3x96x208xf32>
   %b = "glowgraph.constant"() {value = dense<0.5> : tensor<208xf32>} : () -> tensor<208xf32>
@@ -90,12 +92,13 @@ func.func @one_vector_blocks(%x: tensor<1x15x15x96xf32>) -> (tensor<1x13x13x208x
 // A block must stay in L2 (5/8 of it): one that would not is narrowed, down to one vector. 3x3x512 filters in blocks
 // of 32 take 576 KiB, within skylake-avx512's 1 MiB L2; haswell's 256 KiB takes blocks of 8 (144 KiB), where 16
 // (288 KiB) would not fit. A filter whose one-vector block would not fit either (3x3x2048: 576 KiB in blocks of 8,
-// 1152 KiB in blocks of 16) keeps HWCF.
+// 1152 KiB in blocks of 16) keeps HWCF. (haswell's blocks of 8 for tiles of pixels at 7x7 come in 8 chunks of 64 input
+// channels: @chunked below.)
 // CHECK-LABEL: func.func @narrowed_to_l2
 // CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x512xf32>, tensor<2x3x3x512x32xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
 // CHECK: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
 // AVX2-LABEL: func.func @narrowed_to_l2
-// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x512xf32>, tensor<8x3x3x512x8xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x512xf32>, tensor<8x8x3x3x64x8xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
 // AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
 func.func @narrowed_to_l2(%x: tensor<1x9x9x512xf32>, %y: tensor<1x9x9x2048xf32>) -> (tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>) {
   %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x512x64xf32>} : () -> tensor<3x3x512x64xf32>
@@ -104,4 +107,26 @@ func.func @narrowed_to_l2(%x: tensor<1x9x9x512xf32>, %y: tensor<1x9x9x2048xf32>)
   %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x512xf32>, tensor<3x3x512x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
   %1 = "glowgraph.conv2d"(%y, %v, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x2048xf32>, tensor<3x3x2048x64xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
   return %0, %1 : tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>
+}
+
+// -----
+
+// On an 8-way L1 (haswell: 32 KiB) the nine taps of a 3x3 block outnumber the ways: where the tiles of pixels take
+// the convolution (OW 14) the filter is also cut into chunks of 32 input channels, [F/B, C/32, 3, 3, 32, B] (18 KiB
+// a chunk); the row tiles at OW 28 keep whole blocks. Negative: a 12-way L1 (alderlake, 48 KiB) and AVX-512's blocks
+// of 32 (a chunk of 32 channels would not fit 32 KiB) keep whole blocks.
+// AVX2-LABEL: func.func @chunked
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x14x14x64xf32>, tensor<4x2x3x3x32x16xf32>, tensor<64xf32>) -> tensor<1x14x14x64xf32>
+// AVX2: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x28x28x64xf32>, tensor<4x3x3x64x16xf32>, tensor<64xf32>) -> tensor<1x28x28x64xf32>
+// WIDE-LABEL: func.func @chunked
+// WIDE: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x14x14x64xf32>, tensor<4x3x3x64x16xf32>, tensor<64xf32>) -> tensor<1x14x14x64xf32>
+// WIDE: "glowgraph.conv2d"(%{{.+}}, %{{.+}}, %{{.+}}) {{.+}} : (tensor<1x28x28x64xf32>, tensor<4x3x3x64x16xf32>, tensor<64xf32>) -> tensor<1x28x28x64xf32>
+// CHECK-LABEL: func.func @chunked
+// CHECK-COUNT-2: tensor<2x3x3x64x32xf32>, tensor<64xf32>
+func.func @chunked(%x: tensor<1x14x14x64xf32>, %y: tensor<1x28x28x64xf32>) -> (tensor<1x14x14x64xf32>, tensor<1x28x28x64xf32>) {
+  %w = "glowgraph.constant"() {value = dense<1.0> : tensor<3x3x64x64xf32>} : () -> tensor<3x3x64x64xf32>
+  %b = "glowgraph.constant"() {value = dense<0.5> : tensor<64xf32>} : () -> tensor<64xf32>
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x14x14x64xf32>, tensor<3x3x64x64xf32>, tensor<64xf32>) -> tensor<1x14x14x64xf32>
+  %1 = "glowgraph.conv2d"(%y, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x28x28x64xf32>, tensor<3x3x64x64xf32>, tensor<64xf32>) -> tensor<1x28x28x64xf32>
+  return %0, %1 : tensor<1x14x14x64xf32>, tensor<1x28x28x64xf32>
 }

@@ -337,3 +337,58 @@ func.func @spread_does_not_pay(%x: memref<1x16x16x512xf32>, %w: memref<2x3x3x512
   }
   return
 }
+
+// -----
+
+// A filter in chunks of 32 input channels, [F/B, C/32, KH, KW, 32, B] (cpu-pack-conv-filters on an 8-way L1): per
+// block, a loop over the chunks around the tiles, so that every tile of the block reads one chunk before the next;
+// each tile loads its accumulators, runs (kh, kw, c) over the chunk's 32 channels, reading filter [j, q, kh, kw, c]
+// and input channel q x 32 + c, and stores them back. With threads the blocks are the tasks, each running its chunks
+// as on one; where each tile of each block is a task (AVX-512 on sixteen threads: 2 blocks x 2 tiles of two whole
+// rows), a tile runs the chunks in turn, its accumulators carried through them.
+// AVX2-LABEL: func.func @chunked_filter(
+// AVX2:       scf.for %[[J:.+]] = %c0 to %c2 step
+// AVX2:       scf.for %[[Q:.+]] = %c0 to %c2 step
+// AVX2:       scf.for %{{.+}} = %c0 to %c9 step
+// AVX2-COUNT-10: vector.load %{{.+}} : memref<1x7x7x2x16xf32>, vector<8xf32>
+// AVX2:       %[[BASE:.+]] = arith.muli %[[Q]], %c32
+// AVX2:       scf.for %[[KH:.+]] = %c0 to %c3 step
+// AVX2:       scf.for %[[KW:.+]] = %c0 to %c3 step
+// AVX2:       scf.for %[[C:.+]] = %c0 to %c32 step
+// AVX2:       memref.prefetch %{{.+}}[%{{.+}}, %[[Q]], %[[KH]], %[[KW]], %[[C]], %c0]
+// AVX2-NEXT:  vector.load %{{.+}}[%[[J]], %[[Q]], %[[KH]], %[[KW]], %[[C]], %c0] : memref<2x2x3x3x32x16xf32>, vector<8xf32>
+// AVX2-NEXT:  vector.load %{{.+}}[%[[J]], %[[Q]], %[[KH]], %[[KW]], %[[C]], %c8] : memref<2x2x3x3x32x16xf32>, vector<8xf32>
+// AVX2-NEXT:  %[[CH:.+]] = arith.addi %[[BASE]], %[[C]]
+// AVX2-NEXT:  memref.load %{{.+}}[%c0, %{{.+}}, %{{.+}}, %[[CH]]] : memref<1x9x9x64xf32>
+// AVX2-COUNT-10: vector.fma
+// AVX2:       scf.yield
+// AVX2-COUNT-10: vector.store %{{.+}} : memref<1x7x7x2x16xf32>, vector<8xf32>
+// AVX2:       return
+// THREADS-LABEL: func.func @chunked_filter(
+// THREADS:     scf.forall (%[[J:.+]]) in (2)
+// THREADS:     scf.for %[[Q:.+]] = %c0 to %c2 step
+// THREADS:     scf.for %{{.+}} = %c0 to %c9 step
+// THREADS:     vector.load %{{.+}}[%[[J]], %[[Q]], %{{.+}}, %{{.+}}, %{{.+}}, %c0] : memref<2x2x3x3x32x16xf32>
+// THREADS:     return
+// TASKS-LABEL: func.func @chunked_filter(
+// TASKS:       scf.forall (%{{.+}}) in (4)
+// TASKS:       scf.for %[[Q:.+]] = %c0 to %c2 step %c1 iter_args(
+// TASKS:       scf.for %{{.+}} = %c0 to %c3 step %c1 iter_args(
+// TASKS:       scf.for %{{.+}} = %c0 to %c3 step %c1 iter_args(
+// TASKS:       scf.for %{{.+}} = %c0 to %c32 step %c1 iter_args(
+// TASKS:       vector.load %{{.+}}[%{{.+}}, %[[Q]], %{{.+}}, %{{.+}}, %{{.+}}, %c0] : memref<2x2x3x3x32x16xf32>, vector<16xf32>
+// TASKS:       return
+func.func @chunked_filter(%x: memref<1x9x9x64xf32>, %w: memref<2x2x3x3x32x16xf32>, %y: memref<1x7x7x2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1 + d5, d2 + d6, d7 * 32 + d8)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d3, d7, d5, d6, d8, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x9x9x64xf32>, memref<2x2x3x3x32x16xf32>) outs(%y : memref<1x7x7x2x16xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

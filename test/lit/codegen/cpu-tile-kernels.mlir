@@ -874,3 +874,38 @@ func.func @prepacked_moved_add(%a: memref<64x256xf32>, %w: memref<4x256x32xf32>,
   }
   return
 }
+
+// -----
+
+// A convolution on a filter in chunks of input channels [F/B, C/Cc, KH, KW, Cc, B] whose plan takes row tiles (28
+// output columns; threads may also turn tiles of pixels back into row tiles): per block, a loop over the chunks with
+// one island each, block j's chunk q [KH, KW, Cc, B] on input channels [q Cc, (q + 1) Cc) into block j's output
+// channels, each accumulating onto what the chunks before wrote.
+// CHECK-LABEL: func.func @chunked_row_tiles(
+// CHECK:       scf.for %[[J:.+]] = %c0 to %c2 step %c1 {
+// CHECK:       %[[BLOCK:.+]] = memref.subview %{{.+}}[%[[J]], 0, 0, 0, 0, 0] [1, 2, 3, 3, 32, 16]
+// CHECK:       %[[OUT:.+]] = memref.subview %{{.+}}[0, 0, 0, %[[J]], 0] [1, 28, 28, 1, 16]
+// CHECK:       scf.for %[[Q:.+]] = %c0 to %c2 step %c1 {
+// CHECK:       %[[FIRST:.+]] = arith.muli %[[Q]], %c32
+// CHECK:       %[[IN:.+]] = memref.subview %{{.+}}[0, 0, 0, %[[FIRST]]] [1, 30, 30, 32] [1, 1, 1, 1] : memref<1x30x30x64xf32> to memref<1x30x30x32xf32, strided<[57600, 1920, 64, 1], offset: ?>>
+// CHECK:       %[[CHUNK:.+]] = memref.subview %[[BLOCK]][%[[Q]], 0, 0, 0, 0] [1, 3, 3, 32, 16] {{.+}} to memref<3x3x32x16xf32, strided<[1536, 512, 16, 1], offset: ?>>
+// CHECK:       bufferization.to_tensor %[[IN]]
+// CHECK:       bufferization.to_tensor %[[CHUNK]]
+// CHECK:       vector.contract
+// CHECK:       bufferization.materialize_in_destination %{{.+}} in writable %[[OUT]]
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @chunked_row_tiles(%x: memref<1x30x30x64xf32>, %w: memref<2x2x3x3x32x16xf32>, %y: memref<1x28x28x2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1 + d5, d2 + d6, d7 * 32 + d8)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d3, d7, d5, d6, d8, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x30x30x64xf32>, memref<2x2x3x3x32x16xf32>) outs(%y : memref<1x28x28x2x16xf32>)
+      attrs = {glow.blocked_conv = array<i64: 1, 1>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -245,3 +245,26 @@ func.func @pad() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
   "glowir.pad"(%y, %x) {pads = array<i64: 1, -1, 0, 2>, value = 2.5 : f32} : (memref<3x4xf32>, memref<2x3xf32>) -> ()
   return
 }
+
+// -----
+
+// A filter packed in blocks of 16 output channels and chunks of 32 input channels, [F/B, C/Cc, KH, KW, Cc, B]
+// (cpu-pack-conv-filters on an 8-way L1): one generic over (n, oh, ow, j, b, kh, kw, q, c) on dest viewed
+// [N, OH, OW, F/B, B], reading input channel q x 32 + c, tagged with its strides (the CPU kernel's blocked convolution).
+// CHECK-DAG:   #[[SRC:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d7 * 32 + d8)>
+// CHECK-DAG:   #[[FILT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d3, d7, d5, d6, d8, d4)>
+// CHECK-DAG:   #[[DEST:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv_chunked
+// CHECK-SAME:  (%[[W:.+]]: memref<4x2x3x3x32x16xf32>, %[[B:.+]]: memref<64xf32>, %[[X:.+]]: memref<1x9x9x64xf32>, %[[Y:.+]]: memref<1x4x4x64xf32>)
+// CHECK:       linalg.broadcast ins(%[[B]] : memref<64xf32>) outs(%[[Y]] : memref<1x4x4x64xf32>)
+// CHECK-NEXT:  %[[Y5:.+]] = memref.expand_shape %[[Y]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 4, 4, 16]
+// CHECK-NEXT:  linalg.generic {indexing_maps = [#[[SRC]], #[[FILT]], #[[DEST]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[W]] : memref<1x9x9x64xf32>, memref<4x2x3x3x32x16xf32>) outs(%[[Y5]] : memref<1x4x4x4x16xf32>) attrs = {glow.blocked_conv = array<i64: 2, 2>}
+// CHECK:       return
+func.func @conv_chunked() attributes {glowir.inputs = ["x"], glowir.outputs = ["y"]} {
+  %w = "glowir.weight_var"() {mutability = "const", name = "w", value = dense<0.5> : tensor<4x2x3x3x32x16xf32>} : () -> memref<4x2x3x3x32x16xf32>
+  %b = "glowir.weight_var"() {mutability = "const", name = "b", value = dense<1.0> : tensor<64xf32>} : () -> memref<64xf32>
+  %x = "glowir.weight_var"() {mutability = "mutable", name = "x"} : () -> memref<1x9x9x64xf32>
+  %y = "glowir.weight_var"() {mutability = "mutable", name = "y"} : () -> memref<1x4x4x64xf32>
+  "glowir.conv2d"(%y, %x, %w, %b) {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x4x4x64xf32>, memref<1x9x9x64xf32>, memref<4x2x3x3x32x16xf32>, memref<64xf32>) -> ()
+  return
+}

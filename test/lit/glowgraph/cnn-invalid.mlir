@@ -157,3 +157,21 @@ func.func @clip_integer(%x: tensor<4xi64>) -> tensor<4xi64> {
   %0 = "glowgraph.clip"(%x) {min = 0.0 : f32, max = 6.0 : f32} : (tensor<4xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// A filter in chunks of input channels [F/B, C/Cc, KH, KW, Cc, B] must cover the input's channels: 2 x 16 is not 64.
+func.func @chunked_filter_channels(%x: tensor<1x9x9x64xf32>, %w: tensor<4x2x3x3x16x16xf32>, %b: tensor<64xf32>) -> tensor<1x7x7x64xf32> {
+  // expected-error @+1 {{filter 4x2x3x3x16x16 (packed: 32 input channels) must have 64 channels (input channels / group)}}
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x64xf32>, tensor<4x2x3x3x16x16xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  return %0 : tensor<1x7x7x64xf32>
+}
+
+// -----
+
+// Packed layouts are for group 1 without dilation only.
+func.func @chunked_filter_dilated(%x: tensor<1x9x9x64xf32>, %w: tensor<4x2x3x3x32x16xf32>, %b: tensor<64xf32>) -> tensor<1x5x5x64xf32> {
+  // expected-error @+1 {{a packed filter 4x2x3x3x32x16 needs group 1 and no dilation}}
+  %0 = "glowgraph.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>, group = 1} : (tensor<1x9x9x64xf32>, tensor<4x2x3x3x32x16xf32>, tensor<64xf32>) -> tensor<1x5x5x64xf32>
+  return %0 : tensor<1x5x5x64xf32>
+}

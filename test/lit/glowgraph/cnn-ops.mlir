@@ -57,3 +57,16 @@ func.func @any_rank(%x: tensor<2x3x5xf32>, %p: tensor<3xf32>) -> (tensor<2x3x5xf
   %2 = "glowgraph.clip"(%x) {min = 0.0 : f32, max = 6.0 : f32} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
   return %0, %1, %2 : tensor<2x3x5xf32>, tensor<2x6x5xf32>, tensor<2x3x5xf32>
 }
+
+// -----
+
+// Filters in the CPU backend's packed layouts: blocks of B output channels [F/B, KH, KW, C, B], and also chunks of Cc
+// input channels [F/B, C/Cc, KH, KW, Cc, B] (cpu-pack-conv-filters); the result has F = F/B x B channels.
+// CHECK-LABEL: func.func @packed_filters
+// CHECK: "glowgraph.conv2d"{{.*}} : (tensor<1x9x9x64xf32>, tensor<4x3x3x64x16xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+// CHECK: "glowgraph.conv2d"{{.*}} : (tensor<1x9x9x64xf32>, tensor<4x2x3x3x32x16xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+func.func @packed_filters(%x: tensor<1x9x9x64xf32>, %w5: tensor<4x3x3x64x16xf32>, %w6: tensor<4x2x3x3x32x16xf32>, %b: tensor<64xf32>) -> (tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>) {
+  %0 = "glowgraph.conv2d"(%x, %w5, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x64xf32>, tensor<4x3x3x64x16xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  %1 = "glowgraph.conv2d"(%x, %w6, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<1x9x9x64xf32>, tensor<4x2x3x3x32x16xf32>, tensor<64xf32>) -> tensor<1x7x7x64xf32>
+  return %0, %1 : tensor<1x7x7x64xf32>, tensor<1x7x7x64xf32>
+}

@@ -77,18 +77,26 @@ def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> 
 
 def blocked_conv(src: ir.Value, filt: ir.Value, dest: ir.Value, strides: Sequence[int]) -> None:
     """A convolution on a filter packed in blocks of B output channels, ``[F / B, KH, KW, C, B]`` (each block
-    contiguous: see cpu-pack-conv-filters), as one linalg.generic over (n, oh, ow, j, b, kh, kw, c) on dest viewed as
-    [N, OH, OW, F / B, B], tagged with its strides: the CPU kernel (backend/kernels/conv.py) runs it as one
-    conv_2d_nhwc_hwcf per block, and without the kernel it still computes the convolution."""
+    contiguous: see cpu-pack-conv-filters) or also in chunks of Cc input channels, ``[F / B, C / Cc, KH, KW, Cc, B]``,
+    as one linalg.generic over (n, oh, ow, j, b, kh, kw, c), or (..., kw, q, c) reading input channel q x Cc + c, on
+    dest viewed as [N, OH, OW, F / B, B], tagged with its strides: the CPU kernels (backend/kernels/conv.py,
+    pixel_tiles.py) run it block by block, and without them it still computes the convolution."""
     n, _, _, _ = _memref(src).shape
-    blocks, _, _, _, b = _memref(filt).shape
+    shape = _memref(filt).shape
+    blocks, b = shape[0], shape[-1]
     _, oh, ow, _ = _memref(dest).shape
     dest5 = _expand(dest, [n, oh, ow, blocks, b], [[0], [1], [2], [3, 4]])
-    d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, j, b, kh, kw, c
-    src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5], d[2] * strides[1] + d[6], d[7]])
-    maps = [src_map, _dims(3, 5, 6, 7, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    if len(shape) == 5:
+        d = [ir.AffineDimExpr.get(i) for i in range(8)]  # n, oh, ow, j, b, kh, kw, c
+        src_map = ir.AffineMap.get(8, 0, [d[0], d[1] * strides[0] + d[5], d[2] * strides[1] + d[6], d[7]])
+        maps = [src_map, _dims(3, 5, 6, 7, 4, rank=8), _dims(0, 1, 2, 3, 4, rank=8)]
+    else:  # in chunks of input channels, [F / B, C / Cc, KH, KW, Cc, B]: input channel q x Cc + c
+        d = [ir.AffineDimExpr.get(i) for i in range(9)]  # n, oh, ow, j, b, kh, kw, q, c
+        src_map = ir.AffineMap.get(9, 0, [d[0], d[1] * strides[0] + d[5], d[2] * strides[1] + d[6],
+                                          d[7] * shape[4] + d[8]])
+        maps = [src_map, _dims(3, 7, 5, 6, 8, 4, rank=9), _dims(0, 1, 2, 3, 4, rank=9)]
     op = linalg.GenericOp([], [src, filt], [dest5], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * 3)
+                          [linalg.IteratorType.parallel] * 5 + [linalg.IteratorType.reduction] * (len(shape) - 2))
     op.attributes[BLOCKED_CONV_ATTR] = ir.DenseI64ArrayAttr.get(list(strides))
     et = _memref(dest).element_type
     block = op.regions[0].blocks.append(et, et, et)
@@ -105,7 +113,7 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
       depthwise with a multiplier  -> linalg.depthwise_conv_2d_nhwc_hwcm ([KH, KW, C, F/C] and dest [.., C, F/C])
       any other group count        -> an scf.for over the groups: each group's bias slice, conv_2d_nhwc_hwcf on
                                       its channel slices and its activation (:func:`_group_loop`)
-      a packed filter (rank 5)     -> one linalg.generic over the filter's blocks (:func:`blocked_conv`)
+      a packed filter (rank 5, 6)  -> one linalg.generic over the filter's blocks (:func:`blocked_conv`)
     The one place convolutions are lowered: a fast kernel (tiled and vectorized) replaces this function."""
     dest, filt = new.dest, new.filter
     strides, dilations, group = op.strides, op.dilations, op.group
@@ -117,7 +125,7 @@ def lower_conv2d(op: ir.OpView, new: Operands) -> None:
         _group_loop(src, filt, dest, group, strides, dilations, new.bias, lambda view: fused_activation(op, view))
         return
     linalg.broadcast(new.bias, outs=[dest], dimensions=[0, 1, 2])
-    if _memref(filt).rank == 5:
+    if _memref(filt).rank in (5, 6):
         blocked_conv(src, filt, dest, strides)
         fused_activation(op, dest)
         return
