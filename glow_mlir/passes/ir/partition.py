@@ -58,13 +58,13 @@ CONTRACTIONS: dict[str, Callable[[ir.OpView], int]] = {
     "glowir.matmul": _contraction(_last_dim("lhs")),
     "glowir.batch_matmul": _contraction(_last_dim("lhs")),
     # each output element sums KH * KW * C/group products: of an HWCF filter the dims before F, of a filter packed
-    # in blocks of output channels, [F / B, KH, KW, C, B], those between the two
+    # in blocks of output channels, [F / B, KH, KW, C, B] or [F / B, C / Cc, KH, KW, Cc, B], those between the two
     "glowir.conv2d": _contraction(lambda op: _filter_products(ir.ShapedType(op.filter.type).shape)),
 }
 
 
 def _filter_products(shape: list[int]) -> int:
-    return prod(shape[1:-1]) if len(shape) == 5 else prod(shape[:-1])
+    return prod(shape[1:-1]) if len(shape) in (5, 6) else prod(shape[:-1])
 
 
 def instruction_flops(op: ir.Operation) -> int:
