@@ -62,7 +62,7 @@ from mlir.dialects import arith, bufferization, linalg, memref, scf, transform
 from mlir.dialects.transform import loop as transform_loop
 from mlir.dialects.transform import structured
 
-from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR
+from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR, channel_slice
 from ...passes.conversion.ir_to_linalg import index_constant as _index
 from . import transform as schedule
 from .filter_layout import PackedFilter, filter_chunk
@@ -671,20 +671,11 @@ def _blocked_islands(src: ir.Value, filt: ir.Value, dest: ir.Value, tiles: ConvT
             _island(src, block, out, tiles, strides, serial=threads > 1)
             return
         # in chunks of input channels: each chunk's island accumulates onto the output the ones before wrote
-        for_range(0, geometry.chunks, lambda q: _island(input_chunk(src, q, geometry.chunk), _block(block, q, 0), out,
-                                                        tiles, strides, serial=threads > 1))
+        size = geometry.chunk
+        for_range(0, geometry.chunks, lambda q: _island(channel_slice(src, arith.muli(q, _index(size)), size),
+                                                        _block(block, q, 0), out, tiles, strides, serial=threads > 1))
 
     for_blocks(geometry.blocks, threads, one)
-
-
-def input_chunk(src: ir.Value, q: ir.Value, size: int) -> ir.Value:
-    """Input channels ``[q x size, (q + 1) x size)`` of ``src`` ``[N, H, W, C]``, a view at a dynamic offset."""
-    t = ir.MemRefType(src.type)
-    strides, _ = t.get_strides_and_offset()
-    layout = ir.StridedLayoutAttr.get(ir.ShapedType.get_dynamic_stride_or_offset(), strides)
-    result = ir.MemRefType.get([*t.shape[:3], size], t.element_type, layout=layout)
-    return memref.subview(src, [0, 0, 0, arith.muli(q, _index(size))], [*t.shape[:3], size], [1, 1, 1, 1],
-                          result_type=result)
 
 
 def for_blocks(count: int, threads: int, one: Callable[[ir.Value], None]) -> None:

@@ -100,7 +100,7 @@ a program, see :func:`.ir_program.is_program`), is an error naming the op.
 from __future__ import annotations
 
 from .basic import packed_matmul
-from .cnn import BLOCKED_CONV_ATTR, SHIFTED_POSITIONS, blocked_conv, lower_conv2d
+from .cnn import BLOCKED_CONV_ATTR, SHIFTED_POSITIONS, blocked_conv, channel_slice, lower_conv2d
 from .common import (
     ALIGNMENT,
     BOOL_STORAGE_BITS,
@@ -120,5 +120,5 @@ from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert
 __all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "INT8_DEPTHWISE_ATTR",
            "INT8_REQUANT_ATTR", "LOWERINGS",
            "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv",
-           "check_legal", "convert_program", "elementwise", "index_constant", "lower_conv2d", "packed_matmul", "row_major_strides",
-           "scratch_types", "storage_type"]
+           "channel_slice", "check_legal", "convert_program", "elementwise", "index_constant", "lower_conv2d",
+           "packed_matmul", "row_major_strides", "scratch_types", "storage_type"]

@@ -170,17 +170,17 @@ def _group_loop(src: ir.Value, filt: ir.Value, dest: ir.Value, group: int, strid
     with ir.InsertionPoint(loop.body):
         g = loop.induction_variable
         start = arith.muli(g, index_constant(fg))
-        views = [_channel_slice(src, arith.muli(g, index_constant(cg)), cg), _channel_slice(filt, start, fg),
-                 _channel_slice(dest, start, fg)]
+        views = [channel_slice(src, arith.muli(g, index_constant(cg)), cg), channel_slice(filt, start, fg),
+                 channel_slice(dest, start, fg)]
         if bias is not None:
-            linalg.broadcast(_channel_slice(bias, start, fg), outs=[views[2]], dimensions=[0, 1, 2])
+            linalg.broadcast(channel_slice(bias, start, fg), outs=[views[2]], dimensions=[0, 1, 2])
         linalg.conv_2d_nhwc_hwcf(views[0], views[1], outs=[views[2]], strides=strides, dilations=dilations)
         if epilogue is not None:
             epilogue(views[2])
         scf.YieldOp([])
 
 
-def _channel_slice(v: ir.Value, start: ir.Value, size: int) -> ir.Value:
+def channel_slice(v: ir.Value, start: ir.Value, size: int) -> ir.Value:
     """Channels ``[start, start + size)`` (the last dim, ``start`` known at run time) of buffer ``v``."""
     t = _memref(v)
     strides, _ = t.get_strides_and_offset()
