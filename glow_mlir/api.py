@@ -128,7 +128,7 @@ def _stage_pipelines(options: CompileOptions) -> list[tuple[str, list[Element]]]
     stages.append(("lower", cpu.node_lowering(*options.target_names())))
     stages.append(("irgen", pipelines.elements("ir-generation")))
     iropt = pipelines.elements("ir-optimization") if options.optimize else []
-    stages.append(("iropt", iropt + pipelines.elements("memory-planning")))
+    stages.append(("iropt", iropt + cpu.memory_planning(options.thread_count(), *options.target_names())))
     return stages
 
 
@@ -454,8 +454,10 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     bundle_cpu = "native" if bo.target_cpu in targets.HOST_CPU_NAMES else bo.target_cpu  # llc's name of the host's
     if bundle_cpu != "native" and not options.target_cpu:
         options = dataclasses.replace(options, target_cpu=bundle_cpu)  # the kernels' tiles follow the bundle's CPU
+    # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count
+    options = dataclasses.replace(options, threads=options.threads or 1)
     target = options.target()  # an unknown CPU fails here, before any work
-    if (options.threads or 1) > 1 and targets.bare_metal(target.triple):
+    if options.threads > 1 and targets.bare_metal(target.triple):
         raise CompileError(f"a bundle for {target.triple} runs on one thread: that target has no operating system to "
                            f"start threads (give threads 1)")
     bundle.check_opt_level(bo.opt_level)  # before any work
@@ -480,9 +482,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
                     options))
                 _emit(options, len(lowered.stages) - 1, "partition", module)
             partitions = bundle.name_programs(module.operation, entry, read_partitions(module.operation))
-            # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count
-            lowered.stages.append(_run_stage("codegen", module, options.codegen(threads=options.threads or 1,
-                                                                                 io_arguments=False), options))
+            lowered.stages.append(_run_stage("codegen", module, options.codegen(io_arguments=False), options))
             _emit(options, len(lowered.stages) - 1, "codegen", module)
             if on_stage is not None:
                 on_stage("codegen", module)

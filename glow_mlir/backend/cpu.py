@@ -55,8 +55,8 @@ def graph_optimization() -> list[Element]:
 
 #: the passes whose choices follow the target (the kernels' tiles, lanes and filter blocks)
 TARGETED = ("cpu-pack-conv-filters", "cpu-pointwise-as-fully-connected", "cpu-pack-matmul-weights",
-            "cpu-pack-int8-weights", "cpu-int8-kernels", "cpu-tile-kernels", "cpu-vectorize-rest",
-            "cpu-approximate-math", "cpu-index-bitwidth")
+            "cpu-pack-int8-weights", "cpu-spread-conv-inputs", "cpu-int8-kernels", "cpu-tile-kernels",
+            "cpu-vectorize-rest", "cpu-approximate-math", "cpu-index-bitwidth")
 
 
 def target_options(target_cpu: str = "", target_triple: str = "") -> dict[str, str]:
@@ -87,6 +87,15 @@ def _with_options(entries: list[Entry], extra: dict[str, str]) -> list[Entry]:
 def node_lowering(target_cpu: str = "", target_triple: str = "") -> list[Element]:
     """The node-lowering stage with this backend's keep list, its filter packing for the target (default: host)."""
     return _elements(_with_options(NODE_LOWERING, target_options(target_cpu, target_triple)))
+
+
+def memory_planning(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Element]:
+    """The memory-planning stage, the convolutions' spread inputs decided as codegen's kernels for ``threads`` cores
+    of the target (default: host) will read them."""
+    entries = [(f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
+                if spec == "cpu-spread-conv-inputs" and threads > 1 else spec, why)
+               for spec, why in pipelines.MEMORY_PLANNING]
+    return _elements(_with_options(entries, target_options(target_cpu, target_triple)))
 
 
 def default_threads() -> int:

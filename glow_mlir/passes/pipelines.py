@@ -101,8 +101,11 @@ IR_OPTIMIZATION: list[Entry] = [
     ("glowir-hoist-deallocs", "and freed right after its last: the shortest lives for the plan"),
 ]
 
-#: glowir -> glowir: the static memory plan. Last on glowir: it reads the final allocation intervals.
+#: glowir -> glowir: the static memory plan. Last on glowir: it reads the final allocation intervals and the
+#: kernels' scratch buffers, whose layout the CPU backend settles first.
 MEMORY_PLANNING: list[Entry] = [
+    ("cpu-spread-conv-inputs", "a convolution whose register tiles would read input pixels that share an L1 set "
+     "gets a bordered input with longer pixels: a scratch buffer the plan places, not a copy from the heap"),
     ("glowir-plan-memory", "offsets for every buffer in three regions: constant weights, inputs/outputs, activations"),
 ]
 

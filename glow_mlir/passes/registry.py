@@ -130,6 +130,7 @@ PASSES: dict[str, str] = {
     "cpu-pointwise-as-fully-connected": "glow_mlir.backend.kernels.passes:PointwiseAsFullyConnected",
     "cpu-pack-matmul-weights": "glow_mlir.backend.kernels.passes:PackMatmulWeights",
     "cpu-pack-int8-weights": "glow_mlir.backend.kernels.passes:PackInt8Weights",
+    "cpu-spread-conv-inputs": "glow_mlir.backend.kernels.passes:SpreadConvInputs",
     "cpu-int8-kernels": "glow_mlir.backend.kernels.passes:Int8Kernels",
     "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",

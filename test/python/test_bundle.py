@@ -171,6 +171,29 @@ def test_resnet18_bundle_matches_the_jit(tmp_path: Path):
     assert 3.63e9 < total < 3.70e9, total
 
 
+def test_spread_inputs_are_planned_for_the_bundles_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # a pointwise convolution from 1024 channels at 7x7 reads a copy of its input with longer pixels on one thread
+    # (cpu-spread-conv-inputs), not on sixteen (a thread's share too small: row tiles). A bundle runs on one thread
+    # unless asked, whatever the host's cores: deciding for the host's sixteen left its one-thread kernel to copy the
+    # input into the heap (malloc, free)
+    from onnx import TensorProto, helper, numpy_helper
+
+    from glow_mlir.backend import cpu
+
+    monkeypatch.setattr(cpu, "default_threads", lambda: 16)
+    rng = np.random.default_rng(3)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[1, 1])], "pointwise",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1024, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256, 7, 7])],
+        [numpy_helper.from_array(rng.standard_normal((256, 1024, 1, 1)).astype(np.float32), "w"),
+         numpy_helper.from_array(rng.standard_normal(256).astype(np.float32), "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    files, lowered = glow.emit_bundle(model, tmp_path / "bundle", glow.BundleOptions(target_cpu="znver4"))
+    assert "glow.spread_channels = 16" in next(s.text for s in lowered[0].stages if s.name == "iropt")
+    check_symbols(files.object)
+
+
 def test_object_needs_only_libc_and_libm_and_exports_the_entry_point(mlp_mnist: Run, bert_tiny_encoder: Run):
     # bert's softmax exp is a polynomial in vector arithmetic (cpu-approximate-math): no call per lane into libm
     check_symbols(mlp_mnist.files.object)

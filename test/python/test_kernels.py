@@ -853,6 +853,62 @@ def test_convs_on_filters_in_chunks_match_the_reference(shape: tuple, threads: i
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
 
 
+#: convolutions whose register tiles of whole output rows read input pixels that share an L1 set, so that
+#: cpu-spread-conv-inputs gives them a bordered input one cache line longer a pixel: the target, then ONNX Conv: C, H,
+#: W, F, K, stride, pads (t, l, b, r), then the threads from which a thread's share is too small for tiles of whole
+#: rows (WHOLE_ROW_THREAD_FLOPS), whose row tiles read the input as it is (0: none)
+SPREAD = {
+    # AVX2 on 8 ways: blocks of one vector in chunks of 64 channels, 14 pixels 4 KiB apart (115 MFLOP)
+    "haswell-3x3-stride-2": ("haswell", 512, 14, 14, 256, 3, 2, (1, 1, 1, 1), 0),
+    # AVX-512 on 8 ways: pixels 2 KiB apart crowd the sets already
+    "skylake-3x3-stride-2-from-256": ("skylake-avx512", 256, 14, 14, 512, 3, 2, (1, 1, 1, 1), 0),
+    # no border: the scratch buffer is the spread copy alone (a pointwise convolution that is no matmul then); 26
+    # MFLOP, under 4 a thread on sixteen
+    "znver4-1x1-unpadded": ("znver4", 1024, 7, 7, 256, 1, 1, (0, 0, 0, 0), 16),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2, 16])
+@pytest.mark.parametrize("shape", SPREAD.values(), ids=SPREAD.keys())
+def test_spread_inputs_are_planned_scratch_not_heap(shape: tuple, threads: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # the kernel copied such an input into a memref.alloc of its own after the memory plan: malloc and free at run
+    # time, in bundles too (which must need only libc's memcpy/memset and libm). The input comes from a pointwise
+    # convolution of 16 channels (no spread of its own), whose kernel may write the spread buffer's interior itself
+    # (linalg-outline-kernels).
+    from onnx.reference import ReferenceEvaluator
+
+    from glow_mlir.api import CompileOptions, lower_model
+    from glow_mlir.backend import target as targets
+
+    monkeypatch.setattr(cpu, "PARALLEL_FLOPS", 1_000_000)
+    target_cpu, c, h, w, f, k, s, pads, row_tiles = shape
+    arrays = {"p": RNG.standard_normal((c, 16, 1, 1)) / 4, "q": RNG.standard_normal(c),
+              "w": RNG.standard_normal((f, c, k, k)), "b": RNG.standard_normal(f)}
+    oh, ow = (h + pads[0] + pads[2] - k) // s + 1, (w + pads[1] + pads[3] - k) // s + 1
+    nodes = [helper.make_node("Conv", ["x", "p", "q"], ["first"], kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["first"], ["input"]),
+             helper.make_node("Conv", ["input", "w", "b"], ["conv"], kernel_shape=[k, k], strides=[s, s],
+                              pads=list(pads)),
+             helper.make_node("Relu", ["conv"], ["y"])]
+    model = _model(nodes, {"x": [1, 16, h, w]}, [1, f, oh, ow],
+                   [numpy_helper.from_array(v.astype(np.float32), name) for name, v in arrays.items()])
+    runs = not targets.cannot_run(targets.named(target_cpu))
+    if runs:
+        compiled = glow_mlir.compile(model, threads=threads, cache=False, target_cpu=target_cpu)
+        texts = {name: compiled.stage(name).text for name in ("iropt", "codegen")}
+    else:  # AVX-512 code on an AVX2 host: what it would run, not run
+        lowered = lower_model(model, CompileOptions(threads=threads, target_cpu=target_cpu))
+        texts = {stage.name: stage.text for stage in lowered.stages}
+    assert ("glow.spread_channels = 16" in texts["iropt"]) == (not row_tiles or threads < row_tiles)
+    # the kernel reads the planned buffer as it is: it copies nothing into a buffer of its own
+    assert "@malloc" not in texts["codegen"] and "@aligned_alloc" not in texts["codegen"]
+    if runs:
+        x = RNG.standard_normal((1, 16, h, w)).astype(np.float32)
+        want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+        np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * k * k * c)
+
+
 PACKED = {  # ONNX Conv: C, H, W, F, K, stride, pads (t, l, b, r)
     "3x3": (16, 9, 9, 64, 3, 1, (1, 1, 1, 1)),
     "3x3-stride-2-odd": (16, 15, 13, 96, 3, 2, (1, 1, 1, 1)),

@@ -307,7 +307,8 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
     if blocked:  # dest viewed [N, OH, OW, F / B, B], the filter [F / B, KH, KW, C, B] or in chunks of C
         strides = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[BLOCKED_CONV_ATTR])]
         return blocked_plan(src, PackedFilter.of(filt).blocked(), dest, strides, spec,
-                            _contiguous(op.operands[0]) and _expanded(op.operands[2]))
+                            _contiguous(op.operands[0]) and _expanded(op.operands[2]),
+                            ir.MemRefType(op.operands[0].type).get_strides_and_offset()[0][2])
     stride = max(_ints(op, "strides"))
     width = masked_width(dest[-1], spec) if op.name == NAME and elements == ["f32"] * 3 else 0
     if width:
@@ -328,14 +329,15 @@ def matches(op: ir.Operation, spec: KernelSpec) -> ConvPlan | None:
 
 
 def blocked_plan(src: list[int], filt: list[int], dest: list[int], strides: list[int], spec: KernelSpec,
-                 flat: bool = True) -> ConvPlan:
+                 flat: bool = True, pitch: int = 0) -> ConvPlan:
     """The plan of a convolution on a packed filter of geometry ``filt`` ``[F / B, KH, KW, C, B]`` (whatever its
     chunks) from input ``src`` ``[N, H, W, C]`` (bordered) into ``dest`` ``[N, OH, OW, F / B, B]``; ``flat``: the
-    input and output buffers can be seen as matrices of their pixels (a pointwise convolution may run as a matmul)."""
-    tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * src[-1] * strides[-1])
+    input and output buffers can be seen as matrices of their pixels (a pointwise convolution may run as a matmul);
+    ``pitch``: the input's elements from one pixel to the next (0: C; more: spread already, no copy to plan)."""
+    tiles = plan([*dest[:3], filt[-1]], max(strides), spec, pixel_bytes=4 * max(pitch, src[-1]) * strides[-1])
     pointwise = filt[1:3] == [1, 1] and strides == [1, 1] and src[1:3] == dest[1:3] and flat
     as_matmul = pointwise and _matmul_wins(tiles, dest[:3], filt[-1], src[-1], filt[0] * filt[-1], spec)
-    rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec)
+    rows, spread = (0, 0) if as_matmul else _pixel_tiles(tiles, src, dest, filt, strides, spec, pitch=pitch)
     return ConvPlan(((0, filt[-1], tiles),), blocked=True, as_matmul=as_matmul, pixel_rows=rows, spread=spread)
 
 
@@ -444,7 +446,7 @@ def _copy_cycles(elements: int) -> float:
 
 
 def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[int], strides: list[int],
-                 spec: KernelSpec, streamed_ties: bool = True) -> tuple[int, int]:
+                 spec: KernelSpec, streamed_ties: bool = True, pitch: int = 0) -> tuple[int, int]:
     """``(pixels per tile, spread)`` of a convolution on a packed filter (:func:`pixel_rows`; 0: row tiles) with input
     ``src`` ``[N, H, W, C]``, output ``dest`` ``[N, OH, OW, F / B, B]`` and filter ``[F / B, KH, KW, C, B]``. Where
     the input pixels that a tile of whole rows reads fall into too few L1 sets (C = 512 at stride 2, or C = 1024: 4 or
@@ -452,8 +454,9 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
     :data:`SPREAD_CHANNELS` longer (``spread``), if the tile saves more than the copy costs (:func:`tile_cost` of the
     FMA cycles against the input moved at :data:`COPY_BYTES_PER_CYCLE`). AVX-512, 3x3/2 512->512 at 14x14 took 7x32
     row tiles (14 pixels 4 KiB apart exceed the 12 ways) where its 14x32 tiles of two whole rows now run. Without
-    ``streamed_ties`` the filter is not weighed as streaming (:func:`pixel_rows`'s ties at no saving)."""
-    pixels, ow, block, channels = dest[1] * dest[2], dest[2], filt[-1], src[-1]
+    ``streamed_ties`` the filter is not weighed as streaming (:func:`pixel_rows`'s ties at no saving). An input whose
+    pixels are ``pitch`` elements apart, more than C, is spread already: its tiles read it as it is."""
+    pixels, ow, block, channels = dest[1] * dest[2], dest[2], filt[-1], max(pitch, src[-1])
     filter_bytes = 4 * math.prod(filt) if streamed_ties else 0
 
     def rows_for(c: int) -> int:
@@ -461,6 +464,8 @@ def _pixel_tiles(tiles: ConvTiles, src: list[int], dest: list[int], filt: list[i
                           filter_bytes, src[0])
 
     rows = rows_for(channels)
+    if channels > src[-1]:
+        return rows, 0
     wider = rows_for(channels + SPREAD_CHANNELS)
     if wider <= spec.pixel_tile_limit or wider == rows:
         return rows, 0
@@ -725,10 +730,9 @@ def split_tiles(op: ir.Operation) -> int:
     return ir.RankedTensorType(op.results[0].type).shape[1]
 
 
-def whole_rows(op: ir.Operation, plan: ConvPlan, spec: KernelSpec) -> bool:
-    """Whether ``plan`` runs ``op`` in tiles of whole output rows, or of equal parts of one, beyond the pixels a tile
-    may start anywhere with (:func:`pixel_rows`)."""
-    ow = ir.MemRefType(op.operands[2].type).shape[2]
+def whole_rows(ow: int, plan: ConvPlan, spec: KernelSpec) -> bool:
+    """Whether ``plan`` runs a convolution with output rows of ``ow`` pixels in tiles of whole output rows, or of
+    equal parts of one, beyond the pixels a tile may start anywhere with (:func:`pixel_rows`)."""
     rows = plan.pixel_rows
     return rows > spec.pixel_tile_limit and (rows % ow == 0 or ow % rows == 0)
 

@@ -8,6 +8,11 @@ In node lowering (``glow_mlir/passes/pipelines.py``), on glowgraph::
     cpu-pack-matmul-weights           constant fully_connected weights -> column panels [N/P, K, P]
     cpu-pack-int8-weights             constant qconv2d filters -> the int8 kernel's [F/L, KH, KW, Cp/4, L, 4] (VNNI)
 
+Before the memory plan (``MEMORY_PLANNING``), on glowir::
+
+    cpu-spread-conv-inputs            conv2d whose pixel tiles want longer input pixels -> glow.spread_channels: its
+                                      bordered input (a scratch buffer the plan places) that much wider a pixel
+
 In the codegen pipeline::
 
     cpu-int8-kernels              int8 convolutions on packed filters -> register tiles of dot products (VNNI)
@@ -34,6 +39,7 @@ from mlir.dialects.transform import vector as transform_vector
 
 from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import pack_panels
+from ...passes.conversion.ir_to_linalg import SPREAD_ATTR
 from ...passes.graph.patterns import attr, constant, known, replace as replace_node
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops
@@ -113,6 +119,53 @@ class PackConvFilters(TargetOptions, Pass):
                     with ir.InsertionPoint(op):
                         chunk = _filter_chunk(op, w, block, strides, spec)
                         op.operands[1] = constant(filter_layout.pack_filter(w, block, chunk))
+
+
+@dataclass(frozen=True)
+class SpreadConvInputs(TargetOptions, Pass):
+    """Where the tiles of pixels of a glowir conv2d on a packed filter would read input pixels that share an L1 set
+    and a copy of its input with each pixel :data:`.conv.SPREAD_CHANNELS` longer pays (:func:`.conv.blocked_plan`'s
+    ``spread``: AVX-512 3x3/2 from 512 channels on 12 ways, from 256 on 8; 1x1 from 2048 at 7x7), mark it with
+    :data:`~glow_mlir.passes.conversion.ir_to_linalg.SPREAD_ATTR`: its bordered input (the scratch buffer the
+    lowering writes anyway where it is padded) then has pixels that much longer. Before glowir-plan-memory, which
+    places that buffer in the activations region: the kernel reads it where it is, nothing comes from the heap at run
+    time. Its ``threads`` and ``parallel_flops`` are cpu-tile-kernels', which turns tiles of whole rows with too
+    little work a thread back into row tiles (:func:`threaded_plan`): those read the input as it is."""
+
+    name = "cpu-spread-conv-inputs"
+    summary = ("glowir conv2d on a packed filter whose pixel tiles would read pixels that share an L1 set -> its "
+               "bordered input one cache line longer a pixel (before glowir-plan-memory, which places it)")
+
+    #: the threads and the FLOPs threshold of cpu-tile-kernels, which must agree with these
+    threads: int = 1
+    parallel_flops: int = 0
+
+    def run(self, module: ir.Operation) -> None:
+        convs: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "glowir.conv2d" and ir.MemRefType(op.operands[2].type).rank in (5, 6):
+                convs.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        spec = self.kernel_spec() if convs else None
+        for op in convs:
+            dest, src, filt = (ir.MemRefType(v.type) for v in op.operands[:3])
+            if not all(t.has_static_shape and t.element_type == ir.F32Type.get(op.context) for t in (dest, src, filt)):
+                continue
+            view = op.opview
+            top, left, bottom, right = view.pads
+            n, h, w, c = src.shape
+            geometry = filter_layout.PackedFilter.of(filt.shape).blocked()
+            output = [*dest.shape[:3], geometry[0], geometry[-1]]
+            plan = conv.blocked_plan([n, top + h + bottom, left + w + right, c], geometry, output,
+                                     list(view.strides), spec)
+            flops = 2 * math.prod(output) * math.prod(geometry[1:4])
+            plan = threaded_plan(plan, output[2], flops, spec, self.threads, self.parallel_flops)
+            if plan.spread:
+                op.attributes[SPREAD_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, op.context),
+                                                                plan.spread)
 
 
 @dataclass(frozen=True)
@@ -236,6 +289,16 @@ class PackMatmulWeights(TargetOptions, Pass):
 #: thread: on a 16-core Xeon mobilenet_v2's 1x1 layers at 7x7 (15-30 MFLOP, one or two a thread) made the network
 #: 2-5% slower on sixteen threads in three runs, while resnet18's 3x3 512->512 (231 MFLOP) gained
 WHOLE_ROW_THREAD_FLOPS = 4
+
+
+def threaded_plan(plan: conv.ConvPlan, ow: int, flops: int, spec: isa.KernelSpec, threads: int,
+                  parallel_flops: int) -> conv.ConvPlan:
+    """``plan`` of a convolution on a packed filter of ``flops`` with output rows of ``ow`` pixels, or on ``threads``
+    above 1 its row tiles where its tiles of whole rows are too little work a thread (:data:`WHOLE_ROW_THREAD_FLOPS`
+    times ``parallel_flops``)."""
+    if threads <= 1 or not conv.whole_rows(ow, plan, spec):
+        return plan
+    return plan if flops / threads >= WHOLE_ROW_THREAD_FLOPS * parallel_flops else replace(plan, pixel_rows=0, spread=0)
 
 
 @dataclass(frozen=True)
@@ -378,12 +441,9 @@ class TileKernels(TargetOptions, Pass):
         return self.threads if on_blocks > on_rows or plan.pixel_rows else 1
 
     def _threaded_plan(self, op: ir.Operation, plan: conv.ConvPlan, spec: isa.KernelSpec) -> conv.ConvPlan:
-        """``plan``, or on several threads its row tiles where its tiles of whole rows are too little work a thread
-        (:data:`WHOLE_ROW_THREAD_FLOPS`)."""
-        if self.threads <= 1 or not conv.whole_rows(op, plan, spec):
-            return plan
-        share = conv.blocked_flops(op) / self.threads
-        return plan if share >= WHOLE_ROW_THREAD_FLOPS * self.parallel_flops else replace(plan, pixel_rows=0, spread=0)
+        """``plan`` for this pass's threads (:func:`threaded_plan`)."""
+        return threaded_plan(plan, ir.MemRefType(op.operands[2].type).shape[2], conv.blocked_flops(op), spec,
+                             self.threads, self.parallel_flops)
 
     def _tile_tasks(self, op: ir.Operation, plan: conv.ConvPlan, threads: int) -> bool:
         """Whether a convolution in tiles of pixels takes each tile of each block as a task: where its blocks would

@@ -38,8 +38,11 @@ equal part of one row (AVX-512 at stride 2 into OW 28: halves, 14x32, where the 
 has the same constant distances along its row.
 
 Where the input pixels of such a tile are a multiple of an L1 way apart (AVX-512, 3x3 stride 2 from 512 channels: 4
-KiB, all 14 pixels in one set of 12 ways), the kernel first copies its input into a buffer whose pixels are one cache
-line longer and reads that (:func:`.conv._pixel_tiles` weighs the copy against the tiles' saving). Emerald Rapids VM,
+KiB, all 14 pixels in one set of 12 ways), the tiles read an input whose pixels are one cache line longer
+(:func:`.conv._pixel_tiles` weighs the copy against the tiles' saving). In a compiled program
+cpu-spread-conv-inputs has made the convolution's bordered input so before the memory plan placed it, and the kernel
+reads it where it is; given a contiguous input (linalg on its own, not planned), the kernel copies it into a buffer of
+its own first. Emerald Rapids VM,
 one core, every call of each in turn: 3x3/2 512->512 at 14x14 1.43x -> 1.12x onnxruntime's time (7x32 row tiles
 before), 1x1/2 1024->2048 at 14x14 1.20x -> 0.99x.
 """
@@ -225,7 +228,8 @@ def make_kernel(op: ir.Operation, plan: ConvPlan, spec: KernelSpec, threads: int
 
 def _spread(kernel: _Kernel, extra: int) -> ir.Value:
     """Copy the kernel's input into a buffer of ``extra`` more channels per pixel (:attr:`.conv.ConvPlan.spread`),
-    which the tiles then read through a view of its first channels; the buffer, to free after them."""
+    which the tiles then read through a view of its first channels; the buffer, to free after them. Only where the
+    input came contiguous: in a planned program cpu-spread-conv-inputs has spread it already (no heap at run time)."""
     shape = ir.MemRefType(kernel.src.type).shape
     wide = memref.alloc(ir.MemRefType.get([*shape[:3], shape[3] + extra], ir.F32Type.get()), [], [],
                         alignment=ALIGNMENT)

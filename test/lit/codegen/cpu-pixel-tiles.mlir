@@ -280,7 +280,8 @@ func.func @half_rows(%x: memref<1x57x57x32xf32>, %w: memref<2x3x3x32x32xf32>, %y
 // AVX-512, 3x3 stride 2 from 512 channels into 7x7: neighbouring output pixels read input pixels 4 KiB apart, so the
 // 14 pixels of two whole rows would share one L1 set (12 ways) and the 7x32 row tiles stayed. The input is copied once
 // into a buffer whose pixels are one cache line longer (528 channels), where the 14 pixels spread over the sets; the
-// tiles of two whole rows read its view of 512 channels; the buffer is freed after the blocks.
+// tiles of two whole rows read its view of 512 channels; the buffer is freed after the blocks. (In a compiled program
+// cpu-spread-conv-inputs has given the bordered input those longer pixels before the memory plan: @spread_already.)
 // AVX512-LABEL: func.func @spread_pixels(
 // AVX512:       %[[WIDE:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x16x16x528xf32>
 // AVX512:       %[[VIEW:.+]] = memref.subview %[[WIDE]][0, 0, 0, 0] [1, 16, 16, 512] [1, 1, 1, 1]
@@ -301,6 +302,36 @@ func.func @spread_pixels(%x: memref<1x16x16x512xf32>, %w: memref<16x3x3x512x32xf
                                    affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %w : memref<1x16x16x512xf32>, memref<16x3x3x512x32xf32>) outs(%y : memref<1x7x7x16x32xf32>)
+      attrs = {glow.blocked_conv = array<i64: 2, 2>} {
+  ^bb0(%in: f32, %f: f32, %out: f32):
+    %0 = arith.mulf %in, %f : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// The same convolution on an input whose pixels are 528 channels apart already (the first 512 of
+// cpu-spread-conv-inputs' bordered input): the tiles of two whole rows read it where it is, nothing is copied or
+// allocated.
+// AVX512-LABEL: func.func @spread_already(
+// AVX512-SAME:  %[[X:[^:]+]]: memref<1x16x16x512xf32, strided<[135168, 8448, 528, 1]>>
+// AVX512-NOT:   memref.alloc
+// AVX512-NOT:   linalg.copy
+// AVX512:       scf.for %{{.+}} = %{{.+}} to %c3 step
+// AVX512:       memref.load %[[X]]
+// AVX512-COUNT-28: vector.fma {{.+}} : vector<16xf32>
+// AVX512-NOT:   vector.contract
+// AVX512-NOT:   memref.dealloc
+// AVX512:       return
+func.func @spread_already(%x: memref<1x16x16x512xf32, strided<[135168, 8448, 528, 1]>>, %w: memref<16x3x3x512x32xf32>, %y: memref<1x7x7x16x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x16x16x512xf32, strided<[135168, 8448, 528, 1]>>, memref<16x3x3x512x32xf32>) outs(%y : memref<1x7x7x16x32xf32>)
       attrs = {glow.blocked_conv = array<i64: 2, 2>} {
   ^bb0(%in: f32, %f: f32, %out: f32):
     %0 = arith.mulf %in, %f : f32

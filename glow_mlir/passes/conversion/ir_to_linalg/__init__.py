@@ -109,6 +109,7 @@ from .common import (
     INT8_REQUANT_ATTR,
     PACKED_MATMUL_ATTR,
     PREFIX,
+    SPREAD_ATTR,
     Operands,
     elementwise,
     index_constant,
@@ -118,7 +119,7 @@ from .common import (
 from .program import LOWERINGS, SCRATCH, ConvertIRToLinalg, check_legal, convert_program, scratch_types
 
 __all__ = ["ALIGNMENT", "BLOCKED_CONV_ATTR", "BOOL_STORAGE_BITS", "INT8_CONV_ATTR", "INT8_DEPTHWISE_ATTR",
-           "INT8_REQUANT_ATTR", "LOWERINGS",
-           "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS", "ConvertIRToLinalg", "Operands", "blocked_conv",
-           "channel_slice", "check_legal", "convert_program", "elementwise", "index_constant", "lower_conv2d",
-           "packed_matmul", "row_major_strides", "scratch_types", "storage_type"]
+           "INT8_REQUANT_ATTR", "LOWERINGS", "PACKED_MATMUL_ATTR", "PREFIX", "SCRATCH", "SHIFTED_POSITIONS",
+           "SPREAD_ATTR", "ConvertIRToLinalg", "Operands", "blocked_conv", "channel_slice", "check_legal",
+           "convert_program", "elementwise", "index_constant", "lower_conv2d", "packed_matmul", "row_major_strides",
+           "scratch_types", "storage_type"]

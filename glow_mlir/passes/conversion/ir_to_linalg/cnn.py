@@ -17,6 +17,7 @@ from .basic import fused_activation
 from .common import (
     BLOCKED_CONV_ATTR,
     INF,
+    SPREAD_ATTR,
     Lowering,
     Operands,
     _constant,
@@ -42,26 +43,37 @@ def _collapse(value: ir.Value, shape: Sequence[int], reassociation: Sequence[Seq
                                  [list(r) for r in reassociation])
 
 
-def _padded_type(src: ir.MemRefType, pads: Sequence[int], overhang: Sequence[int] = (0, 0)) -> list[ir.MemRefType]:
+def _padded_type(src: ir.MemRefType, pads: Sequence[int], overhang: Sequence[int] = (0, 0),
+                 spread: int = 0) -> list[ir.MemRefType]:
     """The scratch buffer holding the NHWC ``src`` inside a border: pads [top, left, bottom, right], the bottom and
-    right grown by ``overhang``; none when there is no border (the kernel reads ``src`` itself)."""
-    if not any(pads) and not any(overhang):
+    right grown by ``overhang``, each pixel ``spread`` channels longer (:data:`SPREAD_ATTR`); none when there is no
+    border and no spread (the kernel reads ``src`` itself)."""
+    if not any(pads) and not any(overhang) and not spread:
         return []
     top, left, bottom, right = pads
     n, h, w, c = src.shape
-    return [ir.MemRefType.get([n, top + h + bottom + overhang[0], left + w + right + overhang[1], c], src.element_type)]
+    return [ir.MemRefType.get([n, top + h + bottom + overhang[0], left + w + right + overhang[1], c + spread],
+                              src.element_type)]
+
+
+def _conv_scratch(op: ir.OpView) -> list[ir.MemRefType]:
+    """A conv2d's bordered input, its pixels spread where cpu-spread-conv-inputs says (:data:`SPREAD_ATTR`)."""
+    spread = ir.IntegerAttr(op.attributes[SPREAD_ATTR]).value if SPREAD_ATTR in op.attributes else 0
+    return _padded_type(_memref(op.src), op.pads, spread=spread)
 
 
 def _padded(new: Operands, src: ir.Value, pads: Sequence[int], value: float) -> ir.Value:
     """``src`` inside a border of ``value`` in the op's scratch buffer (:func:`_padded_type`), or ``src`` itself
-    when there is none."""
+    when there is none; of a scratch buffer with spread pixels, the view of its first C channels."""
     if not new.scratch:
         return src
     temp = new.scratch[0]
     top, left = pads[0], pads[1]
     m = _memref(src)
     n, h, w, c = m.shape
-    _, height, width, _ = _memref(temp).shape
+    _, height, width, wide = _memref(temp).shape
+    if wide > c:
+        temp = memref.subview(temp, [0, 0, 0, 0], [n, height, width, c], [1, 1, 1, 1])
     fill = _constant(m.element_type, value)
     # the interior first, as an elementwise copy right after whatever wrote src: linalg-outline-kernels may then make
     # it the last update of that kernel, which writes the interior directly (src is never written)
@@ -350,7 +362,7 @@ LOWERINGS: dict[str, Lowering] = {
 
 #: the scratch buffers of this family's kernels (:data:`.program.SCRATCH`)
 SCRATCH: dict[str, Callable[[ir.OpView], list[ir.MemRefType]]] = {
-    "conv2d": lambda op: _padded_type(_memref(op.src), op.pads),
+    "conv2d": _conv_scratch,
     "max_pool": _pool_scratch,
     "avg_pool": _pool_scratch,
     "local_response_norm": _lrn_scratch,

@@ -20,6 +20,10 @@ INF = float("inf")
 BOOL_STORAGE_BITS = 8
 #: marks the generic of a convolution on a packed filter (:func:`blocked_conv`) and holds its strides
 BLOCKED_CONV_ATTR = "glow.blocked_conv"
+#: on a glowir conv2d (set by cpu-spread-conv-inputs before the memory plan): the channels its bordered input's
+#: pixels carry beyond its own, so that the pixels a register tile reads fall into different L1 sets; the scratch
+#: buffer (:func:`.cnn._padded_type`) is that much wider and the convolution reads its first C channels
+SPREAD_ATTR = "glow.spread_channels"
 #: marks the generic of a matmul on weights packed in column panels (:func:`.basic.packed_matmul`)
 PACKED_MATMUL_ATTR = "glow.packed_matmul"
 #: marks the generic of an int8 convolution on a filter packed for a dot-product instruction
