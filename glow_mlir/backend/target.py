@@ -31,6 +31,10 @@ SUPPORTED_ARCHS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", 
                    "thumbv8.1m.main": "thumbv8.1m.main"}
 #: the names of the host's CPU wherever a target CPU is given (the empty name too: none given)
 HOST_CPU_NAMES = ("", "native", "host")
+#: the environment variable that names a CPU to stand in for this machine's (:func:`host`): code for the host, the
+#: compile cache and the tests then take that CPU, one this machine can run (``znver3`` or ``haswell`` on an AVX-512
+#: machine: the test suite as an AVX2-only host sees it)
+HOST_CPU_ENV = "GLOW_MLIR_HOST_CPU"
 #: cache sizes assumed for a named CPU that :data:`NAMED_CACHES` does not list: common to current x86 and ARM
 #: server cores
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20}
@@ -229,15 +233,35 @@ def _registers(triple: str, bits: int) -> int:
 
 @functools.cache
 def host() -> Target:
-    """This machine, as LLVM sees it."""
+    """This machine, as LLVM sees it; or the CPU that :data:`HOST_CPU_ENV` names in its place, with that CPU's own
+    features and caches (:data:`NAMED_CACHES`)."""
     if llvm_api.library() is None:
         raise CompileError("LLVM's C API is not available: cannot describe the host")
     triple = llvm_api.host_triple()
     cpu = llvm_api.host_cpu()
     features = llvm_api.host_features()
     bits, fma = _probe(triple, cpu, features)
-    return Target(triple, cpu, features, bits, _registers(triple, bits), fma,
+    here = Target(triple, cpu, features, bits, _registers(triple, bits), fma,
                   _int8_dot(features), _caches(), host=True, l1_ways=_l1_ways())
+    stand_in = os.environ.get(HOST_CPU_ENV, "")
+    return _stand_in(here, stand_in) if stand_in and stand_in != cpu else here
+
+
+def _stand_in(here: Target, cpu: str) -> Target:
+    """``cpu`` as the host in place of ``here``: an error unless LLVM knows it and this machine runs its code."""
+    if cpu not in valid_cpus(here.triple):
+        raise CompileError(f"{HOST_CPU_ENV}={cpu}: not a CPU LLVM knows for {here.triple} (`llc -mtriple={here.triple} "
+                           f"-mcpu=help` lists them)")
+    bits, fma = _probe(here.triple, cpu, "")
+    caches, ways = named_caches(cpu)
+    target = Target(here.triple, cpu, "", bits, _registers(here.triple, bits), fma, _named_int8_dot(here.triple, cpu),
+                    caches, host=True, l1_ways=ways)
+    missing = [n for n in target.int8_dot if n not in here.int8_dot]
+    if bits > here.vector_bits or (fma and not here.fma) or missing:
+        raise CompileError(f"{HOST_CPU_ENV}={cpu}: this machine's CPU ({here.cpu}) cannot run its code (it has "
+                           f"{here.vector_bits}-bit vectors{'' if here.fma else ', no FMA'}"
+                           f"{', no ' + ', '.join(missing) if missing else ''})")
+    return target
 
 
 def cannot_run(target: Target) -> str:

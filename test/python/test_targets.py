@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 
 import numpy as np
@@ -95,6 +96,41 @@ def test_code_using_int8_dot_products_the_host_lacks_is_refused_for_the_jit(monk
     assert targets.cannot_run(targets.named("haswell", here.triple)) == ""
     monkeypatch.setattr(targets, "host", lambda: dataclasses.replace(zen3, cpu="alderlake", int8_dot=("avxvnni",)))
     assert targets.cannot_run(targets.named("alderlake", here.triple)) == ""
+
+
+@needs_avx2
+def test_a_named_cpu_stands_in_for_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GLOW_MLIR_HOST_CPU: the host as another CPU this machine runs (the suite as an AVX2 machine sees it, on an
+    AVX-512 one): that CPU's name, features, lanes and caches for the JIT, the kernels and the compile cache; a name
+    LLVM does not know, or a CPU whose code this machine cannot run, is an error that names the variable."""
+    real, given = targets.host(), os.environ.get(targets.HOST_CPU_ENV)  # the suite may run with a stand-in itself
+    try:
+        monkeypatch.setenv(targets.HOST_CPU_ENV, "haswell")
+        targets.host.cache_clear()
+        host = targets.host()
+        assert (host.cpu, host.features, host.isa, host.vector_registers, host.host) == ("haswell", "", "avx2", 16, True)
+        assert (host.caches["l1d"], host.l1_ways, host.caches["l2"]) == (32 << 10, 8, 256 << 10)
+        assert targets.named("native") == host and host.key() != real.key()
+        model = _conv_model((1, 64, 7, 7), 128, 3)  # AVX2's tiles of pixels, 5 x 16 over 49
+        compiled = glow_mlir.compile(model, threads=1, cache=False)
+        # AVX2's blocks of 16 filters, in chunks of 32 input channels on haswell's 8-way L1 (not on a 12-way host's)
+        assert "tensor<8x2x3x3x32x16xf32>" in compiled.stage("lower").text
+        x = RNG.standard_normal((1, 64, 7, 7)).astype(np.float32)
+        want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+        np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-4 * 9 * 64)
+        monkeypatch.setenv(targets.HOST_CPU_ENV, "pentium9000")
+        targets.host.cache_clear()
+        with pytest.raises(CompileError, match="GLOW_MLIR_HOST_CPU=pentium9000: not a CPU LLVM knows"):
+            targets.host()
+        if real.isa == "avx2" and not given:
+            monkeypatch.setenv(targets.HOST_CPU_ENV, "skylake-avx512")
+            targets.host.cache_clear()
+            with pytest.raises(CompileError, match="cannot run its code .it has 256-bit vectors"):
+                targets.host()
+    finally:
+        monkeypatch.undo()
+        targets.host.cache_clear()
+    assert targets.host() == real
 
 
 def _conv_model(shape: tuple[int, int, int, int], f: int, k: int, stride: int = 1, group: int = 1) -> onnx.ModelProto:
