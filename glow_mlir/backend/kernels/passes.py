@@ -166,6 +166,8 @@ class SpreadConvInputs(TargetOptions, Pass):
             if plan.spread:
                 op.attributes[SPREAD_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, op.context),
                                                                 plan.spread)
+            elif SPREAD_ATTR in op.attributes:  # decided before for other threads or another target
+                del op.attributes[SPREAD_ATTR]
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ func.func @pointwise_unpadded() attributes {glowir.inputs = ["x"], glowir.output
 // -----
 
 // Negative: a filter the packing left HWCF (its kernel is the row tiles of linalg's named convolution), and a packed
-// one whose input pixels 1 KiB apart spread over the sets as they are.
+// one whose input pixels 1 KiB apart spread over the sets as they are (its mark from an earlier decision removed).
 // CHECK-LABEL: func.func @not_spread
 // CHECK-NOT:   glow.spread_channels
 // CHECK:       return
@@ -103,6 +103,6 @@ func.func @not_spread() attributes {glowir.inputs = ["x", "z"], glowir.outputs =
   %v = "glowir.weight_var"() {mutability = "const", name = "v", value = dense<0.5> : tensor<16x3x3x128x32xf32>} : () -> memref<16x3x3x128x32xf32>
   %z = "glowir.weight_var"() {mutability = "mutable", name = "z"} : () -> memref<1x14x14x128xf32>
   %u = "glowir.weight_var"() {mutability = "mutable", name = "u"} : () -> memref<1x7x7x512xf32>
-  "glowir.conv2d"(%u, %z, %v, %b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (memref<1x7x7x512xf32>, memref<1x14x14x128xf32>, memref<16x3x3x128x32xf32>, memref<512xf32>) -> ()
+  "glowir.conv2d"(%u, %z, %v, %b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1, glow.spread_channels = 16} : (memref<1x7x7x512xf32>, memref<1x14x14x128xf32>, memref<16x3x3x128x32xf32>, memref<512xf32>) -> ()
   return
 }
