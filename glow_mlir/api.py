@@ -451,8 +451,7 @@ def emit_bundle(models: ModelLike | Sequence[ModelLike], directory: str | os.Pat
     and each network's stages (import to codegen; partition when asked)."""
     bo = bundle_options or BundleOptions()
     options = options or CompileOptions()
-    native = targets.host().cpu if os.environ.get(targets.HOST_CPU_ENV) else "native"  # a stand-in host by name
-    bundle_cpu = native if bo.target_cpu in targets.HOST_CPU_NAMES else bo.target_cpu  # llc's name of the host's
+    bundle_cpu = targets.llc_host_name() if bo.target_cpu in targets.HOST_CPU_NAMES else bo.target_cpu
     if bundle_cpu != "native" and not options.target_cpu:
         options = dataclasses.replace(options, target_cpu=bundle_cpu)  # the kernels' tiles follow the bundle's CPU
     # one thread unless asked: a bundle's threads are fixed when it is compiled, not the host's core count

@@ -92,8 +92,7 @@ def node_lowering(target_cpu: str = "", target_triple: str = "") -> list[Element
 def memory_planning(threads: int = 1, target_cpu: str = "", target_triple: str = "") -> list[Element]:
     """The memory-planning stage, the convolutions' spread inputs decided as codegen's kernels for ``threads`` cores
     of the target (default: host) will read them."""
-    entries = [(f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
-                if spec == "cpu-spread-conv-inputs" and threads > 1 else spec, why)
+    entries = [(_kernel_threads(spec, threads) if spec == "cpu-spread-conv-inputs" and threads > 1 else spec, why)
                for spec, why in pipelines.MEMORY_PLANNING]
     return _elements(_with_options(entries, target_options(target_cpu, target_triple)))
 
@@ -151,6 +150,11 @@ def _index32(entries: list[Entry]) -> list[Entry]:
     return out
 
 
+def _kernel_threads(spec: str, threads: int) -> str:
+    """A pass that decides the kernels' tasks, with ``threads`` and :data:`PARALLEL_FLOPS`."""
+    return f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
+
+
 def _threaded(threads: int) -> list[Entry]:
     if threads == 1:
         return list(pipelines.CODEGEN)
@@ -161,7 +165,7 @@ def _threaded(threads: int) -> list[Entry]:
                     f"bytes-per-thread={PARALLEL_BYTES // 2}}}")
             entries += [(pool if s == "cpu-parallel-to-pool" else s, w) for s, w in pipelines.PARALLEL]
         if spec in ("cpu-tile-kernels", "cpu-int8-kernels"):
-            spec = f"{spec}{{threads={threads} parallel-flops={PARALLEL_FLOPS}}}"
+            spec = _kernel_threads(spec, threads)
         elif spec == "cpu-vectorize-rest":
             spec = f"{spec}{{threads={threads} parallel-bytes={PARALLEL_BYTES}}}"
         entries.append((spec, why))

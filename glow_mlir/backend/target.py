@@ -247,6 +247,12 @@ def host() -> Target:
     return _stand_in(here, stand_in) if stand_in and stand_in != cpu else here
 
 
+def llc_host_name() -> str:
+    """The CPU name that makes llc generate code for the host: ``native``, or the CPU that :data:`HOST_CPU_ENV`
+    makes stand in for it."""
+    return host().cpu if os.environ.get(HOST_CPU_ENV) else "native"
+
+
 def _stand_in(here: Target, cpu: str) -> Target:
     """``cpu`` as the host in place of ``here``: an error unless LLVM knows it and this machine runs its code."""
     if cpu not in valid_cpus(here.triple):

@@ -738,10 +738,14 @@ def whole_rows(ow: int, plan: ConvPlan, spec: KernelSpec) -> bool:
 
 
 def blocked_flops(op: ir.Operation) -> int:
-    """2 x the multiply-adds of ``op``, a convolution generic on a packed filter ``[F / B, KH, KW, C, B]`` into dest
-    ``[N, OH, OW, F / B, B]``: every output element takes one filter block's window."""
-    filt = ir.MemRefType(op.operands[1].type).shape
-    return 2 * math.prod(ir.MemRefType(op.operands[2].type).shape) * math.prod(filt[1:-1])
+    """2 x the multiply-adds of ``op``, a convolution generic on a packed filter (:func:`packed_flops`)."""
+    return packed_flops(ir.MemRefType(op.operands[2].type).shape, ir.MemRefType(op.operands[1].type).shape)
+
+
+def packed_flops(output: list[int], filt: list[int]) -> int:
+    """2 x the multiply-adds of a convolution into ``output`` ``[N, OH, OW, F / B, B]`` on a packed filter ``[F / B,
+    KH, KW, C, B]`` or ``[F / B, C / Cc, KH, KW, Cc, B]``: every output element takes one block's KH x KW x C window."""
+    return 2 * math.prod(output) * math.prod(filt[1:-1])
 
 
 def flops(op: ir.Operation) -> int:

@@ -161,8 +161,8 @@ class SpreadConvInputs(TargetOptions, Pass):
             output = [*dest.shape[:3], geometry[0], geometry[-1]]
             plan = conv.blocked_plan([n, top + h + bottom, left + w + right, c], geometry, output,
                                      list(view.strides), spec)
-            flops = 2 * math.prod(output) * math.prod(geometry[1:4])
-            plan = threaded_plan(plan, output[2], flops, spec, self.threads, self.parallel_flops)
+            plan = threaded_plan(plan, output[2], conv.packed_flops(output, filt.shape), spec, self.threads,
+                                 self.parallel_flops)
             if plan.spread:
                 op.attributes[SPREAD_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, op.context),
                                                                 plan.spread)
