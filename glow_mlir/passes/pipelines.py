@@ -128,6 +128,8 @@ CODEGEN: list[Entry] = [
     ("one-shot-bufferize", "the islands back onto the buffers they borrowed, in place (nothing else holds tensors)"),
     ("func.func(canonicalize,cse,canonicalize)", "bufferization leaves self-copies of tile views: CSE makes both "
      "sides one value, the second canonicalize erases them"),
+    ("cpu-forward-transfers", "a fused kernel's accumulators read back the bias it just wrote into its tile: they take "
+     "the written vector instead"),
     ("cpu-lower-vectors", "vector.contract -> FMA rows, transfers -> 1-D loads and stores"),
     ("func.func(convert-linalg-to-loops)", "scalar loops for everything that is not a kernel"),
     ("func.func(canonicalize,cse)", "clean the loop nests before leaving structured control flow"),

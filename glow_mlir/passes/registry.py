@@ -133,6 +133,7 @@ PASSES: dict[str, str] = {
     "cpu-spread-conv-inputs": "glow_mlir.backend.kernels.passes:SpreadConvInputs",
     "cpu-int8-kernels": "glow_mlir.backend.kernels.passes:Int8Kernels",
     "cpu-tile-kernels": "glow_mlir.backend.kernels.passes:TileKernels",
+    "cpu-forward-transfers": "glow_mlir.backend.kernels.forward_transfers:ForwardTransfers",
     "cpu-lower-vectors": "glow_mlir.backend.kernels.passes:LowerVectors",
     "cpu-fma-contract": "glow_mlir.backend.kernels.passes:FmaContract",
     "cpu-vectorize-rest": "glow_mlir.backend.kernels.passes:VectorizeRest",

@@ -160,14 +160,14 @@ def test_fused_model_matches_the_reference(name: str, threads: int) -> None:
     np.testing.assert_allclose(compiled(x), want, rtol=RTOL, atol=ATOL * reduction)
 
 
-def _kernels(model: onnx.ModelProto) -> str:
-    """The module after cpu-tile-kernels for an AVX-512 CPU (8x32 matmul tiles, on B as it is or on constant weights
-    packed in panels: both fuse), from the model's planned glowir."""
+def _kernels(model: onnx.ModelProto, last: str = "cpu-tile-kernels", before: bool = False) -> str:
+    """The module after codegen pass ``last`` (or right ``before`` it) for an AVX-512 CPU (8x32 matmul tiles, on B as
+    it is or on constant weights packed in panels: both fuse), from the model's planned glowir."""
     lowered = lower_model(model, CompileOptions(threads=1, target_cpu="skylake-avx512"), until="iropt")
     codegen = cpu.codegen(1, "skylake-avx512")
-    upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == "cpu-tile-kernels")
+    upto = next(i for i, e in enumerate(codegen) if getattr(e, "name", None) == last)
     with lowered.ctx:
-        run_pipeline(lowered.module.operation, codegen[: upto + 1])
+        run_pipeline(lowered.module.operation, codegen[: upto + (0 if before else 1)])
         return str(lowered.module)
 
 
@@ -184,6 +184,28 @@ def test_the_epilogue_is_in_the_contraction_loops(name: str) -> None:
     # a generic left on memrefs is the copy of the network's input into the first convolution's padded buffer
     bodies = re.findall(r"linalg\.generic .*?\{\n\s*\^bb0\((%\w+): f32, %\w+: f32\):\n\s*linalg\.yield (%\w+)", text)
     assert text.count("linalg.generic") == len(bodies) and all(a == b for a, b in bodies), text
+
+
+def _reads_back(text: str) -> int:
+    """How many vector.transfer_read ops read, at the same indices, the buffer the transfer_write right before them
+    wrote."""
+    write = re.compile(r"^\s*vector\.transfer_write %[\w#]+, (%[\w#]+)(\[[^\]]*\])")
+    read = re.compile(r"^\s*%[\w#]+ = vector\.transfer_read (%[\w#]+)(\[[^\]]*\])")
+    lines = text.splitlines()
+    return sum(1 for a, b in zip(lines, lines[1:])
+               if (w := write.match(a)) and (r := read.match(b)) and w.groups() == r.groups())
+
+
+@pytest.mark.parametrize("name", ["conv-bias-relu", "conv-bias-relu-blocked", "conv-add-relu", "conv-project-add"])
+def test_fused_accumulators_start_from_the_bias_in_registers(name: str) -> None:
+    # bufferized, a fused island writes the bias into its output tile and reads it straight back as the
+    # accumulators; cpu-forward-transfers hands them the written vector (LLVM did not always: resnet18's residual
+    # convolutions loaded them back from lines still being stored)
+    model = MODELS[name]()[0]
+    assert _reads_back(_kernels(model, "cpu-forward-transfers", before=True)) > 0
+    after = _kernels(model, "cpu-forward-transfers")
+    assert _reads_back(after) == 0, after
+    assert "vector.shape_cast" in after
 
 
 @pytest.mark.parametrize("name", ["conv-relu6", "conv-project-add", "conv-pieces-add", "conv-blocked-project-add",

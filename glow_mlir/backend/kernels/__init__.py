@@ -9,6 +9,8 @@ class (and a way to cover shapes the tiles do not divide).
 - :mod:`.approx`: f32 exp, erf and tanh as polynomials (``cpu-approximate-math``).
 - :mod:`.epilogue`: either of them with the bias that initializes its output and the elementwise updates after it
   (activation, residual add), fused into its loop nest.
+- :mod:`.forward_transfers`: a vector read of what a vector write just before it stored takes the written vector
+  (``cpu-forward-transfers``: a fused kernel's accumulators start from its bias in registers).
 
 :mod:`.passes` applies them in the codegen pipeline (``cpu-tile-kernels``, ``cpu-vectorize-rest``,
 ``cpu-approximate-math``, ``cpu-lower-vectors``, ``cpu-fma-contract``); :mod:`.transform` holds the transform-dialect
