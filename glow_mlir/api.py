@@ -155,6 +155,11 @@ class CompiledModel:
         self.cache = cache
         self._jit = jit
         self._ctx = ctx  # keeps the MLIR objects of the JIT alive (None: loaded machine code, no MLIR objects)
+        # what every call checks, worked out once: a small model's call costs microseconds (seed_linear_sigmoid: the
+        # code 0.3 us, the call 4 us), and the names and shapes were rebuilt on each
+        self._input_names = _graph_names(self.inputs, self.input_layouts)
+        self._output_names = _graph_names(self.outputs, self.output_layouts)
+        self._expected = {s.name: (tuple(s.shape), np.dtype(s.dtype)) for s in self.inputs}
 
     @property
     def memory(self) -> MemoryLayout | None:
@@ -173,12 +178,12 @@ class CompiledModel:
     @property
     def input_names(self) -> list[str]:
         """The graph's input names in order (a sequence or optional input once)."""
-        return _graph_names(self.inputs, self.input_layouts)
+        return list(self._input_names)
 
     @property
     def output_names(self) -> list[str]:
         """The graph's output names in order (a sequence or optional output once)."""
-        return _graph_names(self.outputs, self.output_layouts)
+        return list(self._output_names)
 
     def run(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """Run on named inputs; returns the outputs by name. The code reads the input arrays where they are (a
@@ -202,7 +207,7 @@ class CompiledModel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Outputs for positional and/or named inputs: one array, or a tuple for several outputs."""
-        names = self.input_names
+        names = self._input_names
         if len(args) > len(names):
             raise InputError(f"{self.name}: {len(args)} inputs given, the model takes {len(names)}")
         named = dict(zip(names, args))
@@ -211,11 +216,28 @@ class CompiledModel:
                 raise InputError(f"{self.name}: input '{k}' given twice")
             named[k] = v
         out = self.run(named)
-        values = tuple(out[n] for n in self.output_names)
+        values = tuple(out[n] for n in self._output_names)
         return values[0] if len(values) == 1 else values
 
     def _check_inputs(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        expected = {s.name: s for s in self.inputs}
+        expected = self._expected
+        if len(inputs) != len(expected) or any(n not in inputs for n in expected):
+            self._wrong_names(inputs)
+        checked = {}
+        for name, (shape, dtype) in expected.items():
+            value = inputs[name]
+            if type(value) is not np.ndarray:
+                value = np.asarray(value)
+            if value.shape != shape:
+                raise InputError(f"{self.name}: input '{name}' has shape {list(value.shape)}, expected {list(shape)}")
+            if value.dtype != dtype:
+                raise InputError(f"{self.name}: input '{name}' has dtype {value.dtype}, expected {dtype}")
+            checked[name] = value  # the JIT makes it C-contiguous (np.ascontiguousarray would make a scalar 1-D)
+        return checked
+
+    def _wrong_names(self, inputs: dict[str, np.ndarray]) -> None:
+        """Raise the InputError that names the unknown and the missing inputs."""
+        expected = self._expected
         unknown = sorted(set(inputs) - set(expected))
         missing = [n for n in expected if n not in inputs]
         if unknown or missing:
@@ -226,16 +248,6 @@ class CompiledModel:
                 parts.append(f"missing input {', '.join(repr(m) for m in missing)}")
             names = ", ".join(expected) or "none"
             raise InputError(f"{self.name}: {'; '.join(parts)} (the model's inputs: {names})")
-        checked = {}
-        for name, spec in expected.items():
-            value = np.asarray(inputs[name])
-            if tuple(value.shape) != tuple(spec.shape):
-                raise InputError(f"{self.name}: input '{name}' has shape {list(value.shape)}, "
-                                 f"expected {list(spec.shape)}")
-            if value.dtype != spec.dtype:
-                raise InputError(f"{self.name}: input '{name}' has dtype {value.dtype}, expected {spec.dtype}")
-            checked[name] = value  # the JIT makes it C-contiguous (np.ascontiguousarray would make a scalar 1-D)
-        return checked
 
 
 def _graph_names(specs: Sequence[TensorSpec], layouts: Sequence[Layout]) -> list[str]:

@@ -107,6 +107,17 @@ def test_call_positionally_and_by_name(two_outputs):
     assert [s.name for s in two_outputs.inputs] == ["a", "b"]
 
 
+def test_the_name_lists_are_the_callers_own(two_outputs):
+    # the names are worked out once for every call to check against: what the caller does to a list it got
+    # changes nothing
+    two_outputs.input_names.append("c")
+    two_outputs.output_names.clear()
+    assert two_outputs.input_names == ["a", "b"] and two_outputs.output_names == ["y1", "y2"]
+    y1, y2 = two_outputs(np.array([-1.0, 2.0], np.float32), np.ones(2, np.float32))
+    np.testing.assert_array_equal(y1, [0.0, 2.0])
+    np.testing.assert_array_equal(y2, [-2.0, 1.0])
+
+
 def test_repeated_calls_do_not_alias(two_outputs):
     a, b = np.array([1.0, 2.0], np.float32), np.zeros(2, np.float32)
     first, _ = two_outputs(a, b)
