@@ -58,12 +58,8 @@ def _covered(op: ir.Operation, value: ir.Value) -> list[int] | None:
 
 def _parts(op: ir.Operation) -> tuple[ir.Value, list[ir.Value]] | None:
     """(buffer, indices) of an unmasked, in-bounds transfer on a memref."""
-    if op.name == READ:
-        t = op.opview
-        base, indices, masked = t.base, list(t.indices), t.mask is not None
-    else:
-        t = op.opview
-        base, indices, masked = t.base, list(t.indices), t.mask is not None
+    t = op.opview  # vector.TransferReadOp or TransferWriteOp: both name them so
+    base, indices, masked = t.base, list(t.indices), t.mask is not None
     if masked or not isinstance(base.type, ir.MemRefType) or not _in_bounds(op):
         return None
     return base, indices
