@@ -205,6 +205,13 @@ TRANSPOSES = [
     pytest.param((2, 2, 5, 3), [0, 2, 3, 1], id="two-channels-of-3-pixels"),
     pytest.param((4, 7, 33), [0, 2, 1], id="seven-channels"),
     pytest.param((1, 12, 9, 9), [0, 2, 3, 1], id="twelve-channels"),
+    # and back: pixels of fewer channels than the lanes into channel rows (NHWC -> NCHW of a network's few-class
+    # output), runs of whole vectors of pixels and the pixels left over
+    pytest.param((1, 14, 37, 8), [0, 3, 1, 2], id="pixels-to-eight-channel-rows"),
+    pytest.param((2, 5, 7, 3), [0, 3, 1, 2], id="pixels-to-three-channel-rows"),
+    pytest.param((4, 33, 7), [0, 2, 1], id="pixels-to-seven-channel-rows"),
+    pytest.param((1, 9, 9, 12), [0, 3, 1, 2], id="pixels-to-twelve-channel-rows"),
+    pytest.param((2, 3, 2, 5), [0, 3, 1, 2], id="pixels-to-five-channel-rows-of-6"),
     # as many channels as AVX2's lanes onto rows they do not divide: blocks masked along the rows
     pytest.param((1, 8, 12, 12), [0, 2, 3, 1], id="eight-channels-of-12-columns"),
     pytest.param((2, 8, 3, 12), [0, 2, 3, 1], id="eight-channels-of-36-pixels"),

@@ -616,8 +616,9 @@ class VectorizeRest(TargetOptions, Pass):
                 schedule.apply(module, lambda root: vectorize.generalize(root, list(vectorize.NAMED)))
             lanes = self.kernel_spec().lanes
             copies: list[ir.Operation] = []
-            vectorize.walk_top_level(module, lambda op: copies.append(op) if interleave.interleaved(op, lanes) else None)
-            for op in copies:  # channel rows into pixels: vectors of whole runs of pixels (interleave.py)
+            vectorize.walk_top_level(module, lambda op: copies.append(op) if interleave.interleaved(op, lanes)
+                                     or interleave.deinterleaved(op, lanes) else None)
+            for op in copies:  # channel rows into pixels and back: vectors of whole runs of pixels (interleave.py)
                 parallel = self.threads > 1 and vectorize.nbytes(op) >= self.parallel_bytes
                 interleave.make_kernel(op, lanes, self.threads if parallel else 1)
             keys = vectorize.tag(module, lanes, self.threads, self.parallel_bytes)

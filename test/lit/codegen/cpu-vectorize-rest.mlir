@@ -230,6 +230,54 @@ func.func @transpose_with_arithmetic(%a: memref<1x3x8x32xf32>, %b: memref<1x8x32
 
 // -----
 
+// NHWC -> NCHW of 8 channels, fewer than the lanes (interleave.py, the other way): each step loads 16 pixels' 128
+// contiguous elements once from the input seen as rows of W x 8, takes each channel's 16 lanes out with one
+// shuffle (lanes 0, 8, 16, ... for channel 0) and stores them into the channel's row; rows of 20 pixels: one step of
+// 16, then the 4 left over as one step of 32 elements. No element is stored on its own.
+// CHECK-LABEL: func.func @pixels_to_channel_rows(
+// CHECK-SAME:  %[[A:[^:]+]]: memref<1x6x20x8xf32>, %[[B:[^:]+]]: memref<1x8x6x20xf32>
+// CHECK:       %[[FLAT:.+]] = memref.collapse_shape %[[A]] {{\[}}[0], [1], [2, 3]] : memref<1x6x20x8xf32> into memref<1x6x160xf32>
+// CHECK:       scf.for
+// CHECK:         %[[PIX:.+]] = vector.load %[[FLAT]][{{.+}}] : memref<1x6x160xf32>, vector<128xf32>
+// CHECK:         %[[C0:.+]] = vector.shuffle %[[PIX]], %[[PIX]] [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120] : vector<128xf32>, vector<128xf32>
+// CHECK:         vector.store %[[C0]], %[[B]][%{{.+}}, %c0{{.*}}, %{{.+}}, %{{.+}}] : memref<1x8x6x20xf32>, vector<16xf32>
+// CHECK-COUNT-7: vector.store %{{.+}}, %[[B]]{{.+}} vector<16xf32>
+// CHECK:       scf.for
+// CHECK:         vector.load %[[FLAT]][{{.+}}] : memref<1x6x160xf32>, vector<32xf32>
+// CHECK-COUNT-8: vector.store %{{.+}}, %[[B]]{{.+}} vector<4xf32>
+// CHECK-NOT:   memref.store
+// CHECK-NOT:   linalg.
+// CHECK:       return
+func.func @pixels_to_channel_rows(%a: memref<1x6x20x8xf32>, %b: memref<1x8x6x20xf32>) {
+  linalg.transpose ins(%a : memref<1x6x20x8xf32>) outs(%b : memref<1x8x6x20xf32>) permutation = [0, 3, 1, 2]
+  return
+}
+
+// -----
+
+// Negative: the input's pixels are not C apart (8 channels of a 16-channel buffer): a run of pixels is no run of
+// memory, so the transpose keeps the generic plan.
+// CHECK-LABEL: func.func @pixels_of_a_channel_slice(
+// CHECK-NOT:   vector<128xf32>
+// CHECK:       return
+func.func @pixels_of_a_channel_slice(%a: memref<1x6x20x8xf32, strided<[1920, 320, 16, 1]>>, %b: memref<1x8x6x20xf32>) {
+  linalg.transpose ins(%a : memref<1x6x20x8xf32, strided<[1920, 320, 16, 1]>>) outs(%b : memref<1x8x6x20xf32>) permutation = [0, 3, 1, 2]
+  return
+}
+
+// -----
+
+// Negative: 16 channels are as many as the lanes: the transpose in 16 x 16 blocks, not this.
+// CHECK-LABEL: func.func @pixels_to_sixteen_channel_rows(
+// CHECK-NOT:   vector<256xf32>
+// CHECK:       return
+func.func @pixels_to_sixteen_channel_rows(%a: memref<1x6x32x16xf32>, %b: memref<1x16x6x32xf32>) {
+  linalg.transpose ins(%a : memref<1x6x32x16xf32>) outs(%b : memref<1x16x6x32xf32>) permutation = [0, 3, 1, 2]
+  return
+}
+
+// -----
+
 // A transpose of two long dims, each a whole number of vectors: 16 x 16 blocks, each read as 16 rows of the input
 // and written as 16 rows of the output, transposed in registers by two-source shuffles. The loop along the output's
 // rows (the input's columns) is the outer one.
@@ -264,10 +312,14 @@ func.func @transpose_uneven(%a: memref<64x40xf32>, %b: memref<40x64xf32>) {
 
 // -----
 
-// Negative: the input's rows (8) are shorter than a vector: the vectors stay along the output's rows.
+// The input's rows (8) are shorter than a vector: pixels of 8 channels taken apart into channel rows
+// (interleave.py), four steps of 16 pixels, no gather along the input's columns.
 // CHECK-LABEL: func.func @transpose_short_rows(
-// CHECK-NOT:   vector.shuffle
-// CHECK:       vector.transfer_read {{.*}} memref<64x1xf32, {{.*}}>, vector<64xf32>
+// CHECK:       memref.collapse_shape %{{.+}} {{\[}}[0, 1]] : memref<64x8xf32> into memref<512xf32>
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %c4
+// CHECK:         vector.load {{.*}} : memref<512xf32>, vector<128xf32>
+// CHECK-COUNT-8: vector.store {{.*}} : memref<8x64xf32>, vector<16xf32>
+// CHECK-NOT:   vector.transfer_read
 // CHECK-NOT:   linalg.
 func.func @transpose_short_rows(%a: memref<64x8xf32>, %b: memref<8x64xf32>) {
   linalg.transpose ins(%a : memref<64x8xf32>) outs(%b : memref<8x64xf32>) permutation = [1, 0]
