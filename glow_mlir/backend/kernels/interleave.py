@@ -130,9 +130,16 @@ def _indices(r: ir.Value, extents: list[int]) -> list[ir.Value]:
     return indices
 
 
-def _spread(items: int, threads: int, run: Callable[[ir.Value], None]) -> None:
-    """``run(i)`` for ``i`` in ``[0, items)``: a loop, or with ``threads`` above 1 as many tasks of consecutive
-    items."""
+def _each_run(rows: int, pixels: int, lanes: int, threads: int,
+              step: Callable[[ir.Value, ir.Value, int], None]) -> None:
+    """``step(row, x, width)`` for the runs of ``lanes`` pixels of each of ``rows`` rows of ``pixels`` as one loop
+    (with ``threads`` above 1, as many tasks of consecutive runs), then for each row's pixels left over."""
+    runs, rest = divmod(pixels, lanes)
+    items = rows * runs
+
+    def run(i: ir.Value) -> None:  # run i % runs of row i / runs
+        step(arith.divui(i, _index(runs)), arith.muli(arith.remui(i, _index(runs)), _index(lanes)), lanes)
+
     if threads > 1 and items >= threads:
         share = -(-items // threads)
 
@@ -143,6 +150,8 @@ def _spread(items: int, threads: int, run: Callable[[ir.Value], None]) -> None:
         for_tasks(threads, task)
     elif items:
         for_range(0, items, run)
+    if rest:
+        for_range(0, rows, lambda r: step(r, _index(runs * lanes), rest))
 
 
 def _take_apart(op: ir.Operation, lanes: int, threads: int, channels: int) -> None:
@@ -151,20 +160,26 @@ def _take_apart(op: ir.Operation, lanes: int, threads: int, channels: int) -> No
     src, dest = op.operands
     dims = [ir.AffineDimExpr(e).position for e in _maps(op)[0].results]
     shape = ir.MemRefType(dest.type).shape
-    rank, channel_dim = len(shape), dims[-1]
-    outer = [d for d in range(rank - 1) if d != channel_dim]
+    outer = [d for d in range(len(shape) - 1) if d != dims[-1]]
     extents = [shape[d] for d in outer]
-    rows, (runs, rest) = math.prod(extents), divmod(shape[-1], lanes)
     with ir.InsertionPoint(op), op.location:
         flat = _flat(src)
+        _each_run(math.prod(extents), shape[-1], lanes, threads, lambda r, x, width: _pixel_step(
+            flat, dest, dims, dict(zip(outer, _indices(r, extents))), x, width, channels))
+    op.erase()
 
-        def step(r: ir.Value, x: ir.Value, width: int) -> None:
-            _pixel_step(flat, dest, dims, dict(zip(outer, _indices(r, extents))), x, width, channels)
 
-        _spread(rows * runs, threads, lambda i: step(arith.divui(i, _index(runs)),
-                                                     arith.muli(arith.remui(i, _index(runs)), _index(lanes)), lanes))
-        if rest:
-            for_range(0, rows, lambda r: step(r, _index(runs * lanes), rest))
+def _put_together(op: ir.Operation, lanes: int, threads: int, channels: int) -> None:
+    """The loops of a copy that :func:`interleaved` takes: the runs of ``lanes`` pixels of every output row (all its
+    dims but the last two), then each row's pixels left over."""
+    src, dest = op.operands
+    dims = [ir.AffineDimExpr(e).position for e in _maps(op)[0].results]
+    shape = ir.MemRefType(dest.type).shape
+    outer = shape[:-2]
+    with ir.InsertionPoint(op), op.location:
+        flat = _flat(dest)
+        _each_run(math.prod(outer), shape[-2], lanes, threads, lambda r, x, width: _rows_into_pixels(
+            src, flat, dims, _indices(r, outer), x, width, channels))
     op.erase()
 
 
@@ -181,32 +196,15 @@ def _flat(value: ir.Value) -> ir.Value:
 
 def make_kernel(op: ir.Operation, lanes: int, threads: int = 1) -> None:
     """Replace ``op``, a copy that :func:`interleaved` or :func:`deinterleaved` takes, by its loops: the runs of
-    ``lanes`` pixels of every output row (all its dims but the last two) as one loop (with ``threads`` above 1, cut
-    into as many tasks of consecutive runs), then each row's pixels left over."""
+    ``lanes`` pixels of every output row as one loop (with ``threads`` above 1, cut into as many tasks of consecutive
+    runs), then each row's pixels left over."""
     channels = interleaved(op, lanes)
-    if channels is None:
-        apart = deinterleaved(op, lanes)
-        assert apart is not None, "interleave.make_kernel: not a copy between channel rows and pixels"
-        _take_apart(op, lanes, threads, apart)
+    if channels is not None:
+        _put_together(op, lanes, threads, channels)
         return
-    src, dest = op.operands
-    dims = [ir.AffineDimExpr(e).position for e in _maps(op)[0].results]
-    dest_type = ir.MemRefType(dest.type)
-    outer_shape, pixels = dest_type.shape[:-2], dest_type.shape[-2]
-    rows = math.prod(outer_shape)
-    runs, rest = divmod(pixels, lanes)
-    with ir.InsertionPoint(op), op.location:
-        flat = _flat(dest)
-
-        def run(i: ir.Value) -> None:  # run i % runs of row i / runs
-            x = arith.muli(arith.remui(i, _index(runs)), _index(lanes))
-            _rows_into_pixels(src, flat, dims, _indices(arith.divui(i, _index(runs)), outer_shape), x, lanes, channels)
-
-        _spread(rows * runs, threads, run)
-        if rest:
-            for_range(0, rows, lambda r: _rows_into_pixels(src, flat, dims, _indices(r, outer_shape),
-                                                           _index(runs * lanes), rest, channels))
-    op.erase()
+    apart = deinterleaved(op, lanes)
+    assert apart is not None, "interleave.make_kernel: not a copy between channel rows and pixels"
+    _take_apart(op, lanes, threads, apart)
 
 
 __all__ = ["deinterleaved", "interleaved", "make_kernel"]
