@@ -102,7 +102,8 @@ def test_avx2_tiles_fit_16_registers() -> None:
     assert matmul.panel_width(60, 512, 784, AVX2) == 16 and matmul.panel_width(16, 512, 784, AVX2) == 16
     assert matmul.panel_width(4, 512, 784, AVX2) == 0  # a matrix-vector tile reads B's rows as they are
     assert matmul.panel_width(1, 512, 784, AVX2) == 64  # one row: 64-column panels (8 ymm accumulators)
-    assert matmul.panel_width(60, 504, 784, AVX2) == 0  # N not whole panels
+    assert matmul.panel_width(60, 504, 784, AVX2) == 16  # padded to whole panels: 8 columns more
+    assert matmul.panel_width(60, 40, 784, AVX2) == 0  # padding 40 to 48 would add more than an eighth
     # AVX-512 packs constant weights in 32-column panels from 8 rows on too, not below
     assert matmul.panel_width(64, 512, 784, AVX512) == 32 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
     assert matmul.panel_width(4, 512, 784, AVX512) == 0
@@ -261,7 +262,7 @@ def test_avx2_packed_matmul_matches_numpy(shape: tuple[int, int, int], threads: 
                                    (1, 1000, 512)],
                          ids=["small", "remainders", "mlp", "one-row-packed", "one-row-1000", "classifier"])
 def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: str, threads: int) -> None:
-    # one row: the weights packed in the row class's panels (1024 columns), or kept where N is no whole number of them
+    # one row: the weights packed in the row class's panels (1024 columns), or padded to them (1000 columns)
     _skip_unless_host_runs(target_cpu)
     m, n, k = shape
     w = RNG.standard_normal((k, n)).astype(np.float32)
@@ -271,6 +272,37 @@ def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: 
     compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu)
     x = RNG.standard_normal((m, k)).astype(np.float32)
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("rows", [1, 169], ids=["one-row", "pixels"])
+def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu: str, threads: int) -> None:
+    # 1000 columns (a classifier; squeezenet's 1x1 512->1000 over 13x13 pixels): the weights padded with zero columns
+    # to whole panels and packed, the product (bias, relu) sliced back; a MatMul of constant weights the same
+    from onnx.reference import ReferenceEvaluator
+
+    _skip_unless_host_runs(target_cpu)
+    k, n = 48, 1000
+    w = (RNG.standard_normal((k, n)) * 0.2).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Relu", ["g"], ["y"]),
+             helper.make_node("MatMul", ["x", "w"], ["z"])]
+    graph = helper.make_graph(nodes, "padded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
+                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [rows, n]) for v in "yz"],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu or None, cache=False)
+    spec = isa.spec_of(target_cpu)
+    width = matmul.panel_width(rows, n, k, spec)
+    padded = matmul.padded_columns(n, width)
+    assert width and padded > n
+    lowered = compiled.stage("lower").text
+    assert lowered.count(f"tensor<{padded // width}x{k}x{width}xf32>") >= 2 and lowered.count("glowgraph.slice") == 2
+    x = RNG.standard_normal((rows, k)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    for got, expected in zip(compiled(x), want):
+        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
 
 
 def test_a_failing_schedule_says_which_and_that_mlir_gave_no_diagnostic() -> None:

@@ -163,8 +163,9 @@ def pointwise_as_fully_connected(filter_shape: list[int], strides: list[int], pa
     a fully connected layer of its pixels (cpu-pointwise-as-fully-connected): its output channels are no whole number
     of vectors, so :func:`filter_block` keeps the filter HWCF, and more than a block of them, so that the row tiles
     read it at an F x 4-byte stride the prefetchers do not follow, though it is too big to stay in L1; and the matmul
-    is of the tile class that copies B into panels on every call (no panel width divides such an F, so nothing packs
-    the weights at compile time: the other classes would read them at the same stride). AVX-512 (Emerald Rapids, one
+    is of the "large" tile class, which wants B in panels (cpu-pack-matmul-weights packs the weights at compile time,
+    padded to whole panels; measured as matmuls of the "panels" class, 80->200 and 112->200 at 14x14 took 1.06x the
+    time of the convolution). AVX-512 (Emerald Rapids, one
     core, same process, alternating): squeezenet's 1x1 512->1000 at 13x13 2.67 -> 1.82 ms (onnxruntime 1.35),
     light_squeezenet 0.87x; kept as convolutions, measured there: 512->24 at 13x13 (1.02x as a matmul) and
     densenet's 1024->1000 at one pixel (1.10x)."""

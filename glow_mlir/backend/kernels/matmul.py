@@ -111,11 +111,27 @@ def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
     return Tiles(c.m, c.n, c.k, c.mr, c.nr, c.pack and c.copy)
 
 
+#: constant weights whose N is no whole number of panels are padded with zero columns to the next whole panel (the
+#: product then sliced back to N) when that adds at most one column in this many: unpacked, the matmul kernel copied
+#: B into panels on every call or read it at the N x 4-byte stride (AVX-512, one core, same process: 169x512x1000,
+#: squeezenet's classifier as a matmul of its pixels, 851 -> 725 us, onnxruntime 729; 1x512x1000 30.5 -> 27.3 us,
+#: 1x2048x1000 107 -> 90 us; AVX2 code 169x512x1000 1656 -> 1490 us, 1x512x1000 32.0 -> 25.5 us)
+PAD_SHARE = 8
+
+
 def panel_width(m: int, n: int, k: int, spec: KernelSpec) -> int:
     """The panel width in which to pack constant weights ``[K, N]`` of an ``m x n x k`` contraction at compile time
-    (cpu-pack-matmul-weights), or 0 to keep them: the shape's class wants B in panels and N is whole panels."""
+    (cpu-pack-matmul-weights), or 0 to keep them: the shape's class wants B in panels, N is more than one panel, and
+    whole panels or padded to them (:func:`padded_columns`)."""
     c = spec.matmul_class(m, n, k)
-    return c.nr if c.pack and n % c.nr == 0 and n > c.nr else 0
+    if not c.pack or n <= c.nr:
+        return 0
+    return c.nr if (padded_columns(n, c.nr) - n) * PAD_SHARE <= n else 0
+
+
+def padded_columns(n: int, width: int) -> int:
+    """``n`` columns rounded up to whole panels of ``width``."""
+    return -(-n // width) * width
 
 
 def fit(extent: int, reg: int, target: int) -> int:
@@ -542,6 +558,7 @@ __all__ = [
     "make_islands",
     "match_islands",
     "matches",
+    "padded_columns",
     "panel_width",
     "panels_outer",
     "plan",

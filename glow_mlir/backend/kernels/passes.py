@@ -265,7 +265,8 @@ class Int8Kernels(TargetOptions, Pass):
 class PackMatmulWeights(TargetOptions, Pass):
     """Lay out the constant weights ``[K, N]`` of the fully connected and matmul nodes whose tile class wants B in panels
     (:func:`matmul.panel_width`) as ``[N / P, K, P]`` at compile time: each panel of P columns contiguous, so that the
-    register tile streams it without cache-set conflicts and nothing copies it at run time."""
+    register tile streams it without cache-set conflicts and nothing copies it at run time. An N of no whole panels
+    (1000 classes) is padded with zero columns to them and the product sliced back (:func:`_pad_to_panels`)."""
 
     name = "cpu-pack-matmul-weights"
     summary = ("fully_connected and matmul weights known at compile time -> [N/P, K, P] column panels where the "
@@ -281,9 +282,37 @@ class PackMatmulWeights(TargetOptions, Pass):
                 if w is None or w.ndim != 2 or w.dtype != np.float32 or not x.has_static_shape:
                     continue
                 width = matmul.panel_width(x.shape[0], w.shape[1], w.shape[0], spec)
-                if width:
+                if not width:
+                    continue
+                if w.shape[1] % width == 0:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(pack_panels(w, width))
+                else:
+                    _pad_to_panels(op, w, width)
+
+
+def _pad_to_panels(op: ir.Operation, w: np.ndarray, width: int) -> None:
+    """``op`` (a fully_connected or matmul on constant weights ``w`` of N columns, no whole panels of ``width``) as
+    the same node on ``w`` padded with zero columns to whole panels, packed, and its bias padded with zeros, then a
+    slice of its first N columns; a fully_connected whose bias is known only at run time stays as it is."""
+    k, n = w.shape
+    padded = matmul.padded_columns(n, width)
+    fully_connected = op.name == "glowgraph.fully_connected"
+    bias = known(op.operands[2]) if fully_connected else None
+    if fully_connected and bias is None:
+        return
+    wide = np.zeros((k, padded), np.float32)
+    wide[:, :n] = w
+    x = op.operands[0]
+    with ir.InsertionPoint(op), op.location:
+        weights = constant(pack_panels(wide, width))
+        if fully_connected:
+            activation = {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
+            product = gg.fully_connected(x, weights, constant(np.pad(np.asarray(bias, np.float32), (0, padded - n))), **activation)
+        else:
+            product = gg.matmul(x, weights)
+        rows = ir.RankedTensorType(x.type).shape[0]
+        replace_node(op, [gg.slice_(product, starts=[0, 0], sizes=[rows, n])])
 
 
 #: on several threads, a convolution takes tiles of whole output rows (which leave its epilogue unfused: one more
