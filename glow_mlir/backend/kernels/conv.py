@@ -58,8 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, linalg, memref, scf, transform
-from mlir.dialects.transform import loop as transform_loop
+from mlir.dialects import arith, bufferization, linalg, memref, scf
 from mlir.dialects.transform import structured
 
 from ...passes.conversion.ir_to_linalg import BLOCKED_CONV_ATTR, channel_slice
@@ -778,18 +777,6 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
     tiled = structured.TileUsingForOp(ops, sizes=[0, 0, t.owr, t.fr, *window])
     registers = tiled.tiled_linalg_op
     if t.ow % t.owr:  # the last register tile of a row is narrower: peeled into a loop of its own, static shapes
-        peel_remainder(tiled.loops[0])
+        schedule.peel_remainder(tiled.loops[0])
         registers = match_islands(root, island_op(key), key, tiles_per_task if threads > 1 else 0)
     structured.VectorizeOp(structured.DecomposeOp(registers).transformed)
-
-
-def peel_remainder(loop: ir.Value) -> None:
-    """Split ``loop`` (static bounds, a step that does not divide them) into the loop over its whole steps and the
-    last, shorter iteration, whose tiles canonicalization makes static: that of the functions holding ``loop`` only,
-    as other kernels' islands may still wait for their own schedule (canonicalized before it, a 1x1 convolution's
-    image-row islands were left untiled and vectorized whole: test/lit/codegen/cpu-tile-kernels-peel.mlir)."""
-    loop_type = transform.OperationType.get("scf.for")
-    funcs = transform.GetParentOp(schedule.any_op(), loop, op_name="func.func", deduplicate=True).result
-    cast = transform.CastOp(loop_type, loop).output
-    transform_loop.LoopPeelOp(loop_type, loop_type, cast)
-    schedule.canonicalize(funcs)

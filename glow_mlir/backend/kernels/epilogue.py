@@ -474,7 +474,7 @@ def _tile_and_fuse(root: ir.Value, key: str, names: list[str], extents: list[int
         fused = structured.FuseOp(tiled, tile_sizes=sizes, apply_cleanup=True)
         peeled = [d for d, (size, extent) in enumerate(zip(registers, l1)) if size and (extent % size)]
         if peeled:  # the dim whose last register tile is narrower: that tile peeled off, its shapes static
-            conv.peel_remainder(fused.loops[sum(1 for s in sizes[:peeled[0]] if s)])
+            schedule.peel_remainder(fused.loops[sum(1 for s in sizes[:peeled[0]] if s)])
     # producers fused through an input (a chain that moved to another buffer) stay behind, dead, until DCE
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
 

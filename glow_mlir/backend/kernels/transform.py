@@ -51,6 +51,19 @@ def canonicalize(funcs: ir.Value, fold_into_transfers: bool = False) -> None:
     for_each(funcs, one)
 
 
+def peel_remainder(target: ir.Value) -> None:
+    """Split ``target``, an scf.for (static bounds, a step that does not divide them), into the loop over its whole
+    steps and the last, shorter iteration, whose tiles canonicalization makes static: that of the functions holding
+    it only, as other kernels' islands may still wait for their own schedule (canonicalized before it, a 1x1
+    convolution's image-row islands were left untiled and vectorized whole:
+    test/lit/codegen/cpu-tile-kernels-peel.mlir)."""
+    loop_type = transform.OperationType.get("scf.for")
+    funcs = transform.GetParentOp(any_op(), target, op_name="func.func", deduplicate=True).result
+    cast = transform.CastOp(loop_type, target).output
+    loop.LoopPeelOp(loop_type, loop_type, cast)
+    canonicalize(funcs)
+
+
 def hoist_subsets(root: ir.Value, rounds: int = 3) -> None:
     """``rounds`` rounds of loop-invariant subset hoisting over every scf.for under ``root`` (a single op: match
     takes one target; one round hoists out of one loop level)."""

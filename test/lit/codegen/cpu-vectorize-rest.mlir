@@ -296,14 +296,23 @@ func.func @transpose_long_rows(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
 
 // -----
 
-// Rows of 40 and 64: the blocks along the 40 end with a masked one (the 8 lanes past 40 neither read nor written).
+// Rows of 40 and 64: the blocks along the 40 end with a shorter one, peeled off the loop so that its masks are
+// constants: the 8 lanes past 40 neither read nor written, and its 8 rows past 40 no transfer at all once lowered
+// (a masked store with no lane set, at an address past the buffer, costs a microcode assist where no page is present).
 // CHECK-LABEL: func.func @transpose_uneven(
+// CHECK-NOT:   vector.create_mask
 // CHECK:       scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16:[^ ]+]] {
-// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C16]] {
-// CHECK:           vector.create_mask %{{.+}} : vector<16xi1>
-// CHECK:           vector.transfer_read {{.*}} memref<16x?xf32, {{.*}}>, vector<16x16xf32>
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %[[C32:[^ ]+]] step %[[C16]] {
+// CHECK:           vector.transfer_read {{.*}} {in_bounds = [true, true]} : memref<16x16xf32, {{.*}}>, vector<16x16xf32>
 // CHECK:           vector.shuffle
-// CHECK:           vector.transfer_write {{.*}} vector<16x16xf32>, memref<?x16xf32, {{.*}}>
+// CHECK:           vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<16x16xf32>, memref<16x16xf32, {{.*}}>
+// CHECK:         }
+// CHECK:         memref.subview %{{.+}}[%{{.+}}, 32] [16, 8] [1, 1]
+// CHECK:         memref.subview %{{.+}}[32, %{{.+}}] [8, 16] [1, 1]
+// CHECK:         vector.transfer_read {{.*}} : memref<16x8xf32, {{.*}}>, vector<16x16xf32>
+// CHECK:         vector.transfer_write {{.*}} : vector<16x16xf32>, memref<8x16xf32, {{.*}}>
+// CHECK:       }
+// CHECK-NOT:   vector.create_mask
 // CHECK-NOT:   linalg.
 func.func @transpose_uneven(%a: memref<64x40xf32>, %b: memref<40x64xf32>) {
   linalg.transpose ins(%a : memref<64x40xf32>) outs(%b : memref<40x64xf32>) permutation = [1, 0]
