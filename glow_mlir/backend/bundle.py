@@ -50,7 +50,7 @@ from ..errors import CompileError
 from ..passes.conversion.ir_program import REGIONS, Program, UniqueNames
 from ..passes.conversion.ir_to_linalg import ALIGNMENT
 from ..passes.ir.partition import PartitionInfo
-from . import pool
+from . import machine_code, pool
 from .target import bare_metal
 from .tools_paths import llvm_tool, mlir_tool
 
@@ -305,13 +305,21 @@ def _run(command: list[str], what: str) -> str:
 
 #: the optimization levels a bundle is compiled at: opt's level, the function attributes that make LLVM's code
 #: generation choose small code too (as clang's -Os and -Oz set them; opt's level alone leaves instruction selection
-#: and unrolling in codegen as at -O2), and llc's level
+#: and unrolling in codegen as at -O2), and llc's level. ``O3`` is for speed: on a target with an operating system
+#: it is the JIT's pipeline (:data:`SPEED_PIPELINE`), for firmware LLVM's -O3.
 OPT_LEVELS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "O3": ("-O3", (), "-O3"),
     "O2": ("-O2", (), "-O2"),
     "Os": ("-Os", ("optsize",), "-O2"),
     "Oz": ("-Oz", ("optsize", "minsize"), "-O2"),
 }
+#: opt's and llc's flags of a bundle at ``O3`` for a target with an operating system: the pipeline the JIT runs
+#: (:mod:`.machine_code`: LLVM's O2 passes without LLVM's loop unrolling, code generation at -O2), so that a bundle
+#: runs the code the kernels were measured and tuned as. LLVM's -O3 unrolled the loops around the kernels' register
+#: tiles again and made some of them far slower (haswell code of a 3x3 200->200 convolution at 14x14, Zen 5, one
+#: core: 2.11 ms against 1.21; light_squeezenet 7.4-7.8 ms against 6.3; the host's AVX-512 code of resnet18,
+#: mobilenet_v2, light_resnet50 and light_squeezenet level)
+SPEED_PIPELINE: tuple[tuple[str, ...], str] = ((f"-passes={machine_code.PIPELINE}", "--disable-loop-unrolling"), "-O2")
 
 
 def check_opt_level(level: str) -> str:
@@ -328,6 +336,9 @@ def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "
     (:data:`OPT_LEVELS`: ``O3`` for speed, ``Os``/``Oz`` for code size), generate code."""
     opt_flag, attributes, llc_flag = OPT_LEVELS[check_opt_level(opt_level)]
     triple = triple or host_triple()
+    opt_flags = (opt_flag,)
+    if opt_level == "O3" and not bare_metal(triple):
+        opt_flags, llc_flag = SPEED_PIPELINE
     with tempfile.TemporaryDirectory(prefix="glow-bundle-") as tmp:
         files = []
         for i, module in enumerate(modules):
@@ -342,7 +353,7 @@ def compile_object(modules: Sequence[ir.Module], path: Path, target_cpu: str = "
         optimized = os.path.join(tmp, "optimized.bc")
         target = [f"-mtriple={triple}", f"-mcpu={target_cpu}"]
         forced = [f"-force-attribute={a}" for a in attributes]  # on every function
-        _run([llvm_tool("opt"), opt_flag, *forced, *target, linked, "-o", optimized], "opt")
+        _run([llvm_tool("opt"), *opt_flags, *forced, *target, linked, "-o", optimized], "opt")
         # firmware links statically at fixed addresses; everything else gets position-independent code
         relocation = "static" if bare_metal(triple) else "pic"
         _run([llvm_tool("llc"), llc_flag, f"-relocation-model={relocation}", "-stack-size-section", "-filetype=obj",
