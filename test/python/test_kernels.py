@@ -305,6 +305,40 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
         np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads: int) -> None:
+    # F half a vector short of whole filter blocks (AVX-512 120 of 128, AVX2 60 of 64): computed with zero filters
+    # and biases up to the blocks and the first F channels sliced out (the relu fused into the convolution, a strided
+    # 1x1 convolution reading the sliced channels); convolutions whose output an elementwise op reads (an add, which
+    # runs inside the convolution's loops) keep their F
+    from onnx.reference import ReferenceEvaluator
+
+    _skip_unless_host_runs(target_cpu)
+    spec = isa.spec_of(target_cpu)
+    f = 4 * spec.filter_block - spec.lanes // 2
+    assert conv.padded_channels(f, 1, spec) == 4 * spec.filter_block
+    w, u = ((RNG.standard_normal((f, 32, 3, 3)) * 0.1).astype(np.float32) for _ in range(2))
+    v = (RNG.standard_normal((f, f, 1, 1)) * 0.1).astype(np.float32)
+    b, c, d = (RNG.standard_normal(f).astype(np.float32) for _ in range(3))
+    same = {"pads": [1, 1, 1, 1]}
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **same), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Conv", ["r", "v", "bv"], ["y"], strides=[2, 2]),
+             helper.make_node("Conv", ["x", "u", "bu"], ["k"], **same),
+             helper.make_node("Conv", ["x", "w", "bu"], ["q"], **same), helper.make_node("Add", ["k", "q"], ["z"])]
+    graph = helper.make_graph(
+        nodes, "padded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 13, 13])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, 7, 7]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, f, 13, 13])],
+        [numpy_helper.from_array(a, name) for a, name in zip((w, u, v, b, c, d), ("w", "u", "v", "b", "bv", "bu"))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu, cache=False)
+    assert compiled.stage("lower").text.count('"glowgraph.slice"') == 2
+    x = RNG.standard_normal((1, 32, 13, 13)).astype(np.float32)
+    for got, want in zip(compiled(x), ReferenceEvaluator(model).run(None, {"x": x}), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 def test_a_failing_schedule_says_which_and_that_mlir_gave_no_diagnostic() -> None:
     from mlir.dialects.transform import structured
 

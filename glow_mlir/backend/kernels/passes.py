@@ -42,7 +42,7 @@ from ...dialects.cnn_numpy import pack_panels
 from ...passes.conversion.ir_to_linalg import SPREAD_ATTR
 from ...passes.graph.patterns import attr, constant, known, replace as replace_node
 from ...passes.registry import Pass
-from ...passes.utils import functions, graph_ops
+from ...passes.utils import functions, graph_ops, has_trait
 from .. import target as targets
 from ..target import Target
 from . import (approx, conv, epilogue, filter_layout, int8, interleave, isa, llvm_vectors, masked_channels, matmul,
@@ -111,6 +111,9 @@ class PackConvFilters(TargetOptions, Pass):
             convs = _convs_on_constant_filters(module)
             spec = self.kernel_spec() if convs else None
             for op, w in convs:
+                padded = _padded_to_blocks(op, w, spec)
+                if padded is not None:
+                    op, w = padded
                 src, dest = (ir.RankedTensorType(t) for t in (op.operands[0].type, op.results[0].type))
                 strides = attr(op, "strides", "i64s") or [1, 1]
                 block = conv.filter_block(list(w.shape), attr(op, "group", "i64"), attr(op, "dilations", "i64s"), spec,
@@ -119,6 +122,29 @@ class PackConvFilters(TargetOptions, Pass):
                     with ir.InsertionPoint(op):
                         chunk = _filter_chunk(op, w, block, strides, spec)
                         op.operands[1] = constant(filter_layout.pack_filter(w, block, chunk))
+
+
+def _padded_to_blocks(op: ir.Operation, w: np.ndarray, spec: isa.KernelSpec) -> tuple[ir.Operation, np.ndarray] | None:
+    """conv2d ``op`` on the HWCF filter ``w`` as a convolution whose output channels are padded to whole filter
+    blocks with zero filters and zero biases, followed by a slice of its first F channels (the new convolution and
+    its padded filter), where :func:`conv.padded_channels` says so, the bias is known and no elementwise op reads
+    the output; None: kept."""
+    f = w.shape[3]
+    padded = conv.padded_channels(f, attr(op, "group", "i64") or 1, spec)
+    bias = known(op.operands[2])
+    # an elementwise user (a residual add, a scale and shift) would update the output inside the convolution's loops
+    # (linalg-outline-kernels' epilogue); after the slice it is a pass of its own
+    if padded == f or bias is None or any(has_trait(use.owner, "elementwise") for use in op.results[0].uses):
+        return None
+    dest = ir.RankedTensorType(op.results[0].type)
+    wide = np.zeros([*w.shape[:3], padded], np.float32)
+    wide[..., :f] = w
+    with ir.InsertionPoint(op), op.location:
+        attrs = {name: op.attributes[name] for name in op.attributes}
+        widened = gg.conv2d(op.operands[0], constant(wide), constant(np.pad(np.asarray(bias, np.float32),
+                                                                            (0, padded - f))), **attrs)
+        replace_node(op, [gg.slice_(widened, starts=[0, 0, 0, 0], sizes=list(dest.shape))])
+    return widened.owner.operation, wide
 
 
 @dataclass(frozen=True)
@@ -308,7 +334,8 @@ def _pad_to_panels(op: ir.Operation, w: np.ndarray, width: int) -> None:
         weights = constant(pack_panels(wide, width))
         if fully_connected:
             activation = {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
-            product = gg.fully_connected(x, weights, constant(np.pad(np.asarray(bias, np.float32), (0, padded - n))), **activation)
+            wide_bias = constant(np.pad(np.asarray(bias, np.float32), (0, padded - n)))
+            product = gg.fully_connected(x, weights, wide_bias, **activation)
         else:
             product = gg.matmul(x, weights)
         rows = ir.RankedTensorType(x.type).shape[0]
