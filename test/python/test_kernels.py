@@ -310,7 +310,7 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
 def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads: int) -> None:
     # F half a vector short of whole filter blocks (AVX-512 120 of 128, AVX2 60 of 64): computed with zero filters
     # and biases up to the blocks and the first F channels sliced out (the relu fused into the convolution, a strided
-    # 1x1 convolution reading the sliced channels); convolutions whose output an elementwise op reads (an add, which
+    # 3x3 convolution reading the sliced channels); convolutions whose output an elementwise op reads (an add, which
     # runs inside the convolution's loops) keep their F
     from onnx.reference import ReferenceEvaluator
 
@@ -319,11 +319,11 @@ def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads:
     f = 4 * spec.filter_block - spec.lanes // 2
     assert conv.padded_channels(f, 1, spec) == 4 * spec.filter_block
     w, u = ((RNG.standard_normal((f, 32, 3, 3)) * 0.1).astype(np.float32) for _ in range(2))
-    v = (RNG.standard_normal((f, f, 1, 1)) * 0.1).astype(np.float32)
+    v = (RNG.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
     b, c, d = (RNG.standard_normal(f).astype(np.float32) for _ in range(3))
     same = {"pads": [1, 1, 1, 1]}
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **same), helper.make_node("Relu", ["c"], ["r"]),
-             helper.make_node("Conv", ["r", "v", "bv"], ["y"], strides=[2, 2]),
+             helper.make_node("Conv", ["r", "v", "bv"], ["y"], strides=[2, 2], **same),
              helper.make_node("Conv", ["x", "u", "bu"], ["k"], **same),
              helper.make_node("Conv", ["x", "w", "bu"], ["q"], **same), helper.make_node("Add", ["k", "q"], ["z"])]
     graph = helper.make_graph(
