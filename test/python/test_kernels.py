@@ -317,7 +317,7 @@ def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads:
     _skip_unless_host_runs(target_cpu)
     spec = isa.spec_of(target_cpu)
     f = 4 * spec.filter_block - spec.lanes // 2
-    assert conv.padded_channels(f, 1, spec) == 4 * spec.filter_block
+    assert filter_layout.padded_channels(f, 1, spec) == 4 * spec.filter_block
     w, u = ((RNG.standard_normal((f, 32, 3, 3)) * 0.1).astype(np.float32) for _ in range(2))
     v = (RNG.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
     b, c, d = (RNG.standard_normal(f).astype(np.float32) for _ in range(3))

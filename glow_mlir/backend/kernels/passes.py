@@ -127,10 +127,10 @@ class PackConvFilters(TargetOptions, Pass):
 def _padded_to_blocks(op: ir.Operation, w: np.ndarray, spec: isa.KernelSpec) -> tuple[ir.Operation, np.ndarray] | None:
     """conv2d ``op`` on the HWCF filter ``w`` as a convolution whose output channels are padded to whole filter
     blocks with zero filters and zero biases, followed by a slice of its first F channels (the new convolution and
-    its padded filter), where :func:`conv.padded_channels` says so, the bias is known and no elementwise op reads
-    the output; None: kept."""
+    its padded filter), where :func:`.filter_layout.padded_channels` says so, the bias is known and no elementwise
+    op reads the output; None: kept."""
     f = w.shape[3]
-    padded = conv.padded_channels(f, attr(op, "group", "i64") or 1, spec, math.prod(w.shape[:3]))
+    padded = filter_layout.padded_channels(f, attr(op, "group", "i64") or 1, spec, math.prod(w.shape[:3]))
     bias = known(op.operands[2])
     # an elementwise user (a residual add, a scale and shift) would update the output inside the convolution's loops
     # (linalg-outline-kernels' epilogue); after the slice it is a pass of its own
