@@ -1058,7 +1058,8 @@ def test_convs_on_packed_filters_match_the_reference(shape: tuple, threads: int)
 
 #: 1x1 convolutions on filters that stay HWCF: (N, C, H, F, activation); squeezenet's classifier becomes a
 #: fully_connected on AVX-512 (1000 filters are no whole vectors of 16; on AVX2 125 vectors of 8: a packed
-#: convolution), 300 filters on both, two images and a clip fused
+#: convolution), 300 filters on AVX-512 too (on AVX2 padded to 304, whole blocks of 16: a packed convolution), two
+#: images and a clip fused
 POINTWISE_AS_FULLY_CONNECTED = {
     "classifier-relu": (1, 512, 13, 1000, "Relu"),
     "two-images-clip": (2, 256, 13, 300, "Clip"),
@@ -1081,6 +1082,7 @@ def test_a_pointwise_convolution_on_unpacked_filters_runs_as_a_fully_connected_l
     model = _model([node, act], {"x": [n, c, h, h]}, [n, f, h, h], inits)
     compiled = glow_mlir.compile(model, threads=threads, cache=False)
     spec = isa.spec_of()
+    f = filter_layout.padded_channels(f, 1, spec, c)  # padded to whole filter blocks first, where that is little
     as_fc = conv.pointwise_as_fully_connected([1, 1, c, f], [1, 1], [0, 0, 0, 0], [1, 1], 1, n * h * h, spec)
     assert as_fc == (f % spec.lanes != 0)
     irgen = compiled.stage("irgen").text

@@ -164,10 +164,9 @@ def pointwise_as_fully_connected(filter_shape: list[int], strides: list[int], pa
     read it at an F x 4-byte stride the prefetchers do not follow, though it is too big to stay in L1; and the matmul
     is of the "large" tile class, which wants B in panels (cpu-pack-matmul-weights packs the weights at compile time,
     padded to whole panels; measured as matmuls of the "panels" class, 80->200 and 112->200 at 14x14 took 1.06x the
-    time of the convolution). AVX-512 (Emerald Rapids, one
-    core, same process, alternating): squeezenet's 1x1 512->1000 at 13x13 2.67 -> 1.82 ms (onnxruntime 1.35),
-    light_squeezenet 0.87x; kept as convolutions, measured there: 512->24 at 13x13 (1.02x as a matmul) and
-    densenet's 1024->1000 at one pixel (1.10x)."""
+    time of the convolution). AVX-512 (Emerald Rapids, one core, same process, alternating): squeezenet's 1x1
+    512->1000 at 13x13 2.67 -> 1.82 ms (onnxruntime 1.35), light_squeezenet 0.87x; kept as convolutions, measured
+    there: 512->24 at 13x13 (1.02x as a matmul) and densenet's 1024->1000 at one pixel (1.10x)."""
     kh, kw, c, f = filter_shape
     return (kh == kw == 1 and list(strides) == [1, 1] and not any(pads) and list(dilations) == [1, 1] and group == 1
             and f > spec.filter_block and f % spec.lanes != 0 and c >= MIN_MATMUL_CHANNELS
