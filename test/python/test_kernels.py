@@ -21,6 +21,7 @@ from glow_mlir.backend.jit import Argument, JitProgram
 from glow_mlir.backend.kernels import conv, filter_layout, isa, matmul
 from glow_mlir.cache import cpu_features
 from glow_mlir.dialects import make_context
+from glow_mlir.passes.ir.allocator import align_up
 from glow_mlir.passes.pipeline import parse_pipeline, run_pipeline
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -295,7 +296,7 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
     compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu or None, cache=False)
     spec = isa.spec_of(target_cpu)
     width = matmul.panel_width(rows, n, k, spec)
-    padded = matmul.padded_columns(n, width)
+    padded = align_up(n, width)
     assert width and padded > n
     lowered = compiled.stage("lower").text
     assert lowered.count(f"tensor<{padded // width}x{k}x{width}xf32>") >= 2 and lowered.count("glowgraph.slice") == 2
@@ -317,7 +318,7 @@ def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads:
     _skip_unless_host_runs(target_cpu)
     spec = isa.spec_of(target_cpu)
     f = 4 * spec.filter_block - spec.lanes // 2
-    assert filter_layout.padded_channels(f, 1, spec) == 4 * spec.filter_block
+    assert filter_layout.padded_channels(f, 1, spec, 32 * 9) == 4 * spec.filter_block
     w, u = ((RNG.standard_normal((f, 32, 3, 3)) * 0.1).astype(np.float32) for _ in range(2))
     v = (RNG.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
     b, c, d = (RNG.standard_normal(f).astype(np.float32) for _ in range(3))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...passes.ir.allocator import align_up
 from .isa import KernelSpec
 
 
@@ -98,7 +99,7 @@ def filter_chunk(kh: int, kw: int, c: int, block: int, spec: KernelSpec) -> int:
 PAD_MIN_WINDOW = 64
 
 
-def padded_channels(f: int, group: int, spec: KernelSpec, window: int = PAD_MIN_WINDOW) -> int:
+def padded_channels(f: int, group: int, spec: KernelSpec, window: int) -> int:
     """The output channels to compute for a convolution of ``f`` (a group-1 one on a constant filter) that takes
     ``window`` multiply-adds per output element: ``f`` rounded up to whole filter blocks where that adds at most half
     a vector of zero filters (AVX-512: 24 -> 32, 120 -> 128; AVX2: 28 -> 32, 60 -> 64) and the window is at least
@@ -108,6 +109,5 @@ def padded_channels(f: int, group: int, spec: KernelSpec, window: int = PAD_MIN_
     time, 56 at 28x28 0.88x, 88 at 28x28 0.89x, 120 at 13x13 0.72x and at 28x28 0.89x; AVX2 (znver3 code) 28 at
     28x28 0.90x, 44 0.92x, 60 0.90x, 92 at 14x14 0.91x. Padding by more lost or was level: AVX-512 72 -> 80 1.05x, 40
     -> 48 1.03x, 200 -> 208 0.98x, 176 -> 192 1.05x (as 3x3 at 14x14 and 28x28)."""
-    block = spec.filter_block
-    padded = -(-f // block) * block
+    padded = align_up(f, spec.filter_block)
     return padded if group == 1 and 0 < padded - f <= spec.lanes // 2 and window >= PAD_MIN_WINDOW else f

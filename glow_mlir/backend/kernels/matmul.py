@@ -40,6 +40,7 @@ from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, memref, scf, transform
 from mlir.dialects.transform import structured
 
+from ...passes.ir.allocator import align_up
 from . import transform as schedule
 from .balance import multiples
 from .isa import KernelSpec
@@ -122,16 +123,11 @@ PAD_SHARE = 8
 def panel_width(m: int, n: int, k: int, spec: KernelSpec) -> int:
     """The panel width in which to pack constant weights ``[K, N]`` of an ``m x n x k`` contraction at compile time
     (cpu-pack-matmul-weights), or 0 to keep them: the shape's class wants B in panels, N is more than one panel, and
-    whole panels or padded to them (:func:`padded_columns`)."""
+    whole panels or padded to them (at most one column in :data:`PAD_SHARE` more)."""
     c = spec.matmul_class(m, n, k)
     if not c.pack or n <= c.nr:
         return 0
-    return c.nr if (padded_columns(n, c.nr) - n) * PAD_SHARE <= n else 0
-
-
-def padded_columns(n: int, width: int) -> int:
-    """``n`` columns rounded up to whole panels of ``width``."""
-    return -(-n // width) * width
+    return c.nr if (align_up(n, c.nr) - n) * PAD_SHARE <= n else 0
 
 
 def fit(extent: int, reg: int, target: int) -> int:
@@ -558,7 +554,6 @@ __all__ = [
     "make_islands",
     "match_islands",
     "matches",
-    "padded_columns",
     "panel_width",
     "panels_outer",
     "plan",

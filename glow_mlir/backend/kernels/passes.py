@@ -40,7 +40,8 @@ from mlir.dialects.transform import vector as transform_vector
 from ...dialects import glowgraph as gg
 from ...dialects.cnn_numpy import pack_panels
 from ...passes.conversion.ir_to_linalg import SPREAD_ATTR
-from ...passes.graph.patterns import attr, constant, known, replace as replace_node
+from ...passes.graph.patterns import attr, constant, known, replace as replace_node, shape, users
+from ...passes.ir.allocator import align_up
 from ...passes.registry import Pass
 from ...passes.utils import functions, graph_ops, has_trait
 from .. import target as targets
@@ -134,17 +135,24 @@ def _padded_to_blocks(op: ir.Operation, w: np.ndarray, spec: isa.KernelSpec) -> 
     bias = known(op.operands[2])
     # an elementwise user (a residual add, a scale and shift) would update the output inside the convolution's loops
     # (linalg-outline-kernels' epilogue); after the slice it is a pass of its own
-    if padded == f or bias is None or any(has_trait(use.owner, "elementwise") for use in op.results[0].uses):
+    if padded == f or bias is None or any(has_trait(user, "elementwise") for user in users(op.results[0])):
         return None
-    dest = ir.RankedTensorType(op.results[0].type)
-    wide = np.zeros([*w.shape[:3], padded], np.float32)
-    wide[..., :f] = w
+    wide = _zero_padded(w, padded)
     with ir.InsertionPoint(op), op.location:
         attrs = {name: op.attributes[name] for name in op.attributes}
-        widened = gg.conv2d(op.operands[0], constant(wide), constant(np.pad(np.asarray(bias, np.float32),
-                                                                            (0, padded - f))), **attrs)
-        replace_node(op, [gg.slice_(widened, starts=[0, 0, 0, 0], sizes=list(dest.shape))])
+        widened = gg.conv2d(op.operands[0], constant(wide), constant(_zero_padded(bias, padded)), **attrs)
+        replace_node(op, [gg.slice_(widened, starts=[0, 0, 0, 0], sizes=shape(op.results[0]))])
     return widened.owner.operation, wide
+
+
+def _zero_padded(a: np.ndarray, size: int) -> np.ndarray:
+    """float32 ``a`` with zeros appended along its last dim up to ``size``."""
+    return np.pad(np.asarray(a, np.float32), [(0, 0)] * (a.ndim - 1) + [(0, size - a.shape[-1])])
+
+
+def _activation(op: ir.Operation) -> dict[str, ir.Attribute]:
+    """The fused-activation attributes of ``op`` (:data:`glowgraph.ACTIVATION`) that it has."""
+    return {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
 
 
 @dataclass(frozen=True)
@@ -222,11 +230,10 @@ class PointwiseAsFullyConnected(TargetOptions, Pass):
                     continue
                 n, h, width, c = x.shape
                 f = w.shape[3]
-                activation = {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
                 with ir.InsertionPoint(op), op.location:
                     pixels = gg.reshape(op.operands[0], shape=[n * h * width, c])
                     fc = gg.fully_connected(pixels, constant(np.ascontiguousarray(w.reshape(c, f))), op.operands[2],
-                                            **activation)
+                                            **_activation(op))
                     replace_node(op, [gg.reshape(fc, shape=[n, h, width, f])])
 
 
@@ -321,25 +328,20 @@ def _pad_to_panels(op: ir.Operation, w: np.ndarray, width: int) -> None:
     """``op`` (a fully_connected or matmul on constant weights ``w`` of N columns, no whole panels of ``width``) as
     the same node on ``w`` padded with zero columns to whole panels, packed, and its bias padded with zeros, then a
     slice of its first N columns; a fully_connected whose bias is known only at run time stays as it is."""
-    k, n = w.shape
-    padded = matmul.padded_columns(n, width)
+    n = w.shape[1]
+    padded = align_up(n, width)
     fully_connected = op.name == "glowgraph.fully_connected"
     bias = known(op.operands[2]) if fully_connected else None
     if fully_connected and bias is None:
         return
-    wide = np.zeros((k, padded), np.float32)
-    wide[:, :n] = w
     x = op.operands[0]
     with ir.InsertionPoint(op), op.location:
-        weights = constant(pack_panels(wide, width))
+        weights = constant(pack_panels(_zero_padded(w, padded), width))
         if fully_connected:
-            activation = {a.name: op.attributes[a.name] for a in gg.ACTIVATION if a.name in op.attributes}
-            wide_bias = constant(np.pad(np.asarray(bias, np.float32), (0, padded - n)))
-            product = gg.fully_connected(x, weights, wide_bias, **activation)
+            product = gg.fully_connected(x, weights, constant(_zero_padded(bias, padded)), **_activation(op))
         else:
             product = gg.matmul(x, weights)
-        rows = ir.RankedTensorType(x.type).shape[0]
-        replace_node(op, [gg.slice_(product, starts=[0, 0], sizes=[rows, n])])
+        replace_node(op, [gg.slice_(product, starts=[0, 0], sizes=[shape(x)[0], n])])
 
 
 #: on several threads, a convolution takes tiles of whole output rows (which leave its epilogue unfused: one more
