@@ -108,11 +108,17 @@ def test_avx2_tiles_fit_16_registers() -> None:
     # AVX-512 packs constant weights in 32-column panels from 8 rows on too, not below
     assert matmul.panel_width(64, 512, 784, AVX512) == 32 and matmul.panel_width(128, 1024, 1024, AVX512) == 32
     assert matmul.panel_width(4, 512, 784, AVX512) == 0
-    # 64 rows: 4x16 (8 accumulators, enough for the FMA pipes) in one island, not 60 rows of 6x16 and a strip of 4
-    assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(64, 4)]
+    # 64 rows: 60 rows of 6x16 and a strip of 4, not 4x16 everywhere (8 accumulators, exactly the busy count: 1.10x
+    # the time); 8 and 20 rows: the tiles that divide them (4x16, 5x16), not 6x16 and a strip of 2 (4 accumulators)
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(64, 64, 64, AVX2)] == [(60, 6), (4, 4)]
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(8, 64, 64, AVX2)] == [(8, 4)]
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(20, 64, 64, AVX2)] == [(20, 5)]
+    # AVX-512: 60 rows in 6x32 (12 accumulators) as they divide; 44 in 8x32 and a strip of 4, not in 4x32
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(60, 64, 64, AVX512)] == [(60, 6)]
+    assert [(p.rows, p.tiles.mr) for p in matmul.plan(44, 64, 64, AVX512)] == [(40, 8), (4, 4)]
     # 62 rows: no divisor keeps the pipes busy: 60 in 6-row tiles and a remainder strip of 2
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(62, 64, 64, AVX2)] == [(60, 6), (2, 2)]
-    # 1024 rows (16 tiles or more): 6x16 and a strip of 4, not 4x16 everywhere
+    # 1024 rows: 6x16 and a strip of 4, not 4x16 everywhere
     assert [(p.rows, p.tiles.mr) for p in matmul.plan(1024, 64, 64, AVX2)] == [(1020, 6), (4, 4)]
     # a piece of one vector keeps 8 rows on AVX-512 (5 x 1 would not keep the pipes busy): strips as before
     assert [(p.rows, p.tiles.mr, p.tiles.nr) for p in matmul.plan(10, 16, 8, AVX512)] == [(8, 8, 16), (2, 2, 16)]

@@ -310,7 +310,7 @@ def test_avx2_matmuls_match_numpy(mnk: tuple[int, int, int]) -> None:
 
 @needs_avx2
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("m", [64, 62, 96])  # 4x16 tiles, 60 rows and a strip of 2, 6x16 tiles
+@pytest.mark.parametrize("m", [64, 62, 96])  # 6x16 tiles and a strip of 4, a strip of 2, 6x16 tiles
 def test_avx2_weights_packed_at_compile_time_match_the_reference(m: int, threads: int) -> None:
     # Gemm (a fully_connected with bias and relu) and a MatMul on constant weights, both packed in 16-column panels
     k, n = 200, 96

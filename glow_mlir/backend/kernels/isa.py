@@ -97,6 +97,13 @@ class KernelSpec:
     l1_ways: int = DEFAULT_L1_WAYS
 
     @property
+    def full_rate_accumulators(self) -> int:
+        """Accumulators a register tile needs for its FMAs to issue at the full rate: half again the busy count (a
+        tile of exactly that many, AVX2 4x16 or AVX-512 4x32, ran at 0.90x the rate per row of 6x16 or 6x32, one of
+        10 at 0.91-0.96x; Zen 5, :func:`.matmul.register_rows`)."""
+        return self.busy_accumulators * 3 // 2
+
+    @property
     def fma_rate(self) -> int:
         """f32 lanes one core multiplies and adds per cycle: :attr:`fma_lanes`, or two full pipes of the ISA class
         where the target did not say."""

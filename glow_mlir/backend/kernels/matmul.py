@@ -170,23 +170,36 @@ class Piece:
     tiles: Tiles
 
 
-#: from this many register tiles of rows on, a remainder strip costs less than a smaller tile everywhere
-STRIP_TILES = 16
+def divisor_rows(m: int, mr: int, nr: int, spec: KernelSpec) -> int:
+    """The most rows below ``mr`` that divide ``m`` while a tile of them, ``nr`` wide, keeps every FMA pipe busy
+    (``spec.busy_accumulators``), or 0 where none does."""
+    vectors = -(-nr // spec.lanes)
+    return next((r for r in range(mr - 1, 0, -1) if m % r == 0 and r * vectors >= spec.busy_accumulators), 0)
+
+
+def row_tile_cost(rows: int, nr: int, spec: KernelSpec) -> int:
+    """One reduction step of a register tile ``rows x nr``, in FMA slots: its accumulators' FMAs, and no fewer than
+    ``spec.full_rate_accumulators`` (a tile of fewer waits on the FMAs' latency or its loads)."""
+    return max(rows * -(-nr // spec.lanes), spec.full_rate_accumulators)
 
 
 def register_rows(m: int, mr: int, nr: int, spec: KernelSpec, strips: bool = True) -> int:
-    """The rows of the register tile for ``m`` rows: ``mr`` where it divides ``m`` or ``m`` is :data:`STRIP_TILES`
-    tiles or more (a remainder strip then covers a small share of the rows: AVX2 at M = 1024, 6x16 and a strip of 4
-    took 0.94-0.98x the time of 4x16 everywhere on SGEMM, 0.97-0.99x on an LSTM of batch 16, 0.89-0.96x on
-    bert_tiny, 0.98-1.0x on mobilenet_v2, resnet18 and light_resnet50, haswell code on Zen 4, same-run A/B, minimum
-    times); else the most rows below it that divide ``m`` while their accumulators keep the FMA pipes busy (one
-    island, no strip: AVX2 at M = 64, 4x16 rather than 60 rows of 6x16 and a strip of 4), else ``mr`` with a
-    remainder strip. ``strips=False``: the divisor rule for every ``m`` (how a
-    pointwise convolution weighs running as a matmul, :func:`.conv._matmul_wins`, as measured)."""
-    if m % mr == 0 or (strips and m >= STRIP_TILES * mr):
+    """The rows of the register tile for ``m`` rows: ``mr`` where it divides ``m``; else the tiles of
+    :func:`divisor_rows` where they cost no more than ``mr``-row tiles and a remainder strip
+    (:func:`row_tile_cost`), else ``mr`` with the strip. A tile of exactly the busy accumulators runs below the full
+    rate: AVX2 (4x16, 8 accumulators) at M = 64 took 1.10x the time of 6x16 and a strip of 4, at M = 28 to 88
+    1.04-1.11x, at 1024 1.02-1.06x; a divisor of more accumulators or a strip of fewer loses (AVX2 at M = 8, 10,
+    20; AVX-512 6x32 at M = 12, 36, 60, 66; 512 x 512 weights, znver3 and host code on Zen 5, same runs).
+    ``strips=False``: the divisor rows for every ``m`` (how a pointwise convolution weighs running as a matmul,
+    :func:`.conv._matmul_wins`, as measured)."""
+    if m % mr == 0:
         return mr
-    vectors = -(-nr // spec.lanes)
-    return next((r for r in range(mr - 1, 0, -1) if m % r == 0 and r * vectors >= spec.busy_accumulators), mr)
+    rows = divisor_rows(m, mr, nr, spec)
+    if not strips or not rows:
+        return rows or mr
+    whole = m // rows * row_tile_cost(rows, nr, spec)
+    strip = m // mr * row_tile_cost(mr, nr, spec) + row_tile_cost(m % mr, nr, spec)
+    return rows if whole <= strip else mr
 
 
 def plan(m: int, n: int, k: int, spec: KernelSpec) -> list[Piece]:
@@ -557,7 +570,9 @@ __all__ = [
     "panel_width",
     "panels_outer",
     "plan",
+    "divisor_rows",
     "register_rows",
+    "row_tile_cost",
     "schedule_tiles",
     "split_tiles",
     "static_f32",

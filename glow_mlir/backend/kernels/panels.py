@@ -24,6 +24,7 @@ from .matmul import (
     TILES_ATTR,
     Tiles,
     column_panels,
+    divisor_rows,
     fit,
     register_rows,
     static_f32,
@@ -412,11 +413,10 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
 
 def image_row_tile(m: int, n: int, k: int, width: int, spec: KernelSpec) -> int:
     """The register tile's rows for :func:`row_islands` of ``width`` pixels in an ``m x n x k`` matmul of the pixels:
-    the rows of :func:`.matmul.register_rows` for ``width`` rows where they divide it (no remainder strip: a strip per
-    image row would be a second island per row, of few accumulators), else 0 (AVX2's 6x16 at 7 and 14 pixels)."""
+    the full tile where it divides the row, else :func:`.matmul.divisor_rows` (no remainder strip: a strip per image
+    row would be a second island per row, of few accumulators), else 0 (AVX2's 6x16 at 7 and 14 pixels)."""
     t = target_tiles(m, n, k, spec)
-    mr = register_rows(width, t.mr, t.nr, spec)
-    return mr if width % mr == 0 else 0
+    return t.mr if width % t.mr == 0 else divisor_rows(width, t.mr, t.nr, spec)
 
 
 def row_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec, epilogue: Epilogue, width: int,
