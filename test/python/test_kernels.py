@@ -314,6 +314,34 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+@pytest.mark.parametrize("rows", [1, 64], ids=["one-row", "batch"])
+def test_weights_of_less_than_a_panel_are_padded_to_whole_vectors(rows: int, target_cpu: str, threads: int) -> None:
+    # 10 columns (mlp_mnist's head): the weights padded with zero columns to 16 (whole vectors on AVX2 and AVX-512),
+    # the product (bias, sigmoid, which is 0.5 in the padding) sliced back; a MatMul of constant weights the same
+    from onnx.reference import ReferenceEvaluator
+
+    _skip_unless_host_runs(target_cpu)
+    k, n = 72, 10
+    w = (RNG.standard_normal((k, n)) * 0.2).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Sigmoid", ["g"], ["y"]),
+             helper.make_node("MatMul", ["x", "w"], ["z"])]
+    graph = helper.make_graph(nodes, "head", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
+                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [rows, n]) for v in "yz"],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu or None, cache=False)
+    assert matmul.vector_columns(rows, n, k, isa.spec_of(target_cpu)) == 16
+    lowered = compiled.stage("lower").text
+    assert lowered.count(f"tensor<{k}x16xf32>") >= 2 and lowered.count("glowgraph.slice") == 2
+    x = RNG.standard_normal((rows, k)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    for got, expected in zip(compiled(x), want):
+        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
 def test_output_channels_padded_to_whole_filter_blocks(target_cpu: str, threads: int) -> None:
     # F half a vector short of whole filter blocks (AVX-512 120 of 128, AVX2 60 of 64): computed with zero filters
     # and biases up to the blocks and the first F channels sliced out (the relu fused into the convolution, a strided

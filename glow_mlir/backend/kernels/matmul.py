@@ -130,6 +130,26 @@ def panel_width(m: int, n: int, k: int, spec: KernelSpec) -> int:
     return c.nr if (align_up(n, c.nr) - n) * PAD_SHARE <= n else 0
 
 
+def vector_columns(m: int, n: int, k: int, spec: KernelSpec) -> int:
+    """The columns to pad constant weights ``[K, N]`` to where :func:`panel_width` packs none, or 0 to keep them:
+    whole vectors, where their register tiles cost fewer FMA slots than those of N's :func:`vector_pieces`
+    (:func:`columns_cost`; the product is then sliced back to N). A 10-class head on AVX2 ran as pieces of 8 and 2
+    columns, each a tile of one vector (6 accumulators, below the full rate), where 16 columns are one tile of two
+    (64x512x10 16.0 us, 64x512x16 12.2; AVX-512 13.5 and 8.8; znver3 and host code on Zen 5); 40 columns on
+    AVX-512 (32 + 8) cost what 48 do (32 + 16) and stay."""
+    t = target_tiles(m, n, k, spec)
+    padded = align_up(n, spec.lanes)
+    if padded == n or panel_width(m, n, k, spec):
+        return 0
+    return padded if columns_cost(padded, t.mr, t.nr, spec) < columns_cost(n, t.mr, t.nr, spec) else 0
+
+
+def columns_cost(n: int, mr: int, nr: int, spec: KernelSpec) -> int:
+    """One reduction step of ``mr`` rows over ``n`` columns cut into :func:`vector_pieces` of register tiles at most
+    ``nr`` wide, in FMA slots (:func:`row_tile_cost`)."""
+    return sum(cols // min(cols, nr) * row_tile_cost(mr, min(cols, nr), spec) for _, cols in vector_pieces(n, nr))
+
+
 def fit(extent: int, reg: int, target: int) -> int:
     """The largest multiple of ``reg`` that divides ``extent`` and is at most ``target`` (at least ``reg``)."""
     return multiples(extent, reg, target)[0]
@@ -568,6 +588,8 @@ __all__ = [
     "match_islands",
     "matches",
     "panel_width",
+    "vector_columns",
+    "columns_cost",
     "panels_outer",
     "plan",
     "divisor_rows",

@@ -299,7 +299,8 @@ class PackMatmulWeights(TargetOptions, Pass):
     """Lay out the constant weights ``[K, N]`` of the fully connected and matmul nodes whose tile class wants B in panels
     (:func:`matmul.panel_width`) as ``[N / P, K, P]`` at compile time: each panel of P columns contiguous, so that the
     register tile streams it without cache-set conflicts and nothing copies it at run time. An N of no whole panels
-    (1000 classes) is padded with zero columns to them and the product sliced back (:func:`_pad_to_panels`)."""
+    (1000 classes) is padded with zero columns to them and the product sliced back (:func:`_pad_columns`); weights of
+    less than a panel and no whole vectors (10 classes) to whole vectors (:func:`matmul.vector_columns`)."""
 
     name = "cpu-pack-matmul-weights"
     summary = ("fully_connected and matmul weights known at compile time -> [N/P, K, P] column panels where the "
@@ -314,29 +315,31 @@ class PackMatmulWeights(TargetOptions, Pass):
                 x = ir.RankedTensorType(op.operands[0].type)
                 if w is None or w.ndim != 2 or w.dtype != np.float32 or not x.has_static_shape:
                     continue
-                width = matmul.panel_width(x.shape[0], w.shape[1], w.shape[0], spec)
-                if not width:
-                    continue
-                if w.shape[1] % width == 0:
+                m, (k, n) = x.shape[0], w.shape
+                width = matmul.panel_width(m, n, k, spec)
+                if width and n % width == 0:
                     with ir.InsertionPoint(op):
                         op.operands[1] = constant(pack_panels(w, width))
-                else:
-                    _pad_to_panels(op, w, width)
+                elif width:
+                    _pad_columns(op, w, align_up(n, width), width)
+                elif columns := matmul.vector_columns(m, n, k, spec):
+                    _pad_columns(op, w, columns)
 
 
-def _pad_to_panels(op: ir.Operation, w: np.ndarray, width: int) -> None:
-    """``op`` (a fully_connected or matmul on constant weights ``w`` of N columns, no whole panels of ``width``) as
-    the same node on ``w`` padded with zero columns to whole panels, packed, and its bias padded with zeros, then a
-    slice of its first N columns; a fully_connected whose bias is known only at run time stays as it is."""
+def _pad_columns(op: ir.Operation, w: np.ndarray, padded: int, width: int = 0) -> None:
+    """``op`` (a fully_connected or matmul on constant weights ``w`` of N columns) as the same node on ``w`` padded
+    with zero columns to ``padded`` (whole panels of ``width``, then packed in them; or whole vectors, ``width`` 0)
+    and its bias padded with zeros, then a slice of its first N columns; a fully_connected whose bias is known only
+    at run time stays as it is."""
     n = w.shape[1]
-    padded = align_up(n, width)
     fully_connected = op.name == "glowgraph.fully_connected"
     bias = known(op.operands[2]) if fully_connected else None
     if fully_connected and bias is None:
         return
     x = op.operands[0]
     with ir.InsertionPoint(op), op.location:
-        weights = constant(pack_panels(_zero_padded(w, padded), width))
+        weights = _zero_padded(w, padded)
+        weights = constant(pack_panels(weights, width) if width else weights)
         if fully_connected:
             product = gg.fully_connected(x, weights, constant(_zero_padded(bias, padded)), **_activation(op))
         else:
