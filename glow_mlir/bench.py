@@ -12,8 +12,9 @@ yet are listed with the reason.
 The target: glow_mlir compiles for this machine's CPU, or with ``--target-cpu`` for another that it can run (code
 for ``haswell`` or ``znver3``, AVX2, runs on any AVX-512 machine: how an AVX2 user's speed is measured on an AVX-512
 host). The report names the target and its ISA, and gives each network's GFLOP/s as a share of that ISA's peak on the
-cores used (2 FMA pipes x f32 lanes x 2 FLOPs per cycle, at the clock read from the machine); onnxruntime always
-runs its own kernels for the machine it is on.
+cores used (2 FMA pipes x f32 lanes x 2 FLOPs per cycle, at the clock read from the machine). onnxruntime runs the
+kernels of the same ISA: for AVX2 code on an AVX-512 host it is held to its AVX2 kernels (``--ort-isa``, default
+``auto``; :mod:`.bench_ort_isa`: its CPUID queries answered without AVX-512), else it runs its kernels for the host.
 
 SGEMM 1024^3 compares a one-node MatMul model with numpy's OpenBLAS on one thread, running the OpenBLAS kernel of the
 target's ISA (OPENBLAS_CORETYPE Haswell for AVX2, SkylakeX for AVX-512, set in a child process of its own, since
@@ -42,6 +43,7 @@ from onnx import TensorProto, helper, shape_inference
 
 from .backend.cpu import default_threads
 from .cache import CACHE_ENV
+from .errors import GlowError
 
 #: warm-up runs before timing (the first call of either engine pays for page faults and lazy setup)
 WARMUP = 3
@@ -482,7 +484,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target-cpu", default="",
                    help="compile glow_mlir's code for this CPU (LLVM's names: haswell or znver3 for AVX2, which runs "
                         "on any AVX-512 machine; default: this machine's)")
+    p.add_argument("--ort-isa", choices=("auto", "host", "avx2"), default="auto",
+                   help="onnxruntime's kernels: avx2 holds it to its AVX2 kernels on an AVX-512 host (x86-64 Linux, "
+                        "a C compiler); host: the host's; auto (default): avx2 where the target is AVX2 and the "
+                        "host has AVX-512")
     return p
+
+
+def ort_kernels(choice: str, target, host) -> str:
+    """Which kernels onnxruntime runs for ``--ort-isa choice`` and a line that says so: held to AVX2 where asked, or
+    where ``auto`` and ``target`` is an AVX2 CPU on an AVX-512 ``host`` (falling back to the host's kernels, said
+    so, where the hold cannot run here)."""
+    from . import bench_ort_isa
+    from .cache import cache_dir
+
+    wanted = choice == "avx2" or (choice == "auto" and target.isa == "avx2" and host.isa == "avx512")
+    if not wanted:
+        return f"onnxruntime: its kernels for this machine ({host.isa})"
+    reason = bench_ort_isa.supported()
+    if reason and choice == "auto":
+        return f"onnxruntime: its kernels for this machine ({host.isa}; not held to AVX2: {reason})"
+    try:
+        bench_ort_isa.hold_to_avx2(cache_dir() / "ort-isa")
+    except GlowError as e:
+        raise SystemExit(f"glow_mlir.bench: {e}") from None
+    return "onnxruntime: held to its AVX2 kernels (its CPUID answered without AVX-512)"
 
 
 def _resolve(spec: str, directory: Path) -> Path:
@@ -506,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
     target = named_target(args.target_cpu)
     print(f"target: {target.describe()}")
     print(f"peak of its ISA: {peak_gflops(target):.0f} GFLOP/s per core ({peak_text(target)})")
+    held = ort_kernels(args.ort_isa, target, named_target())
+    print(held)
     rows = []
     with tempfile.TemporaryDirectory(prefix="glow-bench-cache-") as own_cache:
         os.environ[CACHE_ENV] = own_cache  # a cache of this run's own: full compiles, then measured hits
@@ -514,6 +542,12 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(bench_model(path, count, args.runs, args.target_cpu))
                 print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
     print(format_table(rows, peak_gflops(target)))
+    if "held" in held:
+        from .bench_ort_isa import masked_queries
+
+        if not masked_queries():
+            raise SystemExit("glow_mlir.bench: onnxruntime never asked CPUID for its AVX-512 features: the hold to "
+                             "AVX2 did not take, its figures are for its host kernels")
     if not args.no_sgemm:
         print()
         print(bench_sgemm(SGEMM_SIZE, max(args.runs // 2, 5), args.target_cpu))

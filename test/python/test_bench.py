@@ -38,8 +38,9 @@ def test_bench_runs_a_model_and_reports_what_does_not_compile(capsys, monkeypatc
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith("target: ") and lines[1].startswith("peak of its ISA: ")
-    assert lines[2].split()[:3] == ["model", "thr", "glow"]
-    assert "peak" in lines[2]
+    assert lines[2].startswith("onnxruntime: its kernels for this machine")  # host code: no hold
+    assert lines[3].split()[:3] == ["model", "thr", "glow"]
+    assert "peak" in lines[3]
     assert "seed_linear_sigmoid" in out and "glow/ort" in out
     assert "cached s" in out
     row = bench.Row("broken", 1, None, None, 0.0, None, error="m.onnx: 1 unsupported ONNX op: Foo")
@@ -86,3 +87,69 @@ def test_recurrent_benchmark_prints_a_checked_row(capsys) -> None:
     assert bench_recurrent.main(["--ops", "GRU", "--steps", "3", "--hidden", "8", "--batch", "2", "--runs", "1"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].startswith("| layer |") and rows[2].startswith("| GRU | 3 | 2 | 8 | 1 |")
+
+
+HELD_RUN = r"""
+import sys
+from pathlib import Path
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from glow_mlir import bench_ort_isa
+from glow_mlir.errors import GlowError
+
+root = bench_ort_isa.hold_to_avx2(Path(sys.argv[1]))
+import onnxruntime as ort
+
+assert ort.__file__.startswith(root), ort.__file__
+graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], "mm",
+                          [helper.make_tensor_value_info(v, TensorProto.FLOAT, [64, 64]) for v in "ab"],
+                          [helper.make_tensor_value_info("c", TensorProto.FLOAT, [64, 64])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+a, b = (np.random.default_rng(0).standard_normal((2, 64, 64)).astype(np.float32))
+np.testing.assert_allclose(session.run(None, {"a": a, "b": b})[0], a @ b, rtol=1e-4, atol=1e-4)
+try:
+    bench_ort_isa.hold_to_avx2(Path(sys.argv[1]))
+except GlowError as e:
+    print("again:", e)
+print("masked", bench_ort_isa.masked_queries())
+"""
+
+
+def test_onnxruntime_held_to_avx2_answers_its_cpuid_without_avx512(tmp_path) -> None:
+    # the bench's hold (--ort-isa avx2): onnxruntime's extension copied with its cpuid instructions trapped, the trap
+    # answered without AVX-512; run in a process of its own (the hold must come before onnxruntime's first import)
+    import subprocess
+    import sys
+
+    from glow_mlir import bench_ort_isa
+
+    pytest.importorskip("onnxruntime")
+    reason = bench_ort_isa.supported()
+    if reason:
+        pytest.skip(f"onnxruntime cannot be held to AVX2 here: {reason}")
+    done = subprocess.run([sys.executable, "-c", HELD_RUN, str(tmp_path)], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "again: onnxruntime is already loaded" in done.stdout
+    assert int(done.stdout.split("masked ")[1]) > 0, done.stdout
+    (copy,) = tmp_path.glob("onnxruntime-*/onnxruntime/capi/onnxruntime_pybind11_state*.so")
+    import importlib.util
+    from pathlib import Path
+
+    installed = Path(next(iter(importlib.util.find_spec("onnxruntime").submodule_search_locations)))
+    (original,) = (installed / "capi").glob(copy.name)
+    offsets = bench_ort_isa.cpuid_offsets(original)
+    data = copy.read_bytes()
+    assert offsets and all(data[o:o + 2] == bench_ort_isa.TRAP for o in offsets)
+    assert not bench_ort_isa.cpuid_offsets(copy)  # the disassembler finds no cpuid left in the copy
+
+
+def test_the_bench_holds_onnxruntime_only_for_avx2_code_on_an_avx512_host() -> None:
+    host = bench.named_target("skylake-avx512")
+    assert "its kernels for this machine (avx512)" in bench.ort_kernels("host", bench.named_target("haswell"), host)
+    assert "its kernels for this machine" in bench.ort_kernels("auto", host, host)
+    assert "its kernels for this machine (avx2)" in bench.ort_kernels("auto", bench.named_target("haswell"),
+                                                                       bench.named_target("haswell"))
