@@ -5,19 +5,20 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=2 parallel-flops=1000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=TWO
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{threads=16 parallel-flops=1000000 target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=SIXTEEN
 
-// mobilenet_v2's 1x1 384 -> 64 at 14x14 as a matmul of its pixels: 192 rows (and a strip of 4) in L1 tiles of 64
-// rows, 3 tasks. Two threads: tiles of 48 rows, 2 tasks of 2 tiles; sixteen: 24 rows x one panel, 8 x 2 tasks.
+// mobilenet_v2's 1x1 384 -> 64 at 14x14 as a matmul of its pixels: 196 rows in 7x32 register tiles (they divide it)
+// and L1 tiles of 49 rows, 4 of them. Two threads: 2 tasks of 2 tiles; sixteen: 28 rows x one panel, 7 x 2 tasks.
 // ONE-LABEL:     func.func @pointwise_at_14(
 // ONE-NOT:       scf.forall
-// ONE:           scf.for %{{.+}} = %c0 to %c192 step %c64
+// ONE:           scf.for %{{.+}} = %c0 to %c196 step %c49
+// ONE:           vector<7x1x32xf32>
 // ONE:           return
 // TWO-LABEL:     func.func @pointwise_at_14(
 // TWO:           scf.forall (%{{.+}}) in (2)
-// TWO:           scf.for %{{.+}} = %c0 to %c96 step %c48
+// TWO:           scf.for %{{.+}} = %c0 to %c98 step %c49
 // TWO:           return
 // SIXTEEN-LABEL: func.func @pointwise_at_14(
-// SIXTEEN:       scf.forall (%{{.+}}, %{{.+}}) in (8, 2)
-// SIXTEEN:       scf.for %{{.+}} = %c0 to %c24 step %c8
+// SIXTEEN:       scf.forall (%{{.+}}, %{{.+}}) in (7, 2)
+// SIXTEEN:       scf.for %{{.+}} = %c0 to %c28 step %c7
 // SIXTEEN:       return
 func.func @pointwise_at_14(%x: memref<1x14x14x384xf32>, %w: memref<2x1x1x384x32xf32>, %out: memref<1x14x14x64xf32>) {
   %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 14, 14, 2, 32] : memref<1x14x14x64xf32> into memref<1x14x14x2x32xf32>

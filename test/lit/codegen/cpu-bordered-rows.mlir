@@ -87,14 +87,14 @@ func.func @at_28(%x: memref<1x28x28x32xf32>, %w: memref<2x1x1x32x32xf32>, %b: me
 // -----
 
 // 14 pixels a row: AVX-512's 7 x 32 tile divides it; AVX2's register tile of 6 rows does not (a remainder strip in
-// every row): the matmul of all pixels and the copy after it.
+// every row): the matmul of all 196 pixels (in tiles of 4, which divide them) and the copy after it.
 // ONE-LABEL: func.func @at_14(
 // ONE:       scf.for %{{.+}} = %{{.+}} to %c14 step %c1
 // ONE:       vector<7x1x32xf32>
 // ONE-NOT:   linalg.generic
 // ONE:       return
 // AVX2-LABEL: func.func @at_14(
-// AVX2:       vector<6x1x32xf32>
+// AVX2:       vector<4x1x32xf32>
 // AVX2:       linalg.generic
 // AVX2-SAME:  glow.dead_input = 0
 // AVX2:       return

@@ -5,8 +5,9 @@
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=skylake-avx512 target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX512
 // RUN: glow-opt %s --split-input-file -p 'builtin.module(cpu-tile-kernels{target-cpu=haswell target-triple=x86_64-unknown-linux-gnu})' | FileCheck %s --check-prefix=AVX2
 
-// 784 pixels by 256 channels on two panels of 32: register tiles of 8 pixels x 32 (AVX-512), 6 x 16 lanes and a strip
-// of 4 rows (AVX2); no row tiles left.
+// 784 pixels by 256 channels on two panels of 32: register tiles of 8 pixels x 32 (AVX-512), 4 x 32 (AVX2; on panels
+// this wide every tile of 4 rows or more has the accumulators to run at the full rate, and 4 divides 784, where 6
+// would leave a strip); no row tiles left.
 // AVX512-LABEL: func.func @pointwise_at_28(
 // AVX512:       memref.collapse_shape %{{.+}} : memref<1x28x28x256xf32> into memref<784x256xf32>
 // AVX512:       memref.collapse_shape %{{.+}} : memref<2x1x1x256x32xf32> into memref<2x256x32xf32>
@@ -16,7 +17,7 @@
 // AVX512:       return
 // AVX2-LABEL:   func.func @pointwise_at_28(
 // AVX2:         memref<784x256xf32>
-// AVX2:         vector<6x1x32xf32>
+// AVX2:         vector<4x1x32xf32>
 // AVX2:         return
 func.func @pointwise_at_28(%x: memref<1x28x28x256xf32>, %w: memref<2x1x1x256x32xf32>, %out: memref<1x28x28x64xf32>) {
   %y = memref.expand_shape %out [[0], [1], [2], [3, 4]] output_shape [1, 28, 28, 2, 32] : memref<1x28x28x64xf32> into memref<1x28x28x2x32xf32>

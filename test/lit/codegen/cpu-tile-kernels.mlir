@@ -169,17 +169,18 @@ func.func @packed_in_slices(%a: memref<128x512xf32>, %b: memref<512x1024xf32>, %
 
 // -----
 
-// Rows that are no whole number of register tiles (132 = 16 x 8 + 4) make a main piece and a strip of 4 rows on
-// the same columns: B is packed once for both, one copy and then the two islands on it.
+// Rows that are no whole number of register tiles (134 = 16 x 8 + 6, and no tile of 4 rows or more divides it) make
+// a main piece and a strip of 6 rows on the same columns: B is packed once for both, one copy and then the two
+// islands on it.
 // CHECK-LABEL: func.func @packed_once_for_a_strip(
-// CHECK-SAME:  %[[A:.+]]: memref<132x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<132x512xf32>)
+// CHECK-SAME:  %[[A:.+]]: memref<134x256xf32>, %[[B:.+]]: memref<256x512xf32>, %[[C:.+]]: memref<134x512xf32>)
 // CHECK:       %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x32xf32>
 // CHECK:       linalg.generic {{.+}} outs(%[[P]] : memref<16x256x32xf32>)
 // CHECK-NOT:   outs(%[[P]]
 // CHECK:       scf.for {{.+}} -> (vector<8x1x32xf32>)
 // CHECK:       bufferization.materialize_in_destination
 // CHECK-NOT:   outs(%[[P]]
-// CHECK:       scf.for {{.+}} -> (vector<4x1x32xf32>)
+// CHECK:       scf.for {{.+}} -> (vector<6x1x32xf32>)
 // CHECK:       bufferization.materialize_in_destination
 // CHECK-NEXT:  memref.dealloc %[[P]]
 // CHECK-NEXT:  return
@@ -187,8 +188,8 @@ func.func @packed_in_slices(%a: memref<128x512xf32>, %b: memref<512x1024xf32>, %
 // BUF:         memref.alloc()
 // BUF-NOT:     memref.alloc
 // BUF:         return
-func.func @packed_once_for_a_strip(%a: memref<132x256xf32>, %b: memref<256x512xf32>, %c: memref<132x512xf32>) {
-  linalg.matmul ins(%a, %b : memref<132x256xf32>, memref<256x512xf32>) outs(%c : memref<132x512xf32>)
+func.func @packed_once_for_a_strip(%a: memref<134x256xf32>, %b: memref<256x512xf32>, %c: memref<134x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<134x256xf32>, memref<256x512xf32>) outs(%c : memref<134x512xf32>)
   return
 }
 
