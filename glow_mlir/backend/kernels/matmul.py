@@ -97,12 +97,16 @@ class Tiles:
     #: a packed island's register tiles run down the rows of one panel before the next panel, not across the panels
     #: of one row: each panel's slice of B is read from L1 by every row tile (:func:`panels_outer`)
     panels_outer: bool = False
+    #: a packed island's L1 tiles run down the rows of one column tile before the next, not across the columns of one
+    #: row tile: B, larger than L2, streams once instead of once per row tile (:func:`columns_outer`)
+    columns_outer: bool = False
 
     def key(self) -> str:
         return (f"l1={self.m}x{self.n}x{self.k} reg={self.mr}x{self.nr}" + (" pack" if self.pack else "")
                 + (f" split={self.split}" if self.split else "")
                 + (f" init={'x'.join(str(v) for v in self.init)}" if self.init[0] else "")
-                + (" serial" if self.serial else "") + (" panels-outer" if self.panels_outer else ""))
+                + (" serial" if self.serial else "") + (" panels-outer" if self.panels_outer else "")
+                + (" columns-outer" if self.columns_outer else ""))
 
 
 def target_tiles(m: int, n: int, k: int, spec: KernelSpec) -> Tiles:
@@ -353,6 +357,19 @@ def packed_blocks(k: int, n: int, cols: int, l2: int) -> tuple[int, int]:
 PANEL_L1_SHARE = 0.5
 
 
+#: the share of L2 that B may fill and still stay there while every L1 row tile reads it (:func:`columns_outer`)
+COLUMNS_L2_SHARE = 0.5
+
+
+def columns_outer(k: int, n: int, row_tiles: int, spec: KernelSpec) -> bool:
+    """Whether a packed island's L1 tiles run down the rows of each column tile (B's ``k x n`` streamed once, A's rows
+    read again from L2 for every column tile) rather than across the columns of each row tile (all of B read again
+    by every row tile): where B exceeds :data:`COLUMNS_L2_SHARE` of L2 and there is more than one row tile.
+    squeezenet's classifier, 169x512x1000 as AVX2 code (2 MB of B, 4 row tiles and a strip), took 1.06-1.20x
+    onnxruntime's AVX2 time with the caches flushed between calls, 1.00x in cache."""
+    return row_tiles > 1 and k * n * 4 > COLUMNS_L2_SHARE * spec.l2
+
+
 def panels_outer(kc: int, nr: int, spec: KernelSpec) -> bool:
     """Whether the register tiles of a packed island of ``kc`` rows of B in ``nr``-column panels run down the rows of
     one panel before the next (the slice, ``kc x nr`` floats, read from L1 by every row tile; A's rows of the tile
@@ -462,7 +479,7 @@ def parse_key(key: str) -> Tiles:
     init = next((tuple(int(x) for x in p.split("=")[1].split("x")) for p in parts[2:] if p.startswith("init=")),
                 (0, 0, 0))
     return Tiles(m, n, k, mr, nr, pack="pack" in parts[2:], split=split, init=init, serial="serial" in parts[2:],
-                 panels_outer="panels-outer" in parts[2:])
+                 panels_outer="panels-outer" in parts[2:], columns_outer="columns-outer" in parts[2:])
 
 
 def _l1_counts(op: ir.Operation) -> tuple[list[int], Tiles]:
@@ -521,7 +538,8 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
         if any(inside):
             ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
     else:
-        ops = structured.TileUsingForOp(ops, sizes=l1).tiled_linalg_op
+        columns = [1, 0, 2] + [3] * t.pack if t.columns_outer else None
+        ops = structured.TileUsingForOp(ops, sizes=l1, interchange=columns).tiled_linalg_op
     # dims (m, panel, column, k): the panel loop outside the row tiles' loop
     order = [1, 0, 2, 3] if t.panels_outer else None
     registers = structured.TileUsingForOp(ops, sizes=registers, interchange=order).tiled_linalg_op
@@ -564,7 +582,7 @@ def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tile
     if threads > 1 and tiles_per_task:
         last = fuse(last, whole(_across(l1, t.split, tiles_per_task), extents), forall=True)
         inside = _inside(l1, t.split, tiles_per_task)
-    last = fuse(last, whole(inside, extents))
+    last = fuse(last, whole(inside, extents), interchange=[1, 0, *range(2, 2 + len(tail))] if t.columns_outer else None)
     fuse(last, whole([t.mr, 1], l1))
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
     products = match_islands(root, "linalg.generic", key, tiles_per_task if threads > 1 else 0)
@@ -576,6 +594,7 @@ def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tile
 
 
 __all__ = [
+    "COLUMNS_L2_SHARE",
     "GRID",
     "INIT_ATTR",
     "ISLAND_OPS",
@@ -588,6 +607,7 @@ __all__ = [
     "Tiles",
     "column_panels",
     "columns_cost",
+    "columns_outer",
     "divisor_rows",
     "fit",
     "flops",

@@ -24,6 +24,7 @@ from .matmul import (
     TILES_ATTR,
     Tiles,
     column_panels,
+    columns_outer,
     divisor_rows,
     fit,
     register_rows,
@@ -402,7 +403,8 @@ def panel_islands(a: ir.Value, packed: ir.Value, c3: ir.Value, spec: KernelSpec,
             l1_m, l1_n = balanced_tiles(rows, panels * width, k, mr, width, l1_m, l1_n, threads,
                                         task_flops(spec))
         tiles = Tiles(l1_m, l1_n, k_tile, mr, width, True, split=0 if rows // l1_m >= panels * width // l1_n else 1,
-                      init=(rows, panels, len(epilogue.updates)) if epilogue is not None else (0, 0, 0))
+                      init=(rows, panels, len(epilogue.updates)) if epilogue is not None else (0, 0, 0),
+                      columns_outer=threads <= 1 and columns_outer(k, panels * width, rows // l1_m, spec))
         if len(pieces) == 1:
             panel_island(a, packed, c3, tiles, epilogue, (0, m))
         else:

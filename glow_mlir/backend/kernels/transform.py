@@ -77,11 +77,13 @@ def whole(sizes: list[int], extents: list[int]) -> list[int]:
     return [0 if s == e else s for s, e in zip(sizes, extents)]
 
 
-def fuse(target: ir.Value, sizes: list[int], forall: bool = False) -> ir.Value:
-    """Tile ``target`` by ``sizes`` and fuse its producers into the loops; the tiled op's handle."""
+def fuse(target: ir.Value, sizes: list[int], forall: bool = False, interchange: list[int] | None = None) -> ir.Value:
+    """Tile ``target`` by ``sizes`` (its loops in the order ``interchange``, default the dims') and fuse its producers
+    into the loops; the tiled op's handle."""
     if not any(sizes):
         return target
-    return structured.FuseOp(target, tile_sizes=sizes, apply_cleanup=True, use_forall=forall).transformed
+    return structured.FuseOp(target, tile_sizes=sizes, tile_interchange=interchange, apply_cleanup=True,
+                             use_forall=forall).transformed
 
 
 #: what the bindings say where the transform interpreter failed without a diagnostic of its own (an op of the
