@@ -312,6 +312,31 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
         np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
 
 
+@pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
+def test_weights_larger_than_half_the_l2_stream_once_column_tile_by_column_tile(target_cpu: str) -> None:
+    # 130 rows (several L1 row tiles and a strip) by 768 KiB of packed weights: the L1 tiles run down the rows of each
+    # column tile (matmul.columns_outer), with the bias and relu fused into the islands, and a MatMul without them
+    from onnx.reference import ReferenceEvaluator
+
+    _skip_unless_host_runs(target_cpu)
+    m, k, n = 130, 256, 768
+    spec = isa.spec_of(target_cpu)
+    assert matmul.columns_outer(k, n, 2, spec) and not matmul.columns_outer(k, n, 1, spec)
+    w = (RNG.standard_normal((k, n)) * 0.1).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Relu", ["g"], ["y"]),
+             helper.make_node("MatMul", ["x", "w"], ["z"])]
+    graph = helper.make_graph(nodes, "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [m, n]) for v in "yz"],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = glow_mlir.compile(model, threads=1, target_cpu=target_cpu or None, cache=False)
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    for got, expected in zip(compiled(x), want):
+        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
 @pytest.mark.parametrize("rows", [1, 64], ids=["one-row", "batch"])
