@@ -532,8 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     target = named_target(args.target_cpu)
     print(f"target: {target.describe()}")
     print(f"peak of its ISA: {peak_gflops(target):.0f} GFLOP/s per core ({peak_text(target)})")
-    held = ort_kernels(args.ort_isa, target, named_target())
-    print(held)
+    print(ort_kernels(args.ort_isa, target, named_target()))
     rows = []
     with tempfile.TemporaryDirectory(prefix="glow-bench-cache-") as own_cache:
         os.environ[CACHE_ENV] = own_cache  # a cache of this run's own: full compiles, then measured hits
@@ -542,12 +541,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(bench_model(path, count, args.runs, args.target_cpu))
                 print(f"  {path.stem} ({count} thread{'s' if count > 1 else ''}) done", file=sys.stderr, flush=True)
     print(format_table(rows, peak_gflops(target)))
-    if "held" in held:
-        from .bench_ort_isa import masked_queries
+    from . import bench_ort_isa
 
-        if not masked_queries():
-            raise SystemExit("glow_mlir.bench: onnxruntime never asked CPUID for its AVX-512 features: the hold to "
-                             "AVX2 did not take, its figures are for its host kernels")
+    if bench_ort_isa.held() and not bench_ort_isa.masked_queries():
+        raise SystemExit("glow_mlir.bench: onnxruntime never asked CPUID for its AVX-512 features: the hold to AVX2 "
+                         "did not take, its figures are for its host kernels")
     if not args.no_sgemm:
         print()
         print(bench_sgemm(SGEMM_SIZE, max(args.runs // 2, 5), args.target_cpu))

@@ -182,9 +182,14 @@ def hold_to_avx2(into: Path) -> str:
     return str(root)
 
 
+def held() -> bool:
+    """Whether :func:`hold_to_avx2` installed the hold in this process."""
+    return _shim is not None
+
+
 def masked_queries() -> int:
     """The leaf-7 CPUID queries answered without AVX-512 so far (0 where the hold is not installed)."""
     return int(_shim.glow_hold_masked()) if _shim is not None else 0
 
 
-__all__ = ["cpuid_offsets", "hold_to_avx2", "masked_queries", "patched_package", "supported"]
+__all__ = ["cpuid_offsets", "held", "hold_to_avx2", "masked_queries", "patched_package", "supported"]

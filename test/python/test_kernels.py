@@ -281,24 +281,37 @@ def test_fully_connected_matches_numpy(shape: tuple[int, int, int], target_cpu: 
     np.testing.assert_allclose(compiled(x), x @ w + bias, rtol=RTOL, atol=ATOL * k)
 
 
+def _gemm_and_matmul(name: str, rows: int, k: int, n: int, activation: str, scale: float) -> onnx.ModelProto:
+    """A Gemm with ``activation`` after it (output y) and a MatMul (output z) on the same constant weights ``[k, n]``,
+    both reading x ``[rows, k]``."""
+    w = (RNG.standard_normal((k, n)) * scale).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node(activation, ["g"], ["y"]),
+             helper.make_node("MatMul", ["x", "w"], ["z"])]
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
+                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [rows, n]) for v in "yz"],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _matches_the_reference(compiled, model: onnx.ModelProto, rows: int, k: int) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    x = RNG.standard_normal((rows, k)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    for got, expected in zip(compiled(x), want):
+        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
 @pytest.mark.parametrize("rows", [1, 169], ids=["one-row", "pixels"])
 def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu: str, threads: int) -> None:
     # 1000 columns (a classifier; squeezenet's 1x1 512->1000 over 13x13 pixels): the weights padded with zero columns
     # to whole panels and packed, the product (bias, relu) sliced back; a MatMul of constant weights the same
-    from onnx.reference import ReferenceEvaluator
-
     _skip_unless_host_runs(target_cpu)
     k, n = 48, 1000
-    w = (RNG.standard_normal((k, n)) * 0.2).astype(np.float32)
-    bias = RNG.standard_normal(n).astype(np.float32)
-    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Relu", ["g"], ["y"]),
-             helper.make_node("MatMul", ["x", "w"], ["z"])]
-    graph = helper.make_graph(nodes, "padded", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
-                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [rows, n]) for v in "yz"],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = _gemm_and_matmul("padded", rows, k, n, "Relu", 0.2)
     compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu or None, cache=False)
     spec = isa.spec_of(target_cpu)
     width = matmul.panel_width(rows, n, k, spec)
@@ -306,35 +319,20 @@ def test_weights_of_no_whole_panels_are_padded_and_sliced(rows: int, target_cpu:
     assert width and padded > n
     lowered = compiled.stage("lower").text
     assert lowered.count(f"tensor<{padded // width}x{k}x{width}xf32>") >= 2 and lowered.count("glowgraph.slice") == 2
-    x = RNG.standard_normal((rows, k)).astype(np.float32)
-    want = ReferenceEvaluator(model).run(None, {"x": x})
-    for got, expected in zip(compiled(x), want):
-        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+    _matches_the_reference(compiled, model, rows, k)
 
 
 @pytest.mark.parametrize("target_cpu", ["", "haswell"], ids=["host", "haswell"])
 def test_weights_larger_than_half_the_l2_stream_once_column_tile_by_column_tile(target_cpu: str) -> None:
     # 130 rows (several L1 row tiles and a strip) by 768 KiB of packed weights: the L1 tiles run down the rows of each
     # column tile (matmul.columns_outer), with the bias and relu fused into the islands, and a MatMul without them
-    from onnx.reference import ReferenceEvaluator
-
     _skip_unless_host_runs(target_cpu)
     m, k, n = 130, 256, 768
     spec = isa.spec_of(target_cpu)
     assert matmul.columns_outer(k, n, 2, spec) and not matmul.columns_outer(k, n, 1, spec)
-    w = (RNG.standard_normal((k, n)) * 0.1).astype(np.float32)
-    bias = RNG.standard_normal(n).astype(np.float32)
-    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Relu", ["g"], ["y"]),
-             helper.make_node("MatMul", ["x", "w"], ["z"])]
-    graph = helper.make_graph(nodes, "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
-                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [m, n]) for v in "yz"],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = _gemm_and_matmul("wide", m, k, n, "Relu", 0.1)
     compiled = glow_mlir.compile(model, threads=1, target_cpu=target_cpu or None, cache=False)
-    x = RNG.standard_normal((m, k)).astype(np.float32)
-    want = ReferenceEvaluator(model).run(None, {"x": x})
-    for got, expected in zip(compiled(x), want):
-        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+    _matches_the_reference(compiled, model, m, k)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -343,26 +341,14 @@ def test_weights_larger_than_half_the_l2_stream_once_column_tile_by_column_tile(
 def test_weights_of_less_than_a_panel_are_padded_to_whole_vectors(rows: int, target_cpu: str, threads: int) -> None:
     # 10 columns (mlp_mnist's head): the weights padded with zero columns to 16 (whole vectors on AVX2 and AVX-512),
     # the product (bias, sigmoid, which is 0.5 in the padding) sliced back; a MatMul of constant weights the same
-    from onnx.reference import ReferenceEvaluator
-
     _skip_unless_host_runs(target_cpu)
     k, n = 72, 10
-    w = (RNG.standard_normal((k, n)) * 0.2).astype(np.float32)
-    bias = RNG.standard_normal(n).astype(np.float32)
-    nodes = [helper.make_node("Gemm", ["x", "w", "bias"], ["g"]), helper.make_node("Sigmoid", ["g"], ["y"]),
-             helper.make_node("MatMul", ["x", "w"], ["z"])]
-    graph = helper.make_graph(nodes, "head", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, k])],
-                              [helper.make_tensor_value_info(v, TensorProto.FLOAT, [rows, n]) for v in "yz"],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = _gemm_and_matmul("head", rows, k, n, "Sigmoid", 0.2)
     compiled = glow_mlir.compile(model, threads=threads, target_cpu=target_cpu or None, cache=False)
     assert matmul.vector_columns(rows, n, k, isa.spec_of(target_cpu)) == 16
     lowered = compiled.stage("lower").text
     assert lowered.count(f"tensor<{k}x16xf32>") >= 2 and lowered.count("glowgraph.slice") == 2
-    x = RNG.standard_normal((rows, k)).astype(np.float32)
-    want = ReferenceEvaluator(model).run(None, {"x": x})
-    for got, expected in zip(compiled(x), want):
-        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL * k)
+    _matches_the_reference(compiled, model, rows, k)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -99,8 +99,9 @@ class KernelSpec:
     @property
     def full_rate_accumulators(self) -> int:
         """Accumulators a register tile needs for its FMAs to issue at the full rate: half again the busy count (a
-        tile of exactly that many, AVX2 4x16 or AVX-512 4x32, ran at 0.90x the rate per row of 6x16 or 6x32, one of
-        10 at 0.91-0.96x; Zen 5, :func:`.matmul.register_rows`)."""
+        tile of exactly that many ran below it: AVX2 4x16 at 0.90x the rate per row of 6x16, AVX-512 4x32 at M = 44
+        1.10x the time of 8x32 and a strip of 4; one of 10, AVX2 5x16 and AVX-512 5x32, 1.03-1.04x the time of full
+        tiles and a strip at M = 40 and 100; Zen 5, :func:`.matmul.register_rows`)."""
         return self.busy_accumulators * 3 // 2
 
     @property

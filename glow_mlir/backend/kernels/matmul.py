@@ -217,7 +217,7 @@ def register_rows(m: int, mr: int, nr: int, spec: KernelSpec, strips: bool = Tru
     :func:`divisor_rows` where they cost no more than ``mr``-row tiles and a remainder strip
     (:func:`row_tile_cost`), else ``mr`` with the strip. A tile of exactly the busy accumulators runs below the full
     rate: AVX2 (4x16, 8 accumulators) at M = 64 took 1.10x the time of 6x16 and a strip of 4, at M = 28 to 88
-    1.04-1.11x, at 1024 1.02-1.06x; a divisor of more accumulators or a strip of fewer loses (AVX2 at M = 8, 10,
+    1.04-1.12x, at 1024 1.02-1.06x; a divisor of more accumulators or a strip of fewer loses (AVX2 at M = 8, 10,
     20; AVX-512 6x32 at M = 12, 36, 60, 66; 512 x 512 weights, znver3 and host code on Zen 5, same runs).
     ``strips=False``: the divisor rows for every ``m`` (how a pointwise convolution weighs running as a matmul,
     :func:`.conv._matmul_wins`, as measured)."""
@@ -538,12 +538,17 @@ def schedule_tiles(root: ir.Value, key: str, threads: int, tiles_per_task: int =
         if any(inside):
             ops = structured.TileUsingForOp(ops, sizes=inside).tiled_linalg_op
     else:
-        columns = [1, 0, 2] + [3] * t.pack if t.columns_outer else None
-        ops = structured.TileUsingForOp(ops, sizes=l1, interchange=columns).tiled_linalg_op
+        ops = structured.TileUsingForOp(ops, sizes=l1, interchange=_columns_first(len(l1), t)).tiled_linalg_op
     # dims (m, panel, column, k): the panel loop outside the row tiles' loop
     order = [1, 0, 2, 3] if t.panels_outer else None
     registers = structured.TileUsingForOp(ops, sizes=registers, interchange=order).tiled_linalg_op
     structured.VectorizeOp(registers).create_named_contraction = True
+
+
+def _columns_first(loops: int, t: Tiles) -> list[int] | None:
+    """The order of an island's ``loops`` L1 tile loops (dims m, n or panel, ...): the columns' loop first where
+    ``t.columns_outer``, else the dims' own order (None)."""
+    return [1, 0, *range(2, loops)] if t.columns_outer else None
 
 
 def _across(l1: list[int], split: int, tiles_per_task: int) -> list[int]:
@@ -582,7 +587,7 @@ def _schedule_initialized(root: ir.Value, key: str, t: Tiles, threads: int, tile
     if threads > 1 and tiles_per_task:
         last = fuse(last, whole(_across(l1, t.split, tiles_per_task), extents), forall=True)
         inside = _inside(l1, t.split, tiles_per_task)
-    last = fuse(last, whole(inside, extents), interchange=[1, 0, *range(2, 2 + len(tail))] if t.columns_outer else None)
+    last = fuse(last, whole(inside, extents), interchange=_columns_first(2 + len(tail), t))
     fuse(last, whole([t.mr, 1], l1))
     schedule.for_each(schedule.functions(root), transform.ApplyDeadCodeEliminationOp)
     products = match_islands(root, "linalg.generic", key, tiles_per_task if threads > 1 else 0)
